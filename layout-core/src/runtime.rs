@@ -1,0 +1,440 @@
+//! [`ArrayLayout`]: a validated array shape with its layout, the run-time
+//! face of the engine. Static `layout!` types hold one as an associated
+//! const and call the same methods.
+
+use crate::element::PrimitiveType;
+use crate::error::{Error, ErrorKind, Locus};
+use crate::index;
+use crate::layout::Layout;
+use crate::shape::{Dim, Shape};
+use crate::{MAX_PHYSICAL_RANK, MAX_RANK};
+
+/// Up to [`MAX_RANK`] numbers, one per logical dimension: an index, sizes
+/// or strides. Dereferences to `[usize]`.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct DimVec {
+    len: u8,
+    values: [usize; MAX_RANK],
+}
+
+impl DimVec {
+    /// Copies `values`.
+    ///
+    /// # Panics
+    /// If `values.len() > MAX_RANK`.
+    pub const fn from_slice(values: &[usize]) -> Self {
+        assert!(values.len() <= MAX_RANK, "more values than MAX_RANK");
+        let mut v = [0usize; MAX_RANK];
+        let mut i = 0;
+        while i < values.len() {
+            v[i] = values[i];
+            i += 1;
+        }
+        DimVec { len: values.len() as u8, values: v }
+    }
+
+    pub(crate) const fn from_array(len: usize, values: [usize; MAX_RANK]) -> Self {
+        DimVec { len: len as u8, values }
+    }
+
+    /// The numbers.
+    pub const fn as_slice(&self) -> &[usize] {
+        self.values.split_at(self.len as usize).0
+    }
+
+    /// The numbers as an array of `R` entries.
+    ///
+    /// # Panics
+    /// If `R` is not the length.
+    pub const fn to_array<const R: usize>(&self) -> [usize; R] {
+        assert!(R == self.len as usize, "array length differs from the rank");
+        let mut out = [0usize; R];
+        let mut i = 0;
+        while i < R {
+            out[i] = self.values[i];
+            i += 1;
+        }
+        out
+    }
+}
+
+impl core::ops::Deref for DimVec {
+    type Target = [usize];
+    fn deref(&self) -> &[usize] {
+        self.as_slice()
+    }
+}
+
+impl core::fmt::Debug for DimVec {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        core::fmt::Debug::fmt(self.as_slice(), f)
+    }
+}
+
+/// What a slot of the buffer holds: an element (its logical index), or
+/// padding.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Slot {
+    /// The slot holds the element at this logical index.
+    Element(DimVec),
+    /// The slot is padding (tile padding, `pad(..)` or `L(n)` tail).
+    Padding,
+}
+
+/// The physical (tiled) shape: the dims, major to minor, whose row-major
+/// linearization gives offsets. For `f32[3,5]{1,0:T(2,2)}` it is
+/// `[2,3,2,2]`: 2×3 tiles of 2×2.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct PhysicalShape {
+    rank: u8,
+    dims: [usize; MAX_PHYSICAL_RANK],
+}
+
+impl PhysicalShape {
+    /// The dims, major to minor.
+    pub const fn dims(&self) -> &[usize] {
+        self.dims.split_at(self.rank as usize).0
+    }
+}
+
+impl core::fmt::Debug for PhysicalShape {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        core::fmt::Debug::fmt(self.dims(), f)
+    }
+}
+
+/// A validated array shape with its layout and known sizes: the run-time
+/// layout type. Everything is `const fn`, needs no allocation, and is
+/// computed by the one engine that static `layout!` types use too.
+///
+/// ```
+/// use layout_core::{ArrayLayout, Slot};
+/// let a: ArrayLayout = "f32[3,5]{1,0:T(2,2)}".parse().unwrap();
+/// assert_eq!(a.offset(&[2, 3]), Ok(17));
+/// assert_eq!(a.buffer_len(), 24);
+/// assert_eq!(a.physical_shape().dims(), &[2, 3, 2, 2]);
+/// assert_eq!(a.slot(17), Ok(Slot::Element(layout_core::DimVec::from_slice(&[2, 3]))));
+/// assert_eq!(a.slot(22), Ok(Slot::Padding)); // row 3 does not exist
+/// assert_eq!(a.strides(), None); // tiling reorders elements
+/// assert!(a.offset(&[3, 0]).is_err());
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct ArrayLayout {
+    shape: Shape,
+    buffer_len: usize,
+    element_count: usize,
+    physical_byte_size: usize,
+}
+
+impl ArrayLayout {
+    /// Checks `shape` and computes its sizes. A shape without a layout gets
+    /// XLA's default (descending) layout; bounded dimensions take their
+    /// bound's room.
+    ///
+    /// # Errors
+    /// A non-array type, an unbounded (`?`) dimension, or a buffer whose
+    /// length or byte size overflows `usize`.
+    pub const fn new(shape: Shape) -> Result<ArrayLayout, Error> {
+        if !shape.is_array() {
+            return Err(Error::at(
+                ErrorKind::NotAnArrayType { element_type: shape.element_type() },
+                Locus::ElementType,
+            ));
+        }
+        let shape = if shape.layout().is_none() { shape.with_default_layout() } else { shape };
+        let mut i = 0;
+        while i < shape.rank() {
+            if let Dim::Unbounded = shape.dims()[i] {
+                return Err(Error::at(ErrorKind::UnboundedDimension { dim: i }, Locus::Dim(i)));
+            }
+            i += 1;
+        }
+        let element_count = match shape.element_count() {
+            Ok(n) => n,
+            Err(e) => return Err(e),
+        };
+        let buffer_len = match index::buffer_len(&shape) {
+            Ok(n) => n,
+            Err(e) => return Err(e),
+        };
+        let physical_byte_size = match bytes_for(&shape, buffer_len) {
+            Some(n) => n,
+            None => {
+                return Err(Error::new(ErrorKind::Overflow { what: "the buffer's byte size" }));
+            }
+        };
+        if bytes_for(&shape, element_count).is_none() {
+            return Err(Error::new(ErrorKind::Overflow { what: "the byte size" }));
+        }
+        Ok(ArrayLayout { shape, buffer_len, element_count, physical_byte_size })
+    }
+
+    /// Parses XLA's text, e.g. `f32[3,5]{1,0:T(2,2)}` (also `<...>` for the
+    /// layout); the same as [`str::parse`].
+    ///
+    /// # Errors
+    /// A syntax error or a broken rule, with the byte span of the offending
+    /// part.
+    pub fn parse(text: &str) -> Result<ArrayLayout, Error> {
+        match crate::text::parse_shape(text) {
+            Ok(parsed) => ArrayLayout::new(parsed.shape),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// The shape, with its layout.
+    pub const fn shape(&self) -> &Shape {
+        &self.shape
+    }
+
+    /// The layout.
+    pub const fn layout(&self) -> &Layout {
+        match self.shape.layout() {
+            Some(l) => l,
+            None => panic!("ArrayLayout always has a layout"),
+        }
+    }
+
+    /// The element type.
+    pub const fn element_type(&self) -> PrimitiveType {
+        self.shape.element_type()
+    }
+
+    /// Number of dimensions.
+    pub const fn rank(&self) -> usize {
+        self.shape.rank()
+    }
+
+    /// Size of logical dimension `dim` (a bounded dimension's bound).
+    ///
+    /// # Panics
+    /// If `dim >= rank`.
+    pub const fn size(&self, dim: usize) -> usize {
+        match self.shape.dims()[dim].size() {
+            Some(n) => n,
+            None => panic!("ArrayLayout has no unbounded dimensions"),
+        }
+    }
+
+    /// The sizes of all logical dimensions.
+    pub const fn sizes(&self) -> DimVec {
+        let mut v = [0usize; MAX_RANK];
+        let mut i = 0;
+        while i < self.rank() {
+            v[i] = self.size(i);
+            i += 1;
+        }
+        DimVec::from_array(self.rank(), v)
+    }
+
+    /// Number of logical elements (`ShapeUtil::ElementsIn`).
+    pub const fn element_count(&self) -> usize {
+        self.element_count
+    }
+
+    /// Number of slots in the buffer (elements and padding): what offsets
+    /// need, rounded up to `L(n)`. For repeated tiling this is the product
+    /// of the final tiled shape, which can exceed XLA's `ArraySize` (see
+    /// [`ArrayLayout::xla_array_size_bytes`]).
+    pub const fn buffer_len(&self) -> usize {
+        self.buffer_len
+    }
+
+    /// Bits one element takes in the buffer: `E(n)`, or the type's width
+    /// rounded up to whole bytes when there is no `E(n)`.
+    pub const fn element_size_in_bits(&self) -> usize {
+        let e = self.layout().element_size_in_bits();
+        if e != 0 { e as usize } else { self.element_type().byte_width() * 8 }
+    }
+
+    /// Bytes of the elements alone: XLA's `ShapeUtil::ByteSizeOf`
+    /// (elements × byte width, or `ceil(elements × E / 8)` when packed).
+    pub const fn logical_byte_size(&self) -> usize {
+        match bytes_for(&self.shape, self.element_count) {
+            Some(n) => n,
+            None => panic!("checked by ArrayLayout::new"),
+        }
+    }
+
+    /// Bytes of the whole buffer, padding included (`buffer_len` slots,
+    /// packed by `E(n)`).
+    pub const fn physical_byte_size(&self) -> usize {
+        self.physical_byte_size
+    }
+
+    /// The offset (linear index into the buffer, in elements) of the
+    /// element at logical `index`.
+    ///
+    /// # Errors
+    /// Wrong number of entries, or an entry out of bounds.
+    pub const fn offset(&self, index: &[usize]) -> Result<usize, Error> {
+        match self.check_index(index) {
+            Ok(()) => Ok(index::linear_index(&self.shape, index)),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// The offset of `index` without checks. For an index in bounds it
+    /// equals [`ArrayLayout::offset`]; otherwise the result is unspecified
+    /// (but this never panics, overflows or touches memory).
+    pub const fn offset_unchecked(&self, index: &[usize]) -> usize {
+        index::linear_index(&self.shape, index)
+    }
+
+    /// Whether `index` has one entry per dimension, each below its size
+    /// (`IndexUtil::IndexInBounds`).
+    pub const fn is_in_bounds(&self, index: &[usize]) -> bool {
+        self.check_index(index).is_ok()
+    }
+
+    /// Checks `index` against the dimensions.
+    ///
+    /// # Errors
+    /// [`ErrorKind::IndexRankMismatch`] or [`ErrorKind::IndexOutOfBounds`]
+    /// naming the first offending dimension.
+    pub const fn check_index(&self, index: &[usize]) -> Result<(), Error> {
+        if index.len() != self.rank() {
+            return Err(Error::new(ErrorKind::IndexRankMismatch {
+                expected: self.rank(),
+                found: index.len(),
+            }));
+        }
+        let mut i = 0;
+        while i < index.len() {
+            let bound = self.size(i);
+            if index[i] >= bound {
+                return Err(Error::at(
+                    ErrorKind::IndexOutOfBounds { dim: i, index: index[i], bound },
+                    Locus::Dim(i),
+                ));
+            }
+            i += 1;
+        }
+        Ok(())
+    }
+
+    /// What the slot at `offset` holds: the logical index of its element,
+    /// or padding. The inverse of [`ArrayLayout::offset`]
+    /// (`LayoutUtil::DelinearizeIndexForNestedTiling`, with padding told
+    /// apart).
+    ///
+    /// # Errors
+    /// `offset >= buffer_len`.
+    pub const fn slot(&self, offset: usize) -> Result<Slot, Error> {
+        if offset >= self.buffer_len {
+            return Err(Error::new(ErrorKind::OffsetOutOfBounds {
+                offset,
+                buffer_len: self.buffer_len,
+            }));
+        }
+        match index::delinearize(&self.shape, offset) {
+            Some(idx) => Ok(Slot::Element(DimVec::from_array(self.rank(), idx))),
+            None => Ok(Slot::Padding),
+        }
+    }
+
+    /// The physical (tiled) shape, major to minor.
+    pub const fn physical_shape(&self) -> PhysicalShape {
+        match index::physical_dims(&self.shape) {
+            Ok(w) => PhysicalShape { rank: w.rank as u8, dims: w.dims },
+            Err(_) => panic!("checked by ArrayLayout::new"),
+        }
+    }
+
+    /// Element strides per logical dimension, when the offset is
+    /// `sum(index[d] * stride[d])`: untiled layouts, and tiles that keep
+    /// row-major order (such as `T(8,128)` on `f32[24,128]`). `None` when
+    /// tiling reorders elements.
+    pub const fn strides(&self) -> Option<DimVec> {
+        if !index::is_strided(&self.shape) {
+            return None;
+        }
+        let n = self.rank();
+        let mut unit = [0usize; MAX_RANK];
+        let mut out = [0usize; MAX_RANK];
+        let mut d = 0;
+        while d < n {
+            unit[d] = 1;
+            out[d] = index::linear_index(&self.shape, unit.split_at(n).0);
+            unit[d] = 0;
+            d += 1;
+        }
+        Some(DimVec::from_array(n, out))
+    }
+
+    /// Byte strides per logical dimension (`ShapeUtil::ByteStrides`):
+    /// element strides times the element size; `None` when not strided or
+    /// when elements are packed below a byte (`E(n)` not a multiple of 8).
+    pub const fn byte_strides(&self) -> Option<DimVec> {
+        let bits = self.element_size_in_bits();
+        if bits % 8 != 0 {
+            return None;
+        }
+        match self.strides() {
+            Some(s) => {
+                let mut v = [0usize; MAX_RANK];
+                let mut i = 0;
+                while i < self.rank() {
+                    v[i] = s.values[i].wrapping_mul(bits / 8);
+                    i += 1;
+                }
+                Some(DimVec::from_array(self.rank(), v))
+            }
+            None => None,
+        }
+    }
+
+    /// Whether the layout is plain row-major: descending `minor_to_major`,
+    /// offsets `0..element_count` in logical order with no padding.
+    pub const fn is_row_major_dense(&self) -> bool {
+        if !self.layout().is_descending() || self.buffer_len != self.element_count {
+            return false;
+        }
+        match self.strides() {
+            Some(s) => {
+                let mut expect = 1usize;
+                let mut d = self.rank();
+                while d > 0 {
+                    d -= 1;
+                    if self.size(d) > 1 && s.values[d] != expect {
+                        return false;
+                    }
+                    expect = expect.wrapping_mul(self.size(d));
+                }
+                true
+            }
+            None => false,
+        }
+    }
+}
+
+/// Bytes for `slots` elements of `shape`'s element type under its layout's
+/// `E(n)`.
+const fn bytes_for(shape: &Shape, slots: usize) -> Option<usize> {
+    let e = match shape.layout() {
+        Some(l) => l.element_size_in_bits(),
+        None => 0,
+    };
+    if e == 0 {
+        slots.checked_mul(shape.element_type().byte_width())
+    } else {
+        match slots.checked_mul(e as usize) {
+            Some(bits) => Some(bits.div_ceil(8)),
+            None => None,
+        }
+    }
+}
+
+impl core::str::FromStr for ArrayLayout {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Self, Error> {
+        ArrayLayout::parse(s)
+    }
+}
+
+impl core::fmt::Display for ArrayLayout {
+    /// XLA's canonical text, e.g. `f32[3,5]{1,0:T(2,2)}`.
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        core::fmt::Display::fmt(&self.shape, f)
+    }
+}

@@ -1,0 +1,1 @@
+//! Bytes to tokens with byte spans.
