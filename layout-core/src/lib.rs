@@ -1,4 +1,4 @@
-#![no_std]
+#![cfg_attr(not(test), no_std)]
 #![doc = include_str!("../README.md")]
 #![forbid(unsafe_code)]
 
@@ -8,12 +8,17 @@ extern crate std;
 pub mod element;
 pub mod error;
 mod index;
+pub mod index_util;
 pub mod layout;
+pub mod layout_util;
 pub mod message;
 pub mod runtime;
 pub mod shape;
+pub mod shape_util;
+pub mod static_layout;
 pub mod text;
 pub mod tile;
+pub mod typelevel;
 pub mod validate;
 
 pub use element::PrimitiveType;
@@ -22,7 +27,13 @@ pub use layout::{Layout, LayoutEquality, Padding, PaddingValue, SplitConfig};
 pub use message::{Message, Snippet};
 pub use runtime::{ArrayLayout, DimVec, PhysicalShape, Slot};
 pub use shape::{Dim, Shape};
+pub use static_layout::{
+    AnyLayout, HasRank, KnownLayout, RowMajorDense, SameElementCount, SameShape, SlotOf,
+    StaticLayout,
+};
 pub use tile::{Tile, TileDim};
+/// typenum, for bounds on [`SameElementCount`] and [`static_layout::ElementCountOf`].
+pub use typenum;
 
 /// Most dimensions a shape may have. XLA has no fixed limit; 12 covers
 /// every shape in XLA's tests (which reach rank 10) while keeping every

@@ -1,0 +1,601 @@
+//! [`StaticLayout`]: a layout known at compile time, as a zero-sized type.
+//!
+//! `tessera::layout!(f32[3,5]{1,0:T(2,2)})` names one of these types. Its
+//! generic parameters carry only numbers ([`typelevel`](crate::typelevel)),
+//! written from the engine's canonical parse, so equal layouts are one type
+//! however they are written. One associated const, [`StaticLayout::LAYOUT`],
+//! builds the engine's plain-data [`ArrayLayout`] from those numbers with the
+//! engine's `const` constructors; every other const and every `const fn`
+//! here reads it or calls the engine on it. Nothing is computed twice:
+//! rustc evaluates the engine in `const` items, and at run time the
+//! optimiser folds the same calls over a constant.
+//!
+//! Which type-level mechanism does what:
+//!
+//! | need | mechanism |
+//! | --- | --- |
+//! | the numbers of a layout | const generics: [`N<V>`](crate::typelevel::N) markers in tuples |
+//! | rank-typed indices `[usize; RANK]` | the direct const parameter `RANK` |
+//! | "has rank R" in a signature ([`HasRank`]) | const generics |
+//! | "same shape and element type" ([`SameShape`]) | const generics and type equality |
+//! | "row-major dense" ([`RowMajorDense`]) | the `ROW_MAJOR_DENSE` const parameter, filled in from the engine and re-checked by `LAYOUT` |
+//! | "same element count" ([`SameElementCount`]) | typenum: the product of the dims is type-level arithmetic, which const generics cannot do on stable Rust |
+//!
+//! ```
+//! use layout_core::typelevel::{DefaultAttrs, N};
+//! use layout_core::StaticLayout;
+//! // What `layout!(f32[3,5]{1,0:T(2,2)})` expands to (F32 is XLA enum 11).
+//! type A = StaticLayout<2, 11, false, (N<3>, N<5>), (N<1>, N<0>), ((N<2>, N<2>),), DefaultAttrs>;
+//! const OFF: usize = A::offset([2, 3]);
+//! assert_eq!(OFF, 17);
+//! assert_eq!(A::BUFFER_LEN, 24);
+//! assert_eq!(A::PHYSICAL_SHAPE.dims(), &[2, 3, 2, 2]);
+//! ```
+
+use core::fmt;
+use core::marker::PhantomData;
+
+use crate::element::PrimitiveType;
+use crate::error::Error;
+use crate::layout::{Layout, Padding, SplitConfig};
+use crate::runtime::{ArrayLayout, PhysicalShape, Slot};
+use crate::shape::{Dim, Shape};
+use crate::tile::Tile;
+use crate::typelevel::{AttrSpec, DimList, NumList, TileList, TypenumCount};
+
+/// A layout known at compile time: a zero-sized type whose parameters are
+/// the layout's numbers. Write it with `tessera::layout!`, not by hand.
+///
+/// - `RANK`: the number of dimensions (so indices are `[usize; RANK]`);
+/// - `ELEMENT`: the element type's XLA enum value
+///   ([`PrimitiveType::xla_enum_value`]);
+/// - `ROW_MAJOR_DENSE`: what the engine's
+///   [`ArrayLayout::is_row_major_dense`] says, so signatures can require it
+///   ([`RowMajorDense`]); [`StaticLayout::LAYOUT`] fails to evaluate if it
+///   disagrees;
+/// - `Dims`: a [`DimList`], `MinorToMajor`: a [`NumList`], `Tiles`: a
+///   [`TileList`], `A`: the other attributes ([`AttrSpec`]).
+///
+/// Every associated const is computed by the engine from
+/// [`StaticLayout::LAYOUT`].
+pub struct StaticLayout<
+    const RANK: usize,
+    const ELEMENT: u32,
+    const ROW_MAJOR_DENSE: bool,
+    Dims,
+    MinorToMajor,
+    Tiles,
+    A,
+>(Params<Dims, MinorToMajor, Tiles, A>);
+
+/// The parameters as a zero-sized field that keeps `Send`/`Sync` and
+/// variance independent of them.
+type Params<D, M, T, A> = PhantomData<fn() -> (D, M, T, A)>;
+
+/// The placeholder type `layout!` expands to when the layout is invalid:
+/// its const argument holds the `compile_error!`, so the one error is
+/// reported there and uses of the type add no others.
+pub struct Invalid<const ERROR: usize>;
+
+/// What a slot of the buffer holds, with a rank-typed index
+/// ([`StaticLayout::slot`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum SlotOf<const RANK: usize> {
+    /// The slot holds the element at this logical index.
+    Element([usize; RANK]),
+    /// The slot is padding (tile padding, `pad(..)` or `L(n)` tail).
+    Padding,
+}
+
+/// Builds the engine's [`ArrayLayout`] from the numbers a [`StaticLayout`]
+/// carries, with the engine's constructors and checks only.
+///
+/// # Errors
+/// The first rule the numbers break, as the engine reports it.
+///
+/// # Panics
+/// If `element` is not an XLA enum value tessera knows, or `rank` is not
+/// the number of `dims` (neither happens for types made by `layout!`).
+#[allow(clippy::too_many_arguments)] // one argument per layout field
+pub const fn build_array_layout(
+    rank: usize,
+    element: u32,
+    dims: &[Dim],
+    minor_to_major: &[usize],
+    tiles: &[Tile],
+    attrs: (usize, u32, u32, usize),
+    splits: &[SplitConfig],
+    padding: Option<Padding>,
+) -> Result<ArrayLayout, Error> {
+    let (tail_padding_alignment, element_size_in_bits, memory_space, metadata_prefix) = attrs;
+    let element_type = match PrimitiveType::from_xla_enum_value(element) {
+        Some(t) => t,
+        None => panic!("ELEMENT is not an XLA element type"),
+    };
+    assert!(
+        rank == dims.len(),
+        "RANK differs from the number of dimensions"
+    );
+    let shape = match Shape::without_layout_from_dims(element_type, dims) {
+        Ok(s) => s,
+        Err(e) => return Err(e),
+    };
+    let layout = match Layout::new(minor_to_major) {
+        Ok(l) => l,
+        Err(e) => return Err(e),
+    };
+    let layout = match layout.with_tiles(tiles) {
+        Ok(l) => l,
+        Err(e) => return Err(e),
+    };
+    let layout = match layout.with_tail_padding_alignment(tail_padding_alignment) {
+        Ok(l) => l,
+        Err(e) => return Err(e),
+    };
+    let layout = match layout
+        .with_element_size_in_bits(element_size_in_bits)
+        .with_memory_space(memory_space)
+    {
+        Ok(l) => l,
+        Err(e) => return Err(e),
+    };
+    let layout = match layout.with_split_configs(splits) {
+        Ok(l) => l,
+        Err(e) => return Err(e),
+    };
+    let layout = layout
+        .with_dynamic_shape_metadata_prefix_bytes(metadata_prefix)
+        .with_padding(padding);
+    match shape.with_layout(layout) {
+        Ok(s) => ArrayLayout::new(s),
+        Err(e) => Err(e),
+    }
+}
+
+const fn to_rank_array<const R: usize>(values: &[usize]) -> [usize; R] {
+    assert!(values.len() == R, "length differs from RANK");
+    let mut out = [0usize; R];
+    let mut i = 0;
+    while i < R {
+        out[i] = values[i];
+        i += 1;
+    }
+    out
+}
+
+const fn minor_to_major_array<const R: usize>(layout: &ArrayLayout) -> [usize; R] {
+    let m2m = layout.layout().minor_to_major();
+    assert!(m2m.len() == R, "length differs from RANK");
+    let mut out = [0usize; R];
+    let mut i = 0;
+    while i < R {
+        out[i] = m2m[i] as usize;
+        i += 1;
+    }
+    out
+}
+
+impl<
+    const R: usize,
+    const T: u32,
+    const RMD: bool,
+    D: DimList,
+    M: NumList,
+    Ti: TileList,
+    A: AttrSpec,
+> StaticLayout<R, T, RMD, D, M, Ti, A>
+{
+    /// The layout as the engine's plain data: the one source of every other
+    /// const. Evaluating it with numbers the engine rejects is a compile
+    /// error with the engine's message.
+    pub const LAYOUT: ArrayLayout = {
+        let layout = match build_array_layout(
+            R,
+            T,
+            D::DIMS,
+            M::VALUES,
+            Ti::TILES,
+            (
+                A::TAIL_PADDING_ALIGNMENT,
+                A::ELEMENT_SIZE_IN_BITS,
+                A::MEMORY_SPACE,
+                A::DYNAMIC_SHAPE_METADATA_PREFIX_BYTES,
+            ),
+            A::SPLITS,
+            A::PADDING,
+        ) {
+            Ok(l) => l,
+            Err(e) => e.panic(),
+        };
+        assert!(
+            layout.is_row_major_dense() == RMD,
+            "ROW_MAJOR_DENSE differs from what the engine computes"
+        );
+        layout
+    };
+
+    /// The value of this zero-sized type.
+    pub const NEW: Self = StaticLayout(PhantomData);
+
+    /// Number of dimensions.
+    pub const RANK: usize = Self::LAYOUT.rank();
+
+    /// The element type.
+    pub const ELEMENT_TYPE: PrimitiveType = Self::LAYOUT.element_type();
+
+    /// Size of each logical dimension (a bounded dimension's bound).
+    pub const DIMS: [usize; R] = Self::LAYOUT.sizes().to_array::<R>();
+
+    /// `minor_to_major`: logical dimensions from most minor to most major.
+    pub const MINOR_TO_MAJOR: [usize; R] = minor_to_major_array::<R>(&Self::LAYOUT);
+
+    /// The tile levels, outermost first (`T(8,128)(2,1)` has 2).
+    pub const TILES: &'static [Tile] = Ti::TILES;
+
+    /// Number of logical elements.
+    pub const ELEMENT_COUNT: usize = Self::LAYOUT.element_count();
+
+    /// Number of slots in the buffer, padding included.
+    pub const BUFFER_LEN: usize = Self::LAYOUT.buffer_len();
+
+    /// Bits one element takes in the buffer.
+    pub const ELEMENT_SIZE_IN_BITS: usize = Self::LAYOUT.element_size_in_bits();
+
+    /// Bytes of the elements alone (XLA's `ShapeUtil::ByteSizeOf`).
+    pub const LOGICAL_BYTE_SIZE: usize = Self::LAYOUT.logical_byte_size();
+
+    /// Bytes of the whole buffer, padding included.
+    pub const PHYSICAL_BYTE_SIZE: usize = Self::LAYOUT.physical_byte_size();
+
+    /// The physical (tiled) shape, major to minor.
+    pub const PHYSICAL_SHAPE: PhysicalShape = Self::LAYOUT.physical_shape();
+
+    /// Element strides per logical dimension, when offsets are linear in
+    /// the index (see [`ArrayLayout::strides`]).
+    pub const STRIDES: Option<[usize; R]> = match Self::LAYOUT.strides() {
+        Some(s) => Some(to_rank_array::<R>(s.as_slice())),
+        None => None,
+    };
+
+    /// Byte strides per logical dimension (see [`ArrayLayout::byte_strides`]).
+    pub const BYTE_STRIDES: Option<[usize; R]> = match Self::LAYOUT.byte_strides() {
+        Some(s) => Some(to_rank_array::<R>(s.as_slice())),
+        None => None,
+    };
+
+    /// Whether the layout is plain row-major with no padding.
+    pub const IS_ROW_MAJOR_DENSE: bool = Self::LAYOUT.is_row_major_dense();
+
+    /// The value of this zero-sized type.
+    pub const fn new() -> Self {
+        StaticLayout(PhantomData)
+    }
+
+    /// The run-time layout: the same engine value as
+    /// [`StaticLayout::LAYOUT`].
+    pub const fn to_runtime() -> ArrayLayout {
+        Self::LAYOUT
+    }
+
+    /// The offset of the element at `index`, in elements.
+    ///
+    /// # Panics
+    /// If an entry is out of bounds, with the engine's message naming the
+    /// dimension, the index and the bound. In a `const` item this is a
+    /// compile error.
+    #[inline]
+    #[track_caller]
+    pub const fn offset(index: [usize; R]) -> usize {
+        match Self::LAYOUT.offset(&index) {
+            Ok(o) => o,
+            Err(e) => e.panic(),
+        }
+    }
+
+    /// The offset of the element at `index`, or why there is none.
+    ///
+    /// # Errors
+    /// An entry out of bounds.
+    #[inline]
+    pub const fn try_offset(index: [usize; R]) -> Result<usize, Error> {
+        Self::LAYOUT.offset(&index)
+    }
+
+    /// The offset of `index` without bounds checks: equal to
+    /// [`StaticLayout::offset`] in bounds, unspecified (but never a panic)
+    /// outside.
+    #[inline]
+    pub const fn offset_unchecked(index: [usize; R]) -> usize {
+        Self::LAYOUT.offset_unchecked(&index)
+    }
+
+    /// Whether every entry of `index` is below its dimension's size.
+    #[inline]
+    pub const fn is_in_bounds(index: [usize; R]) -> bool {
+        Self::LAYOUT.is_in_bounds(&index)
+    }
+
+    /// Checks `index` against the dimensions.
+    ///
+    /// # Errors
+    /// The first entry out of bounds.
+    #[inline]
+    pub const fn check_index(index: [usize; R]) -> Result<(), Error> {
+        Self::LAYOUT.check_index(&index)
+    }
+
+    /// What the slot at `offset` holds: an element's index, or padding
+    /// (the inverse of [`StaticLayout::offset`]).
+    ///
+    /// # Panics
+    /// If `offset >= BUFFER_LEN`, with the engine's message.
+    #[track_caller]
+    pub const fn slot(offset: usize) -> SlotOf<R> {
+        match Self::try_slot(offset) {
+            Ok(s) => s,
+            Err(e) => e.panic(),
+        }
+    }
+
+    /// What the slot at `offset` holds, or why there is no such slot.
+    ///
+    /// # Errors
+    /// `offset >= BUFFER_LEN`.
+    pub const fn try_slot(offset: usize) -> Result<SlotOf<R>, Error> {
+        match Self::LAYOUT.slot(offset) {
+            Ok(Slot::Element(idx)) => Ok(SlotOf::Element(idx.to_array::<R>())),
+            Ok(Slot::Padding) => Ok(SlotOf::Padding),
+            Err(e) => Err(e),
+        }
+    }
+}
+
+impl<const R: usize, const T: u32, const RMD: bool, D, M, Ti, A> Clone
+    for StaticLayout<R, T, RMD, D, M, Ti, A>
+{
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<const R: usize, const T: u32, const RMD: bool, D, M, Ti, A> Copy
+    for StaticLayout<R, T, RMD, D, M, Ti, A>
+{
+}
+
+impl<const R: usize, const T: u32, const RMD: bool, D, M, Ti, A> Default
+    for StaticLayout<R, T, RMD, D, M, Ti, A>
+{
+    fn default() -> Self {
+        StaticLayout(PhantomData)
+    }
+}
+
+impl<const R: usize, const T: u32, const RMD: bool, D, M, Ti, A> PartialEq
+    for StaticLayout<R, T, RMD, D, M, Ti, A>
+{
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+
+impl<const R: usize, const T: u32, const RMD: bool, D, M, Ti, A> Eq
+    for StaticLayout<R, T, RMD, D, M, Ti, A>
+{
+}
+
+impl<const R: usize, const T: u32, const RMD: bool, D, M, Ti, A> fmt::Debug
+    for StaticLayout<R, T, RMD, D, M, Ti, A>
+where
+    Self: KnownLayout,
+{
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "StaticLayout({})", <Self as KnownLayout>::LAYOUT)
+    }
+}
+
+impl<const R: usize, const T: u32, const RMD: bool, D, M, Ti, A> fmt::Display
+    for StaticLayout<R, T, RMD, D, M, Ti, A>
+where
+    Self: KnownLayout,
+{
+    /// XLA's canonical text, e.g. `f32[3,5]{1,0:T(2,2)}`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(&<Self as KnownLayout>::LAYOUT, f)
+    }
+}
+
+impl<const R: usize, const T: u32, const RMD: bool, D, M, Ti, A>
+    From<StaticLayout<R, T, RMD, D, M, Ti, A>> for ArrayLayout
+where
+    StaticLayout<R, T, RMD, D, M, Ti, A>: KnownLayout,
+{
+    fn from(_: StaticLayout<R, T, RMD, D, M, Ti, A>) -> ArrayLayout {
+        <StaticLayout<R, T, RMD, D, M, Ti, A> as KnownLayout>::LAYOUT
+    }
+}
+
+/// Any layout, known at run time ([`ArrayLayout`]) or at compile time
+/// ([`StaticLayout`]): generic code takes `L: AnyLayout` and works with
+/// both; with a static layout every call folds to a constant.
+///
+/// ```
+/// use layout_core::{AnyLayout, ArrayLayout};
+/// fn first_row_offsets<L: AnyLayout>(l: &L) -> [usize; 2] {
+///     [l.offset_of(&[0, 0]).unwrap(), l.offset_of(&[0, 1]).unwrap()]
+/// }
+/// let rt: ArrayLayout = "f32[3,5]{0,1}".parse().unwrap();
+/// assert_eq!(first_row_offsets(&rt), [0, 3]);
+/// ```
+pub trait AnyLayout {
+    /// The layout as the engine's run-time value.
+    fn array_layout(&self) -> ArrayLayout;
+
+    /// Number of dimensions.
+    fn layout_rank(&self) -> usize {
+        self.array_layout().rank()
+    }
+
+    /// Number of slots in the buffer.
+    fn layout_buffer_len(&self) -> usize {
+        self.array_layout().buffer_len()
+    }
+
+    /// The offset of the element at `index`.
+    ///
+    /// # Errors
+    /// Wrong number of entries, or an entry out of bounds.
+    fn offset_of(&self, index: &[usize]) -> Result<usize, Error> {
+        self.array_layout().offset(index)
+    }
+
+    /// What the slot at `offset` holds.
+    ///
+    /// # Errors
+    /// `offset` past the buffer.
+    fn slot_at(&self, offset: usize) -> Result<Slot, Error> {
+        self.array_layout().slot(offset)
+    }
+}
+
+impl AnyLayout for ArrayLayout {
+    fn array_layout(&self) -> ArrayLayout {
+        *self
+    }
+}
+
+/// A layout known at compile time: what generic kernels bound on to get
+/// constants ([`StaticLayout`] implements it; [`ArrayLayout`] cannot).
+///
+/// ```
+/// use layout_core::typelevel::{DefaultAttrs, N};
+/// use layout_core::{KnownLayout, StaticLayout};
+/// fn buffer<L: KnownLayout>() -> usize {
+///     L::LAYOUT.buffer_len() // a constant after monomorphisation
+/// }
+/// type A = StaticLayout<1, 11, true, (N<7>,), (N<0>,), (), DefaultAttrs>;
+/// assert_eq!(buffer::<A>(), 7);
+/// ```
+pub trait KnownLayout: AnyLayout + Copy + Default {
+    /// The layout as the engine's value.
+    const LAYOUT: ArrayLayout;
+    /// Number of dimensions.
+    const RANK: usize;
+    /// A rank-typed index, `[usize; RANK]`.
+    type Index: Copy + AsRef<[usize]>;
+    /// The dimensions as a type ([`DimList`]).
+    type Dims: DimList;
+    /// The logical shape and element type, without the layout: two layouts
+    /// of the same array have the same `Logical`.
+    type Logical;
+}
+
+/// The logical shape of a [`KnownLayout`]: element type and dims, no layout.
+pub struct Logical<const ELEMENT: u32, Dims>(PhantomData<fn() -> Dims>);
+
+impl<const R: usize, const T: u32, const RMD: bool, D, M, Ti, A> AnyLayout
+    for StaticLayout<R, T, RMD, D, M, Ti, A>
+where
+    D: DimList,
+    M: NumList,
+    Ti: TileList,
+    A: AttrSpec,
+{
+    #[inline]
+    fn array_layout(&self) -> ArrayLayout {
+        Self::LAYOUT
+    }
+}
+
+impl<const R: usize, const T: u32, const RMD: bool, D, M, Ti, A> KnownLayout
+    for StaticLayout<R, T, RMD, D, M, Ti, A>
+where
+    D: DimList,
+    M: NumList,
+    Ti: TileList,
+    A: AttrSpec,
+{
+    const LAYOUT: ArrayLayout = Self::LAYOUT;
+    const RANK: usize = R;
+    type Index = [usize; R];
+    type Dims = D;
+    type Logical = Logical<T, D>;
+}
+
+/// A layout with `R` dimensions. Bound on it to accept only rank-`R`
+/// layouts: `fn f<L: HasRank<2>>()`.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` does not have rank {R}",
+    label = "this layout's rank is not {R}"
+)]
+pub trait HasRank<const R: usize>: KnownLayout {}
+
+impl<const R: usize, const T: u32, const RMD: bool, D, M, Ti, A> HasRank<R>
+    for StaticLayout<R, T, RMD, D, M, Ti, A>
+where
+    D: DimList,
+    M: NumList,
+    Ti: TileList,
+    A: AttrSpec,
+{
+}
+
+/// Two layouts of the same logical array: same element type, same
+/// dimensions (the layouts may differ). A copy between two layouts bounds
+/// on `Dst: SameShape<Src>`.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` and `{Other}` differ in element type or dimensions",
+    label = "not the same logical shape as the other layout"
+)]
+pub trait SameShape<Other>: KnownLayout {}
+
+impl<const R: usize, const T: u32, const RMD1: bool, const RMD2: bool, D, M1, M2, Ti1, Ti2, A1, A2>
+    SameShape<StaticLayout<R, T, RMD2, D, M2, Ti2, A2>> for StaticLayout<R, T, RMD1, D, M1, Ti1, A1>
+where
+    D: DimList,
+    M1: NumList,
+    M2: NumList,
+    Ti1: TileList,
+    Ti2: TileList,
+    A1: AttrSpec,
+    A2: AttrSpec,
+{
+}
+
+/// A layout whose offsets are `0..ELEMENT_COUNT` in row-major order with no
+/// padding ([`ArrayLayout::is_row_major_dense`]), so its buffer can be used
+/// as a plain row-major slice.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a row-major dense layout",
+    label = "this layout reorders or pads elements"
+)]
+pub trait RowMajorDense: KnownLayout {}
+
+impl<const R: usize, const T: u32, D, M, Ti, A> RowMajorDense
+    for StaticLayout<R, T, true, D, M, Ti, A>
+where
+    D: DimList,
+    M: NumList,
+    Ti: TileList,
+    A: AttrSpec,
+{
+}
+
+/// Two layouts with the same number of elements (a reshape), checked with
+/// typenum's type-level product of the dimensions.
+///
+/// Available when every dimension is one typenum maps from a const
+/// generic (see [`TypenumCount`]).
+pub trait SameElementCount<Other>: KnownLayout {}
+
+impl<L, Other> SameElementCount<Other> for L
+where
+    L: KnownLayout,
+    Other: KnownLayout,
+    L::Dims: TypenumCount,
+    Other::Dims: TypenumCount<Count = <L::Dims as TypenumCount>::Count>,
+{
+}
+
+/// The element count of a [`KnownLayout`] as a typenum number.
+pub type ElementCountOf<L> = <<L as KnownLayout>::Dims as TypenumCount>::Count;

@@ -1,0 +1,132 @@
+//! The expansion: the engine's canonical, validated layout as a
+//! `StaticLayout` type under `$crate::__private`, or one spanned error in
+//! an `Invalid` placeholder type.
+
+use layout_core::typelevel::padding_value_code;
+use layout_core::{ArrayLayout, Dim, text};
+use proc_macro2::{Literal, TokenStream, TokenTree};
+use quote::quote;
+
+use crate::diagnostic;
+use crate::source::Source;
+
+/// Expands `$crate; <shape tokens>` to the layout's type; on error, to the
+/// placeholder type carrying the one `compile_error!`.
+pub(crate) fn layout(input: TokenStream) -> Result<TokenStream, TokenStream> {
+    let (krate, shape) = split_crate_path(input)?;
+    let source = Source::new(shape);
+    let checked = match text::parse_shape(&source.text) {
+        Ok(parsed) => ArrayLayout::new(parsed.shape)
+            .map_err(|e| diagnostic::to_syn(&e, Some(&parsed.spans), &source)),
+        Err(e) => Err(diagnostic::to_syn(&e, None, &source)),
+    };
+    match checked {
+        Ok(layout) => Ok(static_type(&krate, &layout)),
+        Err(e) => Err(placeholder(&krate, &e)),
+    }
+}
+
+/// Splits the trampoline's `$crate ;` off the user's tokens.
+fn split_crate_path(input: TokenStream) -> Result<(TokenStream, TokenStream), TokenStream> {
+    let mut krate = TokenStream::new();
+    let mut iter = input.into_iter();
+    for tree in iter.by_ref() {
+        match &tree {
+            TokenTree::Punct(p) if p.as_char() == ';' => {
+                return Ok((krate, iter.collect()));
+            }
+            _ => krate.extend([tree]),
+        }
+    }
+    Err(syn::Error::new(
+        proc_macro2::Span::call_site(),
+        "use `tessera::layout!`, not this macro",
+    )
+    .to_compile_error())
+}
+
+/// `$crate::__private::Invalid<{ compile_error!(..) 0 }>`: the error sits
+/// in the const argument, so it is reported once and the type stays usable
+/// for the rest of type checking (no follow-on errors).
+fn placeholder(krate: &TokenStream, err: &syn::Error) -> TokenStream {
+    let error = err.to_compile_error();
+    quote! { #krate::__private::Invalid<{ #error 0 }> }
+}
+
+fn num(n: usize) -> TokenStream {
+    TokenTree::Literal(Literal::usize_unsuffixed(n)).into()
+}
+
+/// A tuple type of `items`, with the trailing comma a 1-tuple needs.
+fn tuple(items: impl IntoIterator<Item = TokenStream>) -> TokenStream {
+    let items = items.into_iter();
+    quote! { (#(#items,)*) }
+}
+
+fn num_list(krate: &TokenStream, values: impl IntoIterator<Item = usize>) -> TokenStream {
+    tuple(values.into_iter().map(|v| {
+        let v = num(v);
+        quote! { #krate::__private::N<#v> }
+    }))
+}
+
+/// The type of `layout`, written from the engine's canonical values only
+/// (never from the user's tokens), so equal layouts give equal types.
+fn static_type(krate: &TokenStream, layout: &ArrayLayout) -> TokenStream {
+    let shape = layout.shape();
+    let l = layout.layout();
+    let rank = num(shape.rank());
+    let element = TokenTree::Literal(Literal::u32_unsuffixed(
+        shape.element_type().xla_enum_value(),
+    ));
+    let dense = if layout.is_row_major_dense() {
+        quote!(true)
+    } else {
+        quote!(false)
+    };
+    let dims = tuple(shape.dims().iter().map(|d| match *d {
+        Dim::Static(n) => {
+            let n = num(n);
+            quote! { #krate::__private::N<#n> }
+        }
+        Dim::Bounded(n) => {
+            let n = num(n);
+            quote! { #krate::__private::AtMost<#n> }
+        }
+        Dim::Unbounded => unreachable!("ArrayLayout::new rejects `?`"),
+    }));
+    let m2m = num_list(krate, l.minor_to_major().iter().map(|&d| usize::from(d)));
+    let tiles = tuple(
+        l.tiles()
+            .iter()
+            .map(|t| num_list(krate, t.raw().iter().copied())),
+    );
+    let splits = tuple(l.split_configs().iter().map(|sc| {
+        let d = num(sc.dimension());
+        let idx = num_list(
+            krate,
+            sc.split_indices()
+                .iter()
+                .map(|&i| usize::try_from(i).unwrap_or(usize::MAX)),
+        );
+        quote! { #krate::__private::Split<#d, #idx> }
+    }));
+    let pad = match l.padding() {
+        None => quote! { #krate::__private::NoPad },
+        Some(p) => {
+            let code = TokenTree::Literal(Literal::u8_unsuffixed(padding_value_code(p.value())));
+            let widths = num_list(krate, p.padded_dims().iter().copied());
+            quote! { #krate::__private::Pad<#code, #widths> }
+        }
+    };
+    let align = num(l.tail_padding_alignment_in_elements());
+    let bits = TokenTree::Literal(Literal::u32_unsuffixed(l.element_size_in_bits()));
+    let space = TokenTree::Literal(Literal::u32_unsuffixed(l.memory_space()));
+    let prefix = num(l.dynamic_shape_metadata_prefix_bytes());
+    quote! {
+        #krate::__private::StaticLayout<
+            #rank, #element, #dense, #dims, #m2m, #tiles,
+            #krate::__private::Attrs<#align, #bits, #space, #prefix, #splits, #pad>
+        >
+    }
+}
