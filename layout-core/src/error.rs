@@ -133,6 +133,9 @@ pub enum ErrorKind {
         /// "tuple" or "buffer".
         what: &'static str,
     },
+    /// The writer given to [`write_canonical`](crate::text::write_canonical)
+    /// failed.
+    WriteFailed,
     /// Tuples nested deeper than [`MAX_TUPLE_DEPTH`](crate::MAX_TUPLE_DEPTH).
     NestingTooDeep {
         /// The limit.
@@ -192,6 +195,8 @@ pub enum ErrorKind {
         /// Rank of the shape.
         rank: usize,
     },
+    /// A negative `minor_to_major` entry.
+    NegativeMinorToMajorEntry,
     /// A dimension appears twice in `minor_to_major`.
     MinorToMajorDuplicate {
         /// The repeated dimension.
@@ -292,6 +297,23 @@ pub enum ErrorKind {
         index: usize,
         /// The dimension's size.
         bound: usize,
+    },
+    /// A list that should be a permutation of `0..rank` is not one (a
+    /// repeated or out-of-range entry, or the wrong length).
+    InvalidPermutation {
+        /// Entries given.
+        len: usize,
+        /// The rank it should permute.
+        rank: usize,
+    },
+    /// Two shapes differ in tuple structure or rank where an operation
+    /// needs them alike (XLA's "cannot copy layout from shape").
+    ShapeStructureMismatch,
+    /// An operation that, like XLA's, does not implement `*` (combined
+    /// dimension) tile entries.
+    CombinedDimUnsupported {
+        /// The operation, e.g. "`linear_index_top_tile_only`".
+        operation: &'static str,
     },
     /// A linear offset at or past the buffer length.
     OffsetOutOfBounds {
@@ -497,6 +519,10 @@ const fn describe(kind: &ErrorKind, m: &mut Message) {
             m.push_str("` in minor_to_major is out of range for rank ");
             m.push_usize(rank);
         }
+        ErrorKind::NegativeMinorToMajorEntry => {
+            m.push_str("minor_to_major lists dimension numbers, which cannot be negative")
+        }
+        ErrorKind::WriteFailed => m.push_str("the output writer failed"),
         ErrorKind::MinorToMajorDuplicate { dim } => {
             m.push_str("dimension ");
             m.push_code_usize(dim);
@@ -594,6 +620,20 @@ const fn describe(kind: &ErrorKind, m: &mut Message) {
             m.push_code_usize(dim);
             m.push_str(" of size ");
             m.push_usize(bound);
+        }
+        ErrorKind::InvalidPermutation { len, rank } => {
+            m.push_str("expected a permutation of the ");
+            m.push_usize(rank);
+            m.push_str(" dimensions, found a list of ");
+            m.push_usize(len);
+            m.push_str(" entries that is not one");
+        }
+        ErrorKind::ShapeStructureMismatch => {
+            m.push_str("cannot copy layout from shape: tuple structure or rank differs")
+        }
+        ErrorKind::CombinedDimUnsupported { operation } => {
+            m.push_str(operation);
+            m.push_str(" does not support `*` (combined dimension) tile entries");
         }
         ErrorKind::OffsetOutOfBounds { offset, buffer_len } => {
             m.push_str("offset ");

@@ -14,12 +14,13 @@ pub const MESSAGE_CAPACITY: usize = 240;
 pub struct Message {
     buf: [u8; MESSAGE_CAPACITY],
     len: usize,
+    cut: bool,
 }
 
 impl Message {
     /// An empty message.
     pub const fn new() -> Self {
-        Message { buf: [0; MESSAGE_CAPACITY], len: 0 }
+        Message { buf: [0; MESSAGE_CAPACITY], len: 0, cut: false }
     }
 
     /// The text written so far.
@@ -33,12 +34,17 @@ impl Message {
         }
     }
 
-    /// Appends `s`, cutting it at a character boundary if it does not fit.
+    /// Appends `s`. Text that does not fit is cut at a character boundary
+    /// and the message ends in `...`; later pushes are ignored.
     pub const fn push_str(&mut self, s: &str) {
+        if self.cut {
+            return;
+        }
         let bytes = s.as_bytes();
-        let room = MESSAGE_CAPACITY - self.len;
-        let mut n = if bytes.len() <= room { bytes.len() } else { room.saturating_sub(3) };
-        if n < bytes.len() {
+        let usable = MESSAGE_CAPACITY - 3;
+        let fits = self.len + bytes.len() <= usable;
+        let mut n = if fits { bytes.len() } else { usable - self.len };
+        if !fits {
             // Back off to a character boundary.
             while n > 0 && (bytes[n] & 0xC0) == 0x80 {
                 n -= 1;
@@ -50,13 +56,14 @@ impl Message {
             self.len += 1;
             i += 1;
         }
-        if n < bytes.len() {
+        if !fits {
             let mut dots = 0;
-            while dots < 3 && self.len < MESSAGE_CAPACITY {
+            while dots < 3 {
                 self.buf[self.len] = b'.';
                 self.len += 1;
                 dots += 1;
             }
+            self.cut = true;
         }
     }
 
