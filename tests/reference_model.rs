@@ -1,0 +1,780 @@
+//! The engine's index math checked against a slow, literal reference model.
+//!
+//! The model (section "Reference model" below) never calls the engine: it
+//! materialises the whole buffer of a layout as a row-major array of cells,
+//! each holding the logical index stored there or nothing (padding), by
+//! doing literally what `/work/shared/xla-layouts.md` (section 2 and
+//! "Tessera's decisions") describes: build the logical array, pad it
+//! (`pad(..)`), transpose it into physical order, then for every tile level
+//! prepend size-1 dims, merge `*` dims, pad to whole tiles, split each dim
+//! into (count, tile) and move the tile dims to the minor end; finally
+//! flatten and append the `L(n)` tail.
+//!
+//! Property tests generate thousands of layouts and compare every figure
+//! the engine gives (`offset`, `slot`, `buffer_len`, `strides`,
+//! `physical_shape`, byte sizes) with the model. Deterministic tests pin
+//! the worked examples of XLA's tiled-layout doc.
+
+use std::collections::HashSet;
+
+use proptest::prelude::*;
+use proptest::test_runner::Config as ProptestConfig;
+use tessera::{
+    ArrayLayout, Dim, Layout, Padding, PaddingValue, PrimitiveType, Shape, Slot, Tile, TileDim,
+};
+
+// ---------------------------------------------------------------------------
+// Layout description (plain data, shared by the model and the engine)
+// ---------------------------------------------------------------------------
+
+/// Everything that determines where elements go, as plain data.
+#[derive(Clone, Debug)]
+struct Spec {
+    ty: PrimitiveType,
+    /// Logical dims.
+    dims: Vec<usize>,
+    /// `minor_to_major`: entry 0 is the most minor logical dim.
+    m2m: Vec<usize>,
+    /// Tile levels; `None` is `*`.
+    tiles: Vec<Vec<Option<usize>>>,
+    /// `pad(..)` widths by logical dim.
+    padded: Option<Vec<usize>>,
+    /// `L(n)`.
+    align: usize,
+    /// `E(n)`, 0 for the natural width.
+    e_bits: u32,
+}
+
+impl Spec {
+    /// A layout without tiles, padding, `L` or `E`.
+    fn plain(ty: PrimitiveType, dims: &[usize], m2m: &[usize]) -> Spec {
+        Spec {
+            ty,
+            dims: dims.to_vec(),
+            m2m: m2m.to_vec(),
+            tiles: Vec::new(),
+            padded: None,
+            align: 1,
+            e_bits: 0,
+        }
+    }
+
+    fn tiled(mut self, tiles: &[&[Option<usize>]]) -> Spec {
+        self.tiles = tiles.iter().map(|t| t.to_vec()).collect();
+        self
+    }
+
+    /// A short human-readable description for failure messages (does not
+    /// rely on the engine's printer).
+    fn describe(&self) -> String {
+        let tiles: String = self
+            .tiles
+            .iter()
+            .map(|t| {
+                let entries: Vec<String> = t
+                    .iter()
+                    .map(|e| e.map_or_else(|| "*".to_string(), |n| n.to_string()))
+                    .collect();
+                format!("({})", entries.join(","))
+            })
+            .collect();
+        format!(
+            "{}{:?} m2m={:?} T{} pad={:?} L({}) E({})",
+            self.ty.name(),
+            self.dims,
+            self.m2m,
+            tiles,
+            self.padded,
+            self.align,
+            self.e_bits
+        )
+    }
+
+    /// The engine's view of this layout, built with the builder API.
+    fn build(&self) -> Result<ArrayLayout, tessera::Error> {
+        let tiles: Vec<Tile> = self
+            .tiles
+            .iter()
+            .map(|t| {
+                let entries: Vec<TileDim> = t
+                    .iter()
+                    .map(|e| e.map_or(TileDim::Combined, TileDim::Size))
+                    .collect();
+                Tile::new(&entries)
+            })
+            .collect::<Result<_, _>>()?;
+        let padding = match &self.padded {
+            Some(p) => Some(Padding::new(p, PaddingValue::Zero)?),
+            None => None,
+        };
+        let layout = Layout::new(&self.m2m)?
+            .with_tiles(&tiles)?
+            .with_padding(padding)
+            .with_tail_padding_alignment(self.align)?
+            .with_element_size_in_bits(self.e_bits);
+        let shape = Shape::new(self.ty, &self.dims)?.with_layout(layout)?;
+        ArrayLayout::new(shape)
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Reference model
+// ---------------------------------------------------------------------------
+
+/// What one slot of the buffer holds: the logical index of its element, or
+/// `None` for padding.
+type Cell = Option<Vec<usize>>;
+
+/// Largest buffer the model materialises; bigger layouts are skipped (a
+/// limit of the test's time budget, not of the engine).
+const MODEL_CAP: usize = 20_000;
+
+/// Every index of an array of `dims`, in row-major order (last dim
+/// fastest). A rank-0 array has one index, `[]`; an array with a 0 dim has
+/// none.
+fn row_major_indices(dims: &[usize]) -> Vec<Vec<usize>> {
+    if dims.contains(&0) {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    let mut idx = vec![0; dims.len()];
+    loop {
+        out.push(idx.clone());
+        // Odometer: bump the last dim, carrying into the ones before it.
+        let mut d = dims.len();
+        loop {
+            if d == 0 {
+                return out;
+            }
+            d -= 1;
+            idx[d] += 1;
+            if idx[d] < dims[d] {
+                break;
+            }
+            idx[d] = 0;
+        }
+    }
+}
+
+/// A dense n-dimensional array of cells stored row-major.
+#[derive(Clone, Debug)]
+struct Grid {
+    dims: Vec<usize>,
+    cells: Vec<Cell>,
+}
+
+impl Grid {
+    /// Step (a): the logical array, each cell holding its own index.
+    fn logical(dims: &[usize]) -> Grid {
+        Grid {
+            dims: dims.to_vec(),
+            cells: row_major_indices(dims).into_iter().map(Some).collect(),
+        }
+    }
+
+    /// Position of `idx` in `cells` (row-major).
+    fn position(&self, idx: &[usize]) -> usize {
+        let mut p = 0;
+        for (d, &i) in idx.iter().enumerate() {
+            assert!(i < self.dims[d], "model index out of range");
+            p = p * self.dims[d] + i;
+        }
+        p
+    }
+
+    fn get(&self, idx: &[usize]) -> Cell {
+        self.cells[self.position(idx)].clone()
+    }
+
+    /// Grows every dim to `new_dims[d] >= dims[d]`; new cells are padding.
+    /// `None` when the result would exceed [`MODEL_CAP`].
+    fn pad_to(&self, new_dims: &[usize]) -> Option<Grid> {
+        assert_eq!(new_dims.len(), self.dims.len());
+        assert!(new_dims.iter().zip(&self.dims).all(|(n, o)| n >= o));
+        if new_dims.iter().product::<usize>() > MODEL_CAP {
+            return None;
+        }
+        let cells = row_major_indices(new_dims)
+            .into_iter()
+            .map(|idx| {
+                let inside = idx.iter().zip(&self.dims).all(|(i, d)| i < d);
+                if inside { self.get(&idx) } else { None }
+            })
+            .collect();
+        Some(Grid {
+            dims: new_dims.to_vec(),
+            cells,
+        })
+    }
+
+    /// Same cells, same order, new dims (row-major reshape).
+    fn reshape(&self, new_dims: &[usize]) -> Grid {
+        assert_eq!(new_dims.iter().product::<usize>(), self.cells.len());
+        Grid {
+            dims: new_dims.to_vec(),
+            cells: self.cells.clone(),
+        }
+    }
+
+    /// Output dim `k` is input dim `perm[k]`.
+    fn transpose(&self, perm: &[usize]) -> Grid {
+        assert_eq!(perm.len(), self.dims.len());
+        let new_dims: Vec<usize> = perm.iter().map(|&p| self.dims[p]).collect();
+        let cells = row_major_indices(&new_dims)
+            .into_iter()
+            .map(|out| {
+                let mut src = vec![0; self.dims.len()];
+                for (k, &p) in perm.iter().enumerate() {
+                    src[p] = out[k];
+                }
+                self.get(&src)
+            })
+            .collect();
+        Grid {
+            dims: new_dims,
+            cells,
+        }
+    }
+}
+
+/// One tile level, step (d). `tile` entries are sizes or `None` for `*`.
+fn apply_tile_level(g: Grid, tile: &[Option<usize>]) -> Option<Grid> {
+    let k = tile.len();
+    // (d1) a tile with more entries than the shape: prepend size-1 dims.
+    let g = if k > g.dims.len() {
+        let mut dims = vec![1; k - g.dims.len()];
+        dims.extend_from_slice(&g.dims);
+        g.reshape(&dims)
+    } else {
+        g
+    };
+    let base = g.dims.len() - k;
+    // (d2) merge each `*` dim into the next more-minor one. The merged dims
+    // are adjacent, so a row-major merge is a reshape.
+    let mut merged = g.dims[..base].to_vec();
+    let mut sizes = Vec::new();
+    let mut pending = 1;
+    for (j, entry) in tile.iter().enumerate() {
+        pending *= g.dims[base + j];
+        if let Some(t) = entry {
+            merged.push(pending);
+            sizes.push(*t);
+            pending = 1;
+        }
+    }
+    assert_eq!(pending, 1, "a tile's last entry is never `*`");
+    let g = g.reshape(&merged);
+    let m = sizes.len();
+    // (d3) pad the m most-minor dims to whole multiples of the tile.
+    let mut padded = g.dims[..base].to_vec();
+    for (i, &t) in sizes.iter().enumerate() {
+        padded.push(g.dims[base + i].div_ceil(t) * t);
+    }
+    let g = g.pad_to(&padded)?;
+    // (d4) reshape each padded dim into (count, tile).
+    let mut split = g.dims[..base].to_vec();
+    for (i, &t) in sizes.iter().enumerate() {
+        split.push(g.dims[base + i] / t);
+        split.push(t);
+    }
+    let g = g.reshape(&split);
+    // (d5) move all tile dims to the minor end: (p.., c1,t1, .., cm,tm)
+    // becomes (p.., c1..cm, t1..tm).
+    let mut perm: Vec<usize> = (0..base).collect();
+    perm.extend((0..m).map(|i| base + 2 * i));
+    perm.extend((0..m).map(|i| base + 2 * i + 1));
+    Some(g.transpose(&perm))
+}
+
+/// The model's whole buffer.
+#[derive(Clone, Debug)]
+struct Model {
+    /// Every slot, tail padding included.
+    buffer: Vec<Cell>,
+    /// The final tiled shape, major to minor (before tail padding).
+    physical_dims: Vec<usize>,
+    /// Slots before the `L(n)` tail.
+    untailed_len: usize,
+}
+
+/// Materialises the buffer of `spec`; `None` when it exceeds [`MODEL_CAP`].
+fn reference_model(spec: &Spec) -> Option<Model> {
+    let n = spec.dims.len();
+    // (a) the logical array of indices.
+    let g = Grid::logical(&spec.dims);
+    if g.cells.len() > MODEL_CAP {
+        return None;
+    }
+    // (b) pad each logical dim to its pad(..) width.
+    let g = match &spec.padded {
+        Some(p) => g.pad_to(p)?,
+        None => g,
+    };
+    // (c) transpose into physical order: major to minor is m2m reversed.
+    let perm: Vec<usize> = (0..n).map(|i| spec.m2m[n - 1 - i]).collect();
+    let mut g = g.transpose(&perm);
+    // (d) each tile level in turn.
+    for tile in &spec.tiles {
+        g = apply_tile_level(g, tile)?;
+    }
+    // (e) flatten row-major: the cells already are in that order.
+    let physical_dims = g.dims.clone();
+    let mut buffer = g.cells;
+    let untailed_len = buffer.len();
+    // (f) tail padding up to a multiple of L.
+    while buffer.len() % spec.align != 0 {
+        buffer.push(None);
+    }
+    Some(Model {
+        buffer,
+        physical_dims,
+        untailed_len,
+    })
+}
+
+// ---------------------------------------------------------------------------
+// Generators
+// ---------------------------------------------------------------------------
+
+fn array_types() -> Vec<PrimitiveType> {
+    PrimitiveType::ALL
+        .iter()
+        .copied()
+        .filter(|t| t.is_array())
+        .collect()
+}
+
+/// A tile of `k` entries, sizes 1..=5 or `*` (never last).
+fn tile_strategy(k: usize) -> impl Strategy<Value = Vec<Option<usize>>> {
+    let entry = prop_oneof![4 => (1usize..=5).prop_map(Some), 1 => Just(None)];
+    (proptest::collection::vec(entry, k - 1), 1usize..=5).prop_map(|(mut v, last)| {
+        v.push(Some(last));
+        v
+    })
+}
+
+fn spec_strategy() -> impl Strategy<Value = Spec> {
+    (0usize..=4)
+        .prop_flat_map(|rank| {
+            // Size 0 is rarer than the others: it empties the whole array.
+            let dim = prop_oneof![1 => Just(0usize), 7 => 1usize..=7];
+            let dims = proptest::collection::vec(dim, rank);
+            let m2m = Just((0..rank).collect::<Vec<usize>>()).prop_shuffle();
+            let tiles =
+                proptest::collection::vec((1usize..=rank + 1).prop_flat_map(tile_strategy), 0..=3);
+            let extra = proptest::option::of(proptest::collection::vec(0usize..=3, rank));
+            let align = prop_oneof![2 => Just(1usize), 1 => 1usize..=5];
+            let ty = proptest::sample::select(array_types());
+            (
+                dims,
+                m2m,
+                tiles,
+                extra,
+                align,
+                ty,
+                (any::<bool>(), any::<proptest::sample::Index>()),
+            )
+        })
+        .prop_map(|(dims, m2m, tiles, extra, align, ty, (packed, e_pick))| {
+            let padded = extra.map(|x| dims.iter().zip(&x).map(|(d, x)| d + x).collect());
+            // E(n): natural, or a supported width at least the type's.
+            let mut e_choices: Vec<u32> = vec![0];
+            e_choices.extend(
+                [1u32, 2, 4, 8, 16, 32, 64, 128]
+                    .into_iter()
+                    .filter(|&b| b >= ty.bit_width()),
+            );
+            let e_bits = if packed { *e_pick.get(&e_choices) } else { 0 };
+            Spec {
+                ty,
+                dims,
+                m2m,
+                tiles,
+                padded,
+                align,
+                e_bits,
+            }
+        })
+}
+
+/// A generated layout with the engine's and the model's view of it.
+fn engine_and_model(spec: &Spec) -> Result<(ArrayLayout, Option<Model>), TestCaseError> {
+    // Every generated layout is valid: any rejection is a failure.
+    let engine = spec
+        .build()
+        .map_err(|e| TestCaseError::fail(format!("{}: engine rejected: {e}", spec.describe())))?;
+    Ok((engine, reference_model(spec)))
+}
+
+/// Layouts generated per property.
+const CASES: u32 = 10_000;
+
+fn config(cases: u32) -> ProptestConfig {
+    ProptestConfig {
+        cases,
+        max_global_rejects: cases / 10,
+        failure_persistence: None,
+        ..ProptestConfig::default()
+    }
+}
+
+/// Bytes for `slots` elements of `ty` under `E(e_bits)`.
+fn bytes(ty: PrimitiveType, e_bits: u32, slots: usize) -> usize {
+    if e_bits == 0 {
+        slots * ty.bit_width().div_ceil(8) as usize
+    } else {
+        (slots * e_bits as usize).div_ceil(8)
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Properties
+// ---------------------------------------------------------------------------
+
+proptest! {
+    #![proptest_config(config(CASES))]
+
+    /// Offsets, buffer length, the inverse and the physical shape agree
+    /// with the model slot for slot.
+    #[test]
+    fn engine_matches_reference_model(spec in spec_strategy()) {
+        let (engine, model) = engine_and_model(&spec)?;
+        let Some(model) = model else { return Err(TestCaseError::reject("model too large")) };
+        let what = spec.describe();
+
+        // The buffer length.
+        prop_assert_eq!(engine.buffer_len(), model.buffer.len(), "buffer_len of {}", what);
+
+        // The model's positions of all logical indices.
+        for (pos, cell) in model.buffer.iter().enumerate() {
+            if let Some(idx) = cell {
+                prop_assert_eq!(engine.offset(idx), Ok(pos), "offset of {:?} in {}", idx, what);
+            }
+        }
+
+        // Offsets are a bijection from all logical indices onto the
+        // non-padding slots, each below buffer_len.
+        let indices = row_major_indices(&spec.dims);
+        prop_assert_eq!(engine.element_count(), indices.len(), "element_count of {}", what);
+        let mut seen = HashSet::new();
+        for idx in &indices {
+            let o = engine.offset(idx);
+            prop_assert!(o.is_ok(), "offset of {:?} in {} is {:?}", idx, what, o);
+            let o = o.unwrap();
+            prop_assert!(o < engine.buffer_len(), "offset {} of {:?} in {}", o, idx, what);
+            prop_assert!(seen.insert(o), "offset {} taken twice in {}", o, what);
+            prop_assert_eq!(model.buffer.get(o), Some(&Some(idx.clone())), "slot {} in {}", o, what);
+        }
+        let elements = model.buffer.iter().filter(|c| c.is_some()).count();
+        prop_assert_eq!(seen.len(), elements, "elements in {}", what);
+
+        // slot(o) is the inverse of offset and tells padding apart.
+        for (o, cell) in model.buffer.iter().enumerate() {
+            let expected = match cell {
+                Some(idx) => Slot::Element(tessera::DimVec::from_slice(idx)),
+                None => Slot::Padding,
+            };
+            prop_assert_eq!(engine.slot(o), Ok(expected), "slot({}) of {}", o, what);
+        }
+        prop_assert!(engine.slot(model.buffer.len()).is_err(), "slot(buffer_len) of {}", what);
+
+        // The physical shape is the model's final tiled shape, and its
+        // product is the length before the L(n) tail.
+        let physical = engine.physical_shape();
+        prop_assert_eq!(physical.dims(), &model.physical_dims[..], "physical_shape of {}", what);
+        prop_assert_eq!(
+            physical.dims().iter().product::<usize>(),
+            model.untailed_len,
+            "physical_shape product of {}", what
+        );
+        prop_assert!(engine.buffer_len() >= model.untailed_len);
+        prop_assert!(engine.buffer_len() - model.untailed_len < spec.align);
+        prop_assert_eq!(engine.buffer_len() % spec.align, 0);
+    }
+
+    /// When the engine reports strides, they give every offset; layouts
+    /// without tiles always have strides.
+    #[test]
+    fn strides_agree_with_offsets(spec in spec_strategy()) {
+        let (engine, model) = engine_and_model(&spec)?;
+        let Some(model) = model else { return Err(TestCaseError::reject("model too large")) };
+        let what = spec.describe();
+        let strides = engine.strides();
+        if spec.tiles.is_empty() {
+            prop_assert!(strides.is_some(), "untiled {} has no strides", what);
+        }
+        if let Some(strides) = strides {
+            prop_assert_eq!(strides.len(), spec.dims.len());
+            for (pos, cell) in model.buffer.iter().enumerate() {
+                if let Some(idx) = cell {
+                    let by_strides: usize = idx.iter().zip(strides.iter()).map(|(i, s)| i * s).sum();
+                    prop_assert_eq!(
+                        by_strides, pos,
+                        "strides {:?} of {} give {} for {:?}, the model {}",
+                        &strides[..], what, by_strides, idx, pos
+                    );
+                }
+            }
+        }
+    }
+
+    /// Byte sizes follow from element_count / buffer_len and E(n).
+    #[test]
+    fn byte_sizes_agree_with_counts(spec in spec_strategy()) {
+        let (engine, model) = engine_and_model(&spec)?;
+        let what = spec.describe();
+        let elements: usize = spec.dims.iter().product();
+        prop_assert_eq!(engine.element_count(), elements, "element_count of {}", what);
+        prop_assert_eq!(
+            engine.logical_byte_size(),
+            bytes(spec.ty, spec.e_bits, elements),
+            "logical_byte_size of {}", what
+        );
+        prop_assert_eq!(
+            engine.physical_byte_size(),
+            bytes(spec.ty, spec.e_bits, engine.buffer_len()),
+            "physical_byte_size of {}", what
+        );
+        if let Some(model) = model {
+            prop_assert_eq!(engine.buffer_len(), model.buffer.len(), "buffer_len of {}", what);
+        }
+        prop_assert!(engine.physical_byte_size() >= engine.logical_byte_size());
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Deterministic tests
+// ---------------------------------------------------------------------------
+
+/// Layouts where `strides()` is `Some` although tiling reorders elements
+/// (found by `strides_agree_with_offsets`; the model's offsets are
+/// written out by hand).
+#[test]
+fn strides_of_reordering_tiles() {
+    // f32[3]{0:T(2,2)}: [3] -> [1,3] -> padded [2,4] -> (1,2,2,2); element
+    // e at (0, e/2, 0, e%2), offset (e/2)*4 + e%2: 0, 1, 4. Not linear.
+    let short = Spec::plain(F32, &[3], &[0]).tiled(&[&[Some(2), Some(2)]]);
+    // f32[8]{0:T(4)(2,1)}: (4) gives (e/4, e%4) in [2,4]; (2,1) gives
+    // (e%4)*2 + e/4: 0, 2, 4, 6, 1, 3, 5, 7. Not linear.
+    let repeated = Spec::plain(F32, &[8], &[0]).tiled(&[&[Some(4)], &[Some(2), Some(1)]]);
+    // pred[3]{0:T(2)(3)}: (2) gives (e/2, e%2) in [2,2]; (3) pads the
+    // within-tile dim to 3: [2,1,3], offset (e/2)*3 + e%2: 0, 1, 3.
+    let padded_later =
+        Spec::plain(PrimitiveType::Pred, &[3], &[0]).tiled(&[&[Some(2)], &[Some(3)]]);
+    let mut wrong = Vec::new();
+    for (spec, offsets) in [
+        (short, vec![0, 1, 4]),
+        (repeated, vec![0, 2, 4, 6, 1, 3, 5, 7]),
+        (padded_later, vec![0, 1, 3]),
+    ] {
+        let model = reference_model(&spec).unwrap();
+        let engine = spec.build().unwrap();
+        for (e, &want) in offsets.iter().enumerate() {
+            assert_eq!(
+                model_offset(&model, &[e]),
+                want,
+                "model, {}",
+                spec.describe()
+            );
+            assert_eq!(engine.offset(&[e]), Ok(want), "engine, {}", spec.describe());
+        }
+        if let Some(strides) = engine.strides() {
+            wrong.push(format!("{}: strides {:?}", spec.describe(), &strides[..]));
+        }
+    }
+    assert!(
+        wrong.is_empty(),
+        "strides reported for reordering layouts: {wrong:#?}"
+    );
+}
+
+/// The model's offset of every logical index, as a map from index to slot.
+fn model_offset(model: &Model, idx: &[usize]) -> usize {
+    model
+        .buffer
+        .iter()
+        .position(|c| c.as_deref() == Some(idx))
+        .unwrap_or_else(|| panic!("{idx:?} not in the model's buffer"))
+}
+
+const F32: PrimitiveType = PrimitiveType::F32;
+
+/// XLA's tiled-layout doc: `f32[3,5]{1,0:T(2,2)}`, element (2,3) is at 17.
+#[test]
+fn doc_example_3x5_tiled_2x2() {
+    let spec = Spec::plain(F32, &[3, 5], &[1, 0]).tiled(&[&[Some(2), Some(2)]]);
+    let model = reference_model(&spec).unwrap();
+    let engine = spec.build().unwrap();
+    assert_eq!(model_offset(&model, &[2, 3]), 17);
+    assert_eq!(engine.offset(&[2, 3]), Ok(17));
+    assert_eq!(model.buffer.len(), 24);
+    assert_eq!(engine.buffer_len(), 24);
+    assert_eq!(model.physical_dims, [2, 3, 2, 2]);
+    assert_eq!(engine.physical_shape().dims(), &[2, 3, 2, 2]);
+}
+
+/// XLA's tiled-layout doc: a 4x8 array tiled (2,4)(2,1).
+#[test]
+fn doc_example_4x8_tiled_2x4_then_2x1() {
+    let expected: [[usize; 8]; 4] = [
+        [0, 2, 4, 6, 8, 10, 12, 14],
+        [1, 3, 5, 7, 9, 11, 13, 15],
+        [16, 18, 20, 22, 24, 26, 28, 30],
+        [17, 19, 21, 23, 25, 27, 29, 31],
+    ];
+    let spec =
+        Spec::plain(F32, &[4, 8], &[1, 0]).tiled(&[&[Some(2), Some(4)], &[Some(2), Some(1)]]);
+    let model = reference_model(&spec).unwrap();
+    let engine = spec.build().unwrap();
+    for (i, row) in expected.iter().enumerate() {
+        for (j, &want) in row.iter().enumerate() {
+            assert_eq!(model_offset(&model, &[i, j]), want, "model at ({i},{j})");
+            assert_eq!(engine.offset(&[i, j]), Ok(want), "engine at ({i},{j})");
+        }
+    }
+    assert_eq!(model.physical_dims, [2, 2, 1, 4, 2, 1]);
+    assert_eq!(engine.physical_shape().dims(), &[2, 2, 1, 4, 2, 1]);
+    assert_eq!(engine.buffer_len(), 32);
+}
+
+/// Combined dims: `f32[2,7,8,11,10]{4,3,2,1,0}` with `T(*,*,2,*,3)` is
+/// `f32[112,110]` tiled (2,3).
+#[test]
+fn combined_dims_equal_merged_shape() {
+    let combined = Spec::plain(F32, &[2, 7, 8, 11, 10], &[4, 3, 2, 1, 0]).tiled(&[&[
+        None,
+        None,
+        Some(2),
+        None,
+        Some(3),
+    ]]);
+    let merged = Spec::plain(F32, &[112, 110], &[1, 0]).tiled(&[&[Some(2), Some(3)]]);
+    let (ec, em) = (combined.build().unwrap(), merged.build().unwrap());
+    let (mc, mm) = (
+        reference_model(&combined).unwrap(),
+        reference_model(&merged).unwrap(),
+    );
+    assert_eq!(mc.buffer.len(), mm.buffer.len());
+    assert_eq!(ec.buffer_len(), em.buffer_len());
+    assert_eq!(ec.buffer_len(), mc.buffer.len());
+    assert_eq!(ec.physical_shape().dims(), em.physical_shape().dims());
+    // Slot by slot, the model's buffers hold the same elements once the
+    // 5-d index is merged into the 2-d one.
+    for (o, (c, m)) in mc.buffer.iter().zip(&mm.buffer).enumerate() {
+        let c2 = c
+            .as_ref()
+            .map(|i| vec![(i[0] * 7 + i[1]) * 8 + i[2], i[3] * 10 + i[4]]);
+        assert_eq!(&c2, m, "model slot {o}");
+    }
+    for idx in row_major_indices(&combined.dims) {
+        let at = [(idx[0] * 7 + idx[1]) * 8 + idx[2], idx[3] * 10 + idx[4]];
+        let want = em.offset(&at).unwrap();
+        assert_eq!(
+            ec.offset(&idx),
+            Ok(want),
+            "engine offset of {idx:?} vs {at:?}"
+        );
+        assert_eq!(mm.buffer[want].as_deref(), Some(&at[..]), "model at {want}");
+    }
+}
+
+/// Tessera's decision on repeated tiling: `f32[6,8]{1,0:T(3,4)(2,1)}` needs
+/// 64 slots (XLA's ArraySize allocates 48).
+#[test]
+fn repeated_tiling_buffer_covers_all_offsets() {
+    let spec =
+        Spec::plain(F32, &[6, 8], &[1, 0]).tiled(&[&[Some(3), Some(4)], &[Some(2), Some(1)]]);
+    let model = reference_model(&spec).unwrap();
+    let engine = spec.build().unwrap();
+    assert_eq!(model.buffer.len(), 64);
+    assert_eq!(engine.buffer_len(), 64);
+    let max = row_major_indices(&spec.dims)
+        .iter()
+        .map(|i| engine.offset(i).unwrap())
+        .max()
+        .unwrap();
+    assert!(max < 64 && max >= 48, "largest offset {max}");
+}
+
+/// `pad(..)` pads logical dims before `minor_to_major`; `L(n)` pads the
+/// tail.
+#[test]
+fn padding_and_tail_alignment() {
+    let mut row = Spec::plain(F32, &[2, 3], &[1, 0]);
+    row.padded = Some(vec![3, 4]);
+    row.align = 5;
+    let mut col = row.clone();
+    col.m2m = vec![0, 1];
+    let (er, ec) = (row.build().unwrap(), col.build().unwrap());
+    let (mr, mc) = (
+        reference_model(&row).unwrap(),
+        reference_model(&col).unwrap(),
+    );
+    for idx in row_major_indices(&[2, 3]) {
+        let (i, j) = (idx[0], idx[1]);
+        assert_eq!(model_offset(&mr, &idx), i * 4 + j);
+        assert_eq!(er.offset(&idx), Ok(i * 4 + j));
+        assert_eq!(model_offset(&mc, &idx), j * 3 + i);
+        assert_eq!(ec.offset(&idx), Ok(j * 3 + i));
+    }
+    // 12 padded slots rounded up to L(5).
+    assert_eq!((mr.buffer.len(), er.buffer_len()), (15, 15));
+    assert_eq!((mc.buffer.len(), ec.buffer_len()), (15, 15));
+    assert_eq!(er.slot(3), Ok(Slot::Padding));
+    assert_eq!(er.slot(12), Ok(Slot::Padding));
+    assert_eq!(er.strides().as_deref(), Some(&[4, 1][..]));
+    assert_eq!(ec.strides().as_deref(), Some(&[1, 3][..]));
+    // s4 packed by E(4): 15 slots take 8 bytes, 6 elements 3 bytes.
+    let mut packed = row.clone();
+    packed.ty = PrimitiveType::S4;
+    packed.e_bits = 4;
+    let ep = packed.build().unwrap();
+    assert_eq!((ep.logical_byte_size(), ep.physical_byte_size()), (3, 8));
+}
+
+/// A tile with more entries than the shape: missing dims are leading 1s.
+#[test]
+fn tile_longer_than_shape() {
+    let spec = Spec::plain(F32, &[5], &[0]).tiled(&[&[Some(2), Some(3)]]);
+    let model = reference_model(&spec).unwrap();
+    let engine = spec.build().unwrap();
+    // [5] -> [1,5] -> padded [2,6] -> (1,2,2,3) with element e at (0,e/3,0,e%3).
+    assert_eq!(model.physical_dims, [1, 2, 2, 3]);
+    assert_eq!(engine.physical_shape().dims(), &[1, 2, 2, 3]);
+    for e in 0..5 {
+        let want = (e / 3) * 6 + e % 3;
+        assert_eq!(model_offset(&model, &[e]), want);
+        assert_eq!(engine.offset(&[e]), Ok(want));
+    }
+    assert_eq!(engine.buffer_len(), 12);
+}
+
+/// The model's building blocks on a tiny case, so that a broken helper
+/// cannot hide behind an equally broken engine.
+#[test]
+fn model_helpers() {
+    assert_eq!(row_major_indices(&[]), vec![Vec::<usize>::new()]);
+    assert!(row_major_indices(&[2, 0]).is_empty());
+    assert_eq!(
+        row_major_indices(&[2, 2]),
+        vec![vec![0, 0], vec![0, 1], vec![1, 0], vec![1, 1]]
+    );
+    let g = Grid::logical(&[2, 3]).transpose(&[1, 0]);
+    assert_eq!(g.dims, [3, 2]);
+    assert_eq!(g.cells[1], Some(vec![1, 0]));
+    let p = Grid::logical(&[1, 2]).pad_to(&[2, 3]).unwrap();
+    assert_eq!(
+        p.cells,
+        vec![Some(vec![0, 0]), Some(vec![0, 1]), None, None, None, None]
+    );
+    // A scalar with a tile: one element, padded out to the tile.
+    let mut s = Spec::plain(F32, &[], &[]).tiled(&[&[Some(4)]]);
+    s.align = 3;
+    let m = reference_model(&s).unwrap();
+    assert_eq!(m.buffer, vec![Some(vec![]), None, None, None, None, None]);
+    let e = s.build().unwrap();
+    assert_eq!((e.offset(&[]), e.buffer_len()), (Ok(0), 6));
+    // Bounded dims are not generated above; check they take their bound.
+    let b = Shape::with_dims(F32, &[Dim::Bounded(3)]).unwrap();
+    assert_eq!(ArrayLayout::new(b).unwrap().buffer_len(), 3);
+}
