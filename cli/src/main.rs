@@ -1,1 +1,218 @@
-fn main() {}
+//! `tessera`: see, check and use XLA array layouts from the shell.
+//!
+//! This file holds the command-line arguments and the dispatch; each
+//! command's work is in [`commands`], and every number printed comes from
+//! the `layout-core` engine. Errors go to stderr with exit status 2.
+
+mod codegen;
+mod commands;
+mod dims;
+mod picture;
+mod render;
+mod show;
+mod spec;
+mod tiles;
+
+use std::io::Write as _;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand, ValueEnum};
+
+use crate::codegen::Lang;
+use crate::commands::Output;
+use crate::spec::CliError;
+
+/// See, check and use XLA array layouts (shapes with `minor_to_major`,
+/// tiles and padding).
+#[derive(Parser, Debug)]
+#[command(
+    name = "tessera",
+    version,
+    about,
+    after_help = "\
+Examples:
+  tessera show 'f32[3,5]{1,0:T(2,2)}'
+  tessera canon 'f32[2,3]' 'bf16[8,16]{1,0:T(4,8)(2,1)}'
+  tessera offset 'f32[3,5]{1,0:T(2,2)}' 2 3
+
+Shell tip: quote specs, since `{`, `[` and `*` mean something to shells."
+)]
+struct Cli {
+    /// When to colour the output: `auto` colours terminals unless
+    /// `NO_COLOR` is set.
+    #[arg(long, value_enum, default_value_t = ColorWhen::Auto, global = true)]
+    color: ColorWhen,
+    #[command(subcommand)]
+    command: Command,
+}
+
+/// `--color`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum ColorWhen {
+    /// Colour when stdout is a terminal and `NO_COLOR` is not set.
+    Auto,
+    /// Always colour.
+    Always,
+    /// Never colour.
+    Never,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Summarize a layout and draw it: offsets on the logical array, tiles
+    /// told apart, padding, and the memory order.
+    #[command(after_help = "\
+Example:
+  tessera show 'f32[3,5]{1,0:T(2,2)}'
+  tessera show 'f32[4,6,8]{2,1,0:T(2,4)}' --dims z,x
+
+Grid cells hold offsets; `·` marks padding. The strip lists the buffer's
+slots in memory order, each with the logical index it holds.")]
+    Show {
+        /// The array shape, e.g. `f32[3,5]{1,0:T(2,2)}`.
+        spec: String,
+        /// Two dims to draw, rows then columns, by number or XLA name
+        /// (`y,x`; `z y x`; `p z y x`); default: the two most-minor.
+        #[arg(long)]
+        dims: Option<String>,
+        /// Draw everything, however large.
+        #[arg(long)]
+        full: bool,
+    },
+    /// Draw the same picture as an SVG image.
+    #[command(after_help = "\
+Example:
+  tessera svg 'f32[4,8]{1,0:T(2,4)(2,1)}' -o tiles.svg")]
+    Svg {
+        /// The array shape.
+        spec: String,
+        /// Where to write the image (`-` for stdout).
+        #[arg(short, long)]
+        output: PathBuf,
+        /// Two dims to draw, as for `show`.
+        #[arg(long)]
+        dims: Option<String>,
+        /// Draw everything, however large.
+        #[arg(long)]
+        full: bool,
+    },
+    /// Print the canonical XLA form of each spec, one line each.
+    #[command(after_help = "\
+Example:
+  tessera canon 'f32[2,3]' '(f32[1], s8[2]{0})'
+  printf 'f32[2,3]\\nf32[2]{1}\\n' | tessera canon -
+
+One output line per input: the canonical form, or `error: MESSAGE`.
+The exit status is 2 if any input was invalid.")]
+    Canon {
+        /// Shapes (tuples too), or `-` to read one per line from stdin.
+        #[arg(required = true)]
+        specs: Vec<String>,
+    },
+    /// Validate a spec; on error show where and which rule it breaks.
+    #[command(after_help = "\
+Example:
+  tessera check 'f32[3,5]{1,1}'")]
+    Check {
+        /// The shape.
+        spec: String,
+    },
+    /// Print the offset (in elements) of a logical index.
+    #[command(after_help = "\
+Example:
+  tessera offset 'f32[3,5]{1,0:T(2,2)}' 2 3     # prints 17")]
+    Offset {
+        /// The array shape.
+        spec: String,
+        /// The logical index, one number per dimension.
+        index: Vec<usize>,
+    },
+    /// Print the logical index stored at an offset, or `padding`.
+    #[command(after_help = "\
+Example:
+  tessera index 'f32[3,5]{1,0:T(2,2)}' 17     # prints 2 3")]
+    Index {
+        /// The array shape.
+        spec: String,
+        /// The offset in the buffer, in elements.
+        offset: usize,
+    },
+    /// Print the offsets of all elements in logical row-major order.
+    #[command(after_help = "\
+Example:
+  tessera offsets 'f32[3,5]{1,0:T(2,2)}' --json
+
+JSON output is one line:
+  {\"canonical\":\"f32[3,5]{1,0:T(2,2)}\",\"buffer_len\":24,\"offsets\":[0,1,4,...]}")]
+    Offsets {
+        /// The array shape.
+        spec: String,
+        /// Print JSON instead of one offset per line.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Generate a standalone function computing offsets for this layout.
+    #[command(after_help = "\
+Example:
+  tessera codegen 'f32[3,5]{1,0:T(2,2)}' --lang c > offset.h")]
+    Codegen {
+        /// The array shape.
+        spec: String,
+        /// The language.
+        #[arg(long, value_enum)]
+        lang: Lang,
+        /// The function's name.
+        #[arg(long, default_value = "tessera_offset")]
+        name: String,
+    },
+}
+
+/// Runs `command`.
+fn run(command: Command) -> Result<Output, CliError> {
+    match command {
+        Command::Show { spec, dims, full } => commands::show(&spec, dims.as_deref(), full),
+        Command::Svg {
+            spec,
+            output,
+            dims,
+            full,
+        } => commands::svg(&spec, dims.as_deref(), full, &output),
+        Command::Canon { specs } => commands::canon(&specs, std::io::stdin().lock()),
+        Command::Check { spec } => commands::check(&spec),
+        Command::Offset { spec, index } => commands::offset(&spec, &index),
+        Command::Index { spec, offset } => commands::index(&spec, offset),
+        Command::Offsets { spec, json } => commands::offsets(&spec, json),
+        Command::Codegen { spec, lang, name } => commands::codegen(&spec, lang, &name),
+    }
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let choice = match cli.color {
+        ColorWhen::Auto => anstream::ColorChoice::Auto,
+        ColorWhen::Always => anstream::ColorChoice::Always,
+        ColorWhen::Never => anstream::ColorChoice::Never,
+    };
+    let mut stdout = anstream::AutoStream::new(std::io::stdout(), choice);
+    match run(cli.command) {
+        Ok(out) => {
+            if stdout
+                .write_all(out.stdout.as_bytes())
+                .and_then(|()| stdout.flush())
+                .is_err()
+            {
+                return ExitCode::from(2);
+            }
+            if out.failed {
+                ExitCode::from(2)
+            } else {
+                ExitCode::SUCCESS
+            }
+        }
+        Err(e) => {
+            let _ = writeln!(std::io::stderr(), "{}", e.text);
+            ExitCode::from(2)
+        }
+    }
+}

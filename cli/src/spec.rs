@@ -1,0 +1,46 @@
+//! Reading a spec argument: XLA shape text parsed by the engine, with
+//! errors turned into the command's error type (message, input, caret).
+
+use layout_core::ArrayLayout;
+
+/// An error the command reports on stderr before exiting with status 2.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct CliError {
+    /// The full text to print, possibly several lines.
+    pub(crate) text: String,
+}
+
+impl CliError {
+    /// An error with a one-line message, printed as `error: MESSAGE`.
+    pub(crate) fn msg(message: impl core::fmt::Display) -> CliError {
+        CliError {
+            text: format!("error: {message}"),
+        }
+    }
+
+    /// The engine's error shown with its input and a caret line.
+    pub(crate) fn report(error: &layout_core::Error, input: &str) -> CliError {
+        CliError {
+            text: error.report(input).to_string(),
+        }
+    }
+}
+
+/// Parses `text` as one array shape with the engine.
+///
+/// # Errors
+/// The engine's error, reported with the input and a caret line.
+pub(crate) fn parse(text: &str) -> Result<ArrayLayout, CliError> {
+    ArrayLayout::parse(text).map_err(|e| CliError::report(&e, text))
+}
+
+/// The canonical XLA text of `text`, which may also be a tuple or buffer
+/// shape: the engine's [`layout_core::text::write_canonical`].
+///
+/// # Errors
+/// The engine's error.
+pub(crate) fn canonical(text: &str) -> Result<String, layout_core::Error> {
+    let mut out = String::new();
+    layout_core::text::write_canonical(text, &mut out)?;
+    Ok(out)
+}
