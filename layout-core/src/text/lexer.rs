@@ -73,7 +73,10 @@ impl<'a> Lexer<'a> {
         let bytes = self.text.as_bytes();
         let start = self.pos;
         let Some(&c) = bytes.get(start) else {
-            return Ok(Token { kind: TokenKind::End, span: ByteSpan::new(start, start) });
+            return Ok(Token {
+                kind: TokenKind::End,
+                span: ByteSpan::new(start, start),
+            });
         };
         let kind = if c.is_ascii_alphabetic() || c == b'_' {
             self.pos = self.word_end(start);
@@ -87,7 +90,9 @@ impl<'a> Lexer<'a> {
             self.pos = end;
             if end != digits_end {
                 return Err(Error::spanned(
-                    ErrorKind::InvalidInteger { text: Snippet::new(&self.text[start..end]) },
+                    ErrorKind::InvalidInteger {
+                        text: Snippet::new(&self.text[start..end]),
+                    },
                     ByteSpan::new(start, end),
                 ));
             }
@@ -111,7 +116,10 @@ impl<'a> Lexer<'a> {
                 ByteSpan::new(start, start + ch.len_utf8()),
             ));
         };
-        Ok(Token { kind, span: ByteSpan::new(start, self.pos) })
+        Ok(Token {
+            kind,
+            span: ByteSpan::new(start, self.pos),
+        })
     }
 
     /// End of the identifier-like run starting at `from`.
@@ -135,7 +143,9 @@ impl<'a> Lexer<'a> {
                     Some(n) => self.pos = start + 2 + n + 2,
                     None => {
                         return Err(Error::spanned(
-                            ErrorKind::UnexpectedEnd { expected: "`*/` closing the comment" },
+                            ErrorKind::UnexpectedEnd {
+                                expected: "`*/` closing the comment",
+                            },
                             ByteSpan::new(start, self.text.len()),
                         ));
                     }
@@ -180,7 +190,10 @@ mod tests {
         let e = kinds("f32[3usize]").unwrap_err();
         assert_eq!(e.span(), Some(ByteSpan::new(4, 10)));
         assert!(matches!(e.kind(), ErrorKind::InvalidInteger { .. }));
-        assert_eq!(kinds("99999999999999999999").unwrap()[0], TokenKind::Int(None));
+        assert_eq!(
+            kinds("99999999999999999999").unwrap()[0],
+            TokenKind::Int(None)
+        );
         let e = kinds("f32[é]").unwrap_err();
         assert_eq!(e.span(), Some(ByteSpan::new(4, 6)));
     }

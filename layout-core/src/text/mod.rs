@@ -24,7 +24,9 @@ mod parser;
 mod printer;
 
 pub use parser::{
-    ParsedShape, SpanTable, TreeEvent, parse_layout, parse_shape, parse_shape_tree,
-    write_canonical,
+    ParsedShape, SpanTable, TreeEvent, parse_layout, parse_shape, parse_shape_tree, write_canonical,
 };
 pub use printer::HumanString;
+
+#[cfg(test)]
+mod tests;

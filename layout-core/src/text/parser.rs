@@ -9,8 +9,7 @@ use crate::layout::{Layout, Padding, PaddingValue, SplitConfig};
 use crate::shape::{Dim, Shape};
 use crate::tile::Tile;
 use crate::{
-    MAX_DIM_SIZE, MAX_RANK, MAX_SPLIT_CONFIGS, MAX_SPLIT_INDICES, MAX_TILE_LEVELS,
-    MAX_TUPLE_DEPTH,
+    MAX_DIM_SIZE, MAX_RANK, MAX_SPLIT_CONFIGS, MAX_SPLIT_INDICES, MAX_TILE_LEVELS, MAX_TUPLE_DEPTH,
 };
 
 /// Byte spans of the parts of a parsed shape, so that a rule broken by the
@@ -54,9 +53,11 @@ impl SpanTable {
             Locus::Dims => self.dims,
             Locus::Dim(i) => self.dim.get(i).copied().unwrap_or(self.dims),
             Locus::MinorToMajor => self.minor_to_major,
-            Locus::MinorToMajorEntry(i) => {
-                self.minor_to_major_entry.get(i).copied().unwrap_or(self.minor_to_major)
-            }
+            Locus::MinorToMajorEntry(i) => self
+                .minor_to_major_entry
+                .get(i)
+                .copied()
+                .unwrap_or(self.minor_to_major),
             Locus::Tile(i) => self.tile.get(i).copied().unwrap_or(self.layout),
             Locus::TileEntry(i, j) => self
                 .tile_entry
@@ -73,7 +74,11 @@ impl SpanTable {
             Locus::PaddingEntry(i) => self.padding_entry.get(i).copied().unwrap_or(self.layout),
             Locus::SplitConfig(i) => self.split_config.get(i).copied().unwrap_or(self.layout),
         };
-        if s.end > s.start || s.start != 0 { s } else { self.whole }
+        if s.end > s.start || s.start != 0 {
+            s
+        } else {
+            self.whole
+        }
     }
 }
 
@@ -119,10 +124,16 @@ pub fn parse_shape(text: &str) -> Result<ParsedShape, Error> {
     let mut lx = Lexer::new(text);
     let t = lx.peek()?;
     if t.kind == TokenKind::Punct(b'(') {
-        return Err(Error::spanned(ErrorKind::NotASingleShape { what: "tuple" }, t.span));
+        return Err(Error::spanned(
+            ErrorKind::NotASingleShape { what: "tuple" },
+            t.span,
+        ));
     }
     if is_buffer_start(&lx)? {
-        return Err(Error::spanned(ErrorKind::NotASingleShape { what: "buffer" }, t.span));
+        return Err(Error::spanned(
+            ErrorKind::NotASingleShape { what: "buffer" },
+            t.span,
+        ));
     }
     let parsed = parse_array(&mut lx)?;
     expect_end(&mut lx)?;
@@ -186,7 +197,9 @@ pub fn parse_shape_tree(text: &str, visit: &mut dyn FnMut(TreeEvent)) -> Result<
             }
             if depth == MAX_TUPLE_DEPTH {
                 return Err(Error::spanned(
-                    ErrorKind::NestingTooDeep { max: MAX_TUPLE_DEPTH },
+                    ErrorKind::NestingTooDeep {
+                        max: MAX_TUPLE_DEPTH,
+                    },
                     t.span,
                 ));
             }
@@ -196,7 +209,11 @@ pub fn parse_shape_tree(text: &str, visit: &mut dyn FnMut(TreeEvent)) -> Result<
             }
             stack[depth] = is_tuple;
             depth += 1;
-            visit(if is_tuple { TreeEvent::TupleStart } else { TreeEvent::BufferStart });
+            visit(if is_tuple {
+                TreeEvent::TupleStart
+            } else {
+                TreeEvent::BufferStart
+            });
             if is_tuple && lx.peek()?.kind == TokenKind::Punct(b')') {
                 lx.next_token()?;
                 depth -= 1;
@@ -257,8 +274,10 @@ pub fn write_canonical(text: &str, out: &mut dyn fmt::Write) -> Result<(), Error
                 result = out.write_fmt(args);
             }
         };
-        if matches!(event, TreeEvent::TupleStart | TreeEvent::BufferStart | TreeEvent::Leaf(_))
-            && depth > 0
+        if matches!(
+            event,
+            TreeEvent::TupleStart | TreeEvent::BufferStart | TreeEvent::Leaf(_)
+        ) && depth > 0
         {
             let n = counts[depth];
             if n > 0 {
@@ -271,7 +290,11 @@ pub fn write_canonical(text: &str, out: &mut dyn fmt::Write) -> Result<(), Error
         }
         match event {
             TreeEvent::TupleStart | TreeEvent::BufferStart => {
-                let open = if event == TreeEvent::TupleStart { "(" } else { "b(" };
+                let open = if event == TreeEvent::TupleStart {
+                    "("
+                } else {
+                    "b("
+                };
                 write(format_args!("{open}"));
                 depth += 1;
                 counts[depth] = 0;
@@ -298,7 +321,10 @@ fn expect_end(lx: &mut Lexer<'_>) -> Result<(), Error> {
     if t.kind == TokenKind::End {
         Ok(())
     } else {
-        Err(Error::spanned(ErrorKind::TrailingInput { found: lx.quote(t) }, t.span))
+        Err(Error::spanned(
+            ErrorKind::TrailingInput { found: lx.quote(t) },
+            t.span,
+        ))
     }
 }
 
@@ -306,13 +332,23 @@ fn unexpected(lx: &Lexer<'_>, t: Token, expected: &'static str) -> Error {
     if t.kind == TokenKind::End {
         Error::spanned(ErrorKind::UnexpectedEnd { expected }, t.span)
     } else {
-        Error::spanned(ErrorKind::UnexpectedToken { expected, found: lx.quote(t) }, t.span)
+        Error::spanned(
+            ErrorKind::UnexpectedToken {
+                expected,
+                found: lx.quote(t),
+            },
+            t.span,
+        )
     }
 }
 
 fn expect_punct(lx: &mut Lexer<'_>, c: u8, expected: &'static str) -> Result<Token, Error> {
     let t = lx.next_token()?;
-    if t.kind == TokenKind::Punct(c) { Ok(t) } else { Err(unexpected(lx, t, expected)) }
+    if t.kind == TokenKind::Punct(c) {
+        Ok(t)
+    } else {
+        Err(unexpected(lx, t, expected))
+    }
 }
 
 /// An integer token's value, at most `max`.
@@ -325,7 +361,10 @@ fn expect_int(
     let t = lx.next_token()?;
     match t.kind {
         TokenKind::Int(Some(v)) if v <= max => Ok((v, t.span)),
-        TokenKind::Int(_) => Err(Error::spanned(ErrorKind::IntegerTooLarge { what, max }, t.span)),
+        TokenKind::Int(_) => Err(Error::spanned(
+            ErrorKind::IntegerTooLarge { what, max },
+            t.span,
+        )),
         _ => Err(unexpected(lx, t, expected)),
     }
 }
@@ -358,7 +397,10 @@ fn parse_array(lx: &mut Lexer<'_>) -> Result<ParsedShape, Error> {
             let (dim, span) = parse_dim(lx, rank)?;
             if rank == MAX_RANK {
                 return Err(Error::spanned(
-                    ErrorKind::RankTooLarge { rank: rank + 1, max: MAX_RANK },
+                    ErrorKind::RankTooLarge {
+                        rank: rank + 1,
+                        max: MAX_RANK,
+                    },
                     span,
                 ));
             }
@@ -407,7 +449,13 @@ fn parse_dim(lx: &mut Lexer<'_>, index: usize) -> Result<(Dim, ByteSpan), Error>
     let max = MAX_DIM_SIZE as u64;
     let size = |v: Option<u64>, span: ByteSpan| match v {
         Some(v) if v <= max => Ok(v as usize),
-        _ => Err(Error::spanned(ErrorKind::IntegerTooLarge { what: "dimension size", max }, span)),
+        _ => Err(Error::spanned(
+            ErrorKind::IntegerTooLarge {
+                what: "dimension size",
+                max,
+            },
+            span,
+        )),
     };
     match t.kind {
         TokenKind::Int(v) => Ok((Dim::Static(size(v, t.span)?), t.span)),
@@ -441,7 +489,11 @@ fn attribute_rank(name: &str) -> Option<usize> {
 }
 
 fn record_attribute(spans: &mut SpanTable, name: &'static str, span: ByteSpan) {
-    if let Some(slot) = spans.attribute.iter_mut().find(|(n, _)| n.is_empty() || *n == name) {
+    if let Some(slot) = spans
+        .attribute
+        .iter_mut()
+        .find(|(n, _)| n.is_empty() || *n == name)
+    {
         *slot = (name, span);
     }
 }
@@ -469,7 +521,10 @@ fn parse_layout_body(
                 }
                 TokenKind::Int(None) => {
                     return Err(Error::spanned(
-                        ErrorKind::IntegerTooLarge { what: "minor_to_major entry", max: u64::MAX },
+                        ErrorKind::IntegerTooLarge {
+                            what: "minor_to_major entry",
+                            max: u64::MAX,
+                        },
                         t.span,
                     ));
                 }
@@ -488,7 +543,10 @@ fn parse_layout_body(
             };
             if n == MAX_RANK {
                 return Err(Error::spanned(
-                    ErrorKind::RankTooLarge { rank: n + 1, max: MAX_RANK },
+                    ErrorKind::RankTooLarge {
+                        rank: n + 1,
+                        max: MAX_RANK,
+                    },
                     span,
                 ));
             }
@@ -511,10 +569,10 @@ fn parse_layout_body(
         t = lx.next_token()?;
     }
     if t.kind != TokenKind::Punct(close) {
-        let expected = if n > 0 && t.kind != TokenKind::End {
-            "`,`, `:` or the end of the layout"
-        } else {
-            close_str
+        let expected = match (n > 0 && t.kind != TokenKind::End, close) {
+            (true, b'}') => "`,`, `:` or `}`",
+            (true, _) => "`,`, `:` or `>`",
+            (false, _) => close_str,
         };
         return Err(unexpected(lx, t, expected));
     }
@@ -546,18 +604,36 @@ fn parse_attributes(
                 }
             },
             TokenKind::End => {
-                return Err(Error::spanned(ErrorKind::UnexpectedEnd { expected: close_str }, t.span));
+                return Err(Error::spanned(
+                    ErrorKind::UnexpectedEnd {
+                        expected: close_str,
+                    },
+                    t.span,
+                ));
             }
-            _ => return Err(unexpected(lx, t, "a layout attribute (T, L, E, S, SC, M, pad)")),
+            _ => {
+                let expected = if close == b'}' {
+                    "a layout attribute (T, L, E, S, SC, M, pad) or `}`"
+                } else {
+                    "a layout attribute (T, L, E, S, SC, M, pad) or `>`"
+                };
+                return Err(unexpected(lx, t, expected));
+            }
         };
         let rank = attribute_rank(name).unwrap_or(0);
         if let Some(prev) = last {
             if prev == rank {
-                return Err(Error::spanned(ErrorKind::DuplicateAttribute { attribute: name }, t.span));
+                return Err(Error::spanned(
+                    ErrorKind::DuplicateAttribute { attribute: name },
+                    t.span,
+                ));
             }
             if prev > rank {
                 return Err(Error::spanned(
-                    ErrorKind::AttributeOutOfOrder { attribute: name, before: ORDER[prev] },
+                    ErrorKind::AttributeOutOfOrder {
+                        attribute: name,
+                        before: ORDER[prev],
+                    },
                     t.span,
                 ));
             }
@@ -572,7 +648,10 @@ fn parse_attributes(
                     "*" => "`*(...)` (pointer_primitive_type)",
                     _ => "`P(...)` (physical_shape)",
                 };
-                return Err(Error::spanned(ErrorKind::SparseLayout { attribute }, t.span));
+                return Err(Error::spanned(
+                    ErrorKind::SparseLayout { attribute },
+                    t.span,
+                ));
             }
             "T" => parse_tiles(lx, layout, t, spans)?,
             "SC" => parse_split_configs(lx, layout, t, spans)?,
@@ -615,13 +694,16 @@ fn parse_tiles(
     letter: Token,
     spans: &mut SpanTable,
 ) -> Result<Layout, Error> {
-    let mut tiles = [Tile::from_sizes(&[1]).map_err(|e| e.with_span(letter.span))?; MAX_TILE_LEVELS];
+    let mut tiles =
+        [Tile::from_sizes(&[1]).map_err(|e| e.with_span(letter.span))?; MAX_TILE_LEVELS];
     let mut levels = 0usize;
     while lx.peek()?.kind == TokenKind::Punct(b'(') || levels == 0 {
         let open = expect_punct(lx, b'(', "`(` starting a tile")?;
         if levels == MAX_TILE_LEVELS {
             return Err(Error::spanned(
-                ErrorKind::TooManyTileLevels { max: MAX_TILE_LEVELS },
+                ErrorKind::TooManyTileLevels {
+                    max: MAX_TILE_LEVELS,
+                },
                 open.span,
             ));
         }
@@ -629,7 +711,10 @@ fn parse_tiles(
         let mut k = 0usize;
         let close = if lx.peek()?.kind == TokenKind::Punct(b')') {
             let close = lx.next_token()?;
-            return Err(Error::spanned(ErrorKind::EmptyTile, open.span.to(close.span)));
+            return Err(Error::spanned(
+                ErrorKind::EmptyTile,
+                open.span.to(close.span),
+            ));
         } else {
             loop {
                 let t = lx.next_token()?;
@@ -655,7 +740,10 @@ fn parse_tiles(
                 };
                 if k == MAX_RANK {
                     return Err(Error::spanned(
-                        ErrorKind::TileRankTooLarge { rank: k + 1, max: MAX_RANK },
+                        ErrorKind::TileRankTooLarge {
+                            rank: k + 1,
+                            max: MAX_RANK,
+                        },
                         t.span,
                     ));
                 }
@@ -674,7 +762,9 @@ fn parse_tiles(
         tiles[levels] = Tile::from_raw(&raw[..k]).map_err(|e| e.with_span(spans.tile[levels]))?;
         levels += 1;
     }
-    layout.with_tiles(&tiles[..levels]).map_err(|e| e.with_span(letter.span))
+    layout
+        .with_tiles(&tiles[..levels])
+        .map_err(|e| e.with_span(letter.span))
 }
 
 fn parse_split_configs(
@@ -683,15 +773,17 @@ fn parse_split_configs(
     letter: Token,
     spans: &mut SpanTable,
 ) -> Result<Layout, Error> {
-    let mut configs = [SplitConfig::new(0, &[]).map_err(|e| e.with_span(letter.span))?;
-        MAX_SPLIT_CONFIGS];
+    let mut configs =
+        [SplitConfig::new(0, &[]).map_err(|e| e.with_span(letter.span))?; MAX_SPLIT_CONFIGS];
     let mut count = 0usize;
     let mut end = letter.span;
     while lx.peek()?.kind == TokenKind::Punct(b'(') || count == 0 {
         let open = expect_punct(lx, b'(', "`(` starting a split config")?;
         if count == MAX_SPLIT_CONFIGS {
             return Err(Error::spanned(
-                ErrorKind::TooManySplits { max: MAX_SPLIT_CONFIGS },
+                ErrorKind::TooManySplits {
+                    max: MAX_SPLIT_CONFIGS,
+                },
                 open.span,
             ));
         }
@@ -703,7 +795,9 @@ fn parse_split_configs(
             let (v, span) = expect_int(lx, "split index", "a split index", i64::MAX as u64)?;
             if k == MAX_SPLIT_INDICES {
                 return Err(Error::spanned(
-                    ErrorKind::TooManySplits { max: MAX_SPLIT_INDICES },
+                    ErrorKind::TooManySplits {
+                        max: MAX_SPLIT_INDICES,
+                    },
                     span,
                 ));
             }
@@ -723,7 +817,9 @@ fn parse_split_configs(
         end = close.span;
     }
     record_attribute(spans, "SC", letter.span.to(end));
-    layout.with_split_configs(&configs[..count]).map_err(|e| e.with_span(letter.span.to(end)))
+    layout
+        .with_split_configs(&configs[..count])
+        .map_err(|e| e.with_span(letter.span.to(end)))
 }
 
 fn parse_padding(
@@ -739,7 +835,13 @@ fn parse_padding(
     let close = loop {
         let (v, span) = expect_int(lx, "padded width", "a padded width", MAX_DIM_SIZE as u64)?;
         if k == MAX_RANK {
-            return Err(Error::spanned(ErrorKind::RankTooLarge { rank: k + 1, max: MAX_RANK }, span));
+            return Err(Error::spanned(
+                ErrorKind::RankTooLarge {
+                    rank: k + 1,
+                    max: MAX_RANK,
+                },
+                span,
+            ));
         }
         widths[k] = v as usize;
         spans.padding_entry[k] = span;
