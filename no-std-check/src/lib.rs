@@ -1,26 +1,34 @@
 //! Builds `layout!` types and their consts in a `#![no_std]` crate with no
-//! allocator, for `thumbv7em-none-eabihf`:
-//! `cargo build -p no-std-check --target thumbv7em-none-eabihf`.
+//! allocator: `cargo build -p no-std-check --target thumbv7em-none-eabihf`.
+//!
+//! It is also the hygiene proof for a renamed dependency: the facade is
+//! reachable only as `tessera_renamed` and no prelude is in scope, so any
+//! path in `layout!`'s expansion not under `$crate` would fail to build.
 #![no_std]
-
-use tessera::layout;
+#![no_implicit_prelude]
 
 /// A tiled layout.
-pub type Tiled = layout!(f32[3,5]{1,0:T(2,2)});
+pub type Tiled = ::tessera_renamed::layout!(f32[3,5]{1,0:T(2,2)});
 
 /// BF16 packing in TPU tiles.
-pub type Packed = layout!(bf16[16,256]{1,0:T(8,128)(2,1)});
+pub type Packed = ::tessera_renamed::layout!(bf16[16,256]{1,0:T(8,128)(2,1)});
 
-/// Offsets evaluated by rustc.
+/// Every kind of attribute, so each `__private` name is used.
+pub type AllAttributes =
+    ::tessera_renamed::layout!(f32[8,<=4]{0,1:T(2,2)L(2)S(1)SC(0:2)M(4)pad(8,4:zero)});
+
+/// An offset evaluated by rustc.
 pub const OFFSET: usize = Tiled::offset([2, 3]);
 
 /// The buffer a tiled array needs.
 pub const LEN: usize = Tiled::BUFFER_LEN;
 
-const _: () = assert!(OFFSET == 17 && LEN == 24);
-const _: () = assert!(Packed::PHYSICAL_BYTE_SIZE == 16 * 256 * 2);
+const _: () = ::core::assert!(OFFSET == 17 && LEN == 24);
+const _: () = ::core::assert!(Packed::PHYSICAL_BYTE_SIZE == 16 * 256 * 2);
+const _: () = ::core::assert!(AllAttributes::RANK == 2 && AllAttributes::BUFFER_LEN % 2 == 0);
 
-/// A run-time offset through the static type (kept so it is compiled).
+/// A run-time offset through the static type (kept so it is compiled for
+/// the target).
 pub fn packed_offset(i: usize, j: usize) -> usize {
     Packed::offset([i, j])
 }

@@ -1,0 +1,206 @@
+//! Static layouts against the run-time engine and hand-computed offsets:
+//! every const of a `layout!` type equals what `ArrayLayout` computes for
+//! the same text, and offsets match index arithmetic written by hand.
+
+use static_assertions::assert_type_eq_all;
+use tessera::{AnyLayout, ArrayLayout, KnownLayout, SlotOf, layout};
+
+/// Checks every const and `const fn` of `layout!(tokens)` against the
+/// run-time layout parsed from the same tokens' text, over every index and
+/// every slot.
+macro_rules! check_against_runtime {
+    ($rank:literal; $($shape:tt)*) => {{
+        type L = layout!($($shape)*);
+        let text = stringify!($($shape)*);
+        let rt: ArrayLayout = text.parse().unwrap_or_else(|e| panic!("{text}: {e}"));
+        assert_eq!(L::LAYOUT, rt, "{text}");
+        assert_eq!(L::to_runtime(), rt);
+        assert_eq!(ArrayLayout::from(L::new()), rt);
+        assert_eq!(L::NEW.array_layout(), rt);
+        assert_eq!(L::RANK, rt.rank());
+        assert_eq!(<L as KnownLayout>::RANK, $rank);
+        assert_eq!(L::ELEMENT_TYPE, rt.element_type());
+        assert_eq!(&L::DIMS[..], &*rt.sizes());
+        let m2m: Vec<usize> = rt.layout().minor_to_major().iter().map(|&d| d as usize).collect();
+        assert_eq!(&L::MINOR_TO_MAJOR[..], &m2m[..]);
+        assert_eq!(L::TILES, rt.layout().tiles());
+        assert_eq!(L::ELEMENT_COUNT, rt.element_count());
+        assert_eq!(L::BUFFER_LEN, rt.buffer_len());
+        assert_eq!(L::ELEMENT_SIZE_IN_BITS, rt.element_size_in_bits());
+        assert_eq!(L::LOGICAL_BYTE_SIZE, rt.logical_byte_size());
+        assert_eq!(L::PHYSICAL_BYTE_SIZE, rt.physical_byte_size());
+        assert_eq!(L::PHYSICAL_SHAPE, rt.physical_shape());
+        assert_eq!(L::STRIDES.map(|s| s.to_vec()), rt.strides().map(|s| s.to_vec()));
+        assert_eq!(L::BYTE_STRIDES.map(|s| s.to_vec()), rt.byte_strides().map(|s| s.to_vec()));
+        assert_eq!(L::IS_ROW_MAJOR_DENSE, rt.is_row_major_dense());
+        assert_eq!(L::NEW.to_string(), rt.to_string());
+        let mut seen = 0;
+        for_each_index(&L::DIMS, |idx: [usize; $rank]| {
+            let off = L::offset(idx);
+            assert_eq!(Ok(off), rt.offset(&idx), "{text} {idx:?}");
+            assert_eq!(L::try_offset(idx), Ok(off));
+            assert_eq!(L::offset_unchecked(idx), off);
+            assert!(L::is_in_bounds(idx));
+            assert_eq!(L::slot(off), SlotOf::Element(idx));
+            seen += 1;
+        });
+        assert_eq!(seen, L::ELEMENT_COUNT);
+        let mut padding = 0;
+        for off in 0..L::BUFFER_LEN {
+            match L::slot(off) {
+                SlotOf::Element(idx) => assert_eq!(L::offset(idx), off),
+                SlotOf::Padding => padding += 1,
+            }
+        }
+        assert_eq!(padding, L::BUFFER_LEN - L::ELEMENT_COUNT);
+        assert!(L::try_slot(L::BUFFER_LEN).is_err());
+    }};
+}
+
+/// Calls `f` with every index of `dims`, in row-major order.
+fn for_each_index<const R: usize>(dims: &[usize; R], mut f: impl FnMut([usize; R])) {
+    if dims.contains(&0) {
+        return;
+    }
+    let mut idx = [0usize; R];
+    loop {
+        f(idx);
+        let mut d = R;
+        loop {
+            if d == 0 {
+                return;
+            }
+            d -= 1;
+            idx[d] += 1;
+            if idx[d] < dims[d] {
+                break;
+            }
+            idx[d] = 0;
+        }
+    }
+}
+
+#[test]
+fn consts_equal_the_runtime_layout() {
+    check_against_runtime!(2; f32[3,5]);
+    check_against_runtime!(2; f32[3,5]{0,1});
+    check_against_runtime!(2; f32[3,5]{1,0:T(2,2)});
+    check_against_runtime!(2; bf16[16,256]{1,0:T(8,128)(2,1)});
+    check_against_runtime!(2; f32[6,8]{1,0:T(3,4)(2,1)});
+    check_against_runtime!(3; s8[2,3,4]{0,2,1:T(2,*,2)});
+    check_against_runtime!(3; f32[2,<=3,4]{2,0,1});
+    check_against_runtime!(2; f32[3,5]{1,0:L(4)});
+    check_against_runtime!(2; s4[4,6]{1,0:E(4)});
+    check_against_runtime!(2; f32[3,5]{1,0:pad(4,8:zero)});
+    check_against_runtime!(2; f32[4,4]{1,0:S(1)M(8)});
+    check_against_runtime!(2; f32[8,4]{1,0:SC(0:2,4)});
+    check_against_runtime!(0; f32[]);
+    check_against_runtime!(1; u8[0]);
+    check_against_runtime!(4; c64[2,1,3,2]{3,1,0,2});
+}
+
+#[test]
+fn offsets_equal_hand_arithmetic() {
+    type RowMajor = layout!(f32[3,5]);
+    type ColMajor = layout!(f32[3,5]{0,1});
+    type Padded = layout!(f32[3,5]{1,0:pad(4,8)});
+    type Tiled = layout!(f32[3,5]{1,0:T(2,2)});
+    type Tpu = layout!(f32[16,256]{1,0:T(8,128)});
+    type Packed = layout!(bf16[16,256]{1,0:T(8,128)(2,1)});
+    type Doc = layout!(f32[4,8]{1,0:T(2,4)(2,1)});
+    for i in 0..3 {
+        for j in 0..5 {
+            assert_eq!(RowMajor::offset([i, j]), i * 5 + j);
+            assert_eq!(ColMajor::offset([i, j]), j * 3 + i);
+            assert_eq!(Padded::offset([i, j]), i * 8 + j);
+            // 2x2 tiles, 3 tiles per row of tiles.
+            assert_eq!(Tiled::offset([i, j]), ((i / 2) * 3 + j / 2) * 4 + (i % 2) * 2 + j % 2);
+        }
+    }
+    for i in 0..16 {
+        for j in 0..256 {
+            let tile = (i / 8) * 2 + j / 128;
+            let within = (i % 8) * 128 + j % 128;
+            assert_eq!(Tpu::offset([i, j]), tile * 1024 + within);
+            // (2,1) pairs rows 2r and 2r+1 of each 8x128 tile.
+            let (r, c) = (i % 8, j % 128);
+            let packed = ((r / 2) * 128 + c) * 2 + r % 2;
+            assert_eq!(Packed::offset([i, j]), tile * 1024 + packed);
+        }
+    }
+    // XLA's tiled-layout doc: rows of the 4x8 array tiled (2,4)(2,1).
+    let rows: [[usize; 8]; 4] = [
+        [0, 2, 4, 6, 8, 10, 12, 14],
+        [1, 3, 5, 7, 9, 11, 13, 15],
+        [16, 18, 20, 22, 24, 26, 28, 30],
+        [17, 19, 21, 23, 25, 27, 29, 31],
+    ];
+    for (i, row) in rows.iter().enumerate() {
+        for (j, &want) in row.iter().enumerate() {
+            assert_eq!(Doc::offset([i, j]), want);
+        }
+    }
+    assert_eq!(Doc::PHYSICAL_SHAPE.dims(), &[2, 2, 1, 4, 2, 1]);
+}
+
+#[test]
+fn issue_example_is_evaluated_by_rustc() {
+    type A = layout!(f32[3,5]{1,0:T(2,2)});
+    type B = layout!(f32[3,5]<1,0:T(2,2)>);
+    const OFF: usize = A::offset([2, 3]);
+    const LEN: usize = A::BUFFER_LEN;
+    const BACK: SlotOf<2> = B::slot(17);
+    const PAD: SlotOf<2> = A::slot(22);
+    const _: () = assert!(OFF == 17 && LEN == 24);
+    assert_eq!((OFF, LEN), (17, 24));
+    assert_eq!(BACK, SlotOf::Element([2, 3]));
+    assert_eq!(PAD, SlotOf::Padding);
+    const RT: ArrayLayout = A::to_runtime();
+    assert_eq!(RT.buffer_len(), 24);
+}
+
+#[test]
+fn bounds_checks() {
+    type A = layout!(f32[3,5]);
+    assert!(!A::is_in_bounds([3, 0]));
+    assert!(!A::is_in_bounds([0, 5]));
+    let e = A::try_offset([0, 5]).unwrap_err();
+    assert_eq!(e.to_string(), "index 5 is out of bounds for dimension `1` of size 5");
+    assert_eq!(A::check_index([2, 4]), Ok(()));
+    let panicked = std::panic::catch_unwind(|| A::offset([3, 0])).unwrap_err();
+    let msg = panicked.downcast_ref::<String>().unwrap();
+    assert_eq!(msg, "index 3 is out of bounds for dimension `0` of size 3");
+}
+
+#[test]
+fn the_same_layout_is_the_same_type() {
+    assert_type_eq_all!(
+        layout!(f32[3,5]),
+        layout!(f32[3,5]{1,0}),
+        layout!(f32[ 3, 5 ]<1,0>),
+        layout!(f32[3,5]{1,0:L(1)}),
+        layout!(f32[3,5]<1, 0 : E(0) S(0) M(0)>),
+    );
+    assert_type_eq_all!(layout!(f32[3,5]{1,0:T(2,2)}), layout!(f32[3,5]<1,0:T(2,2)>));
+    assert_ne!(
+        std::any::TypeId::of::<layout!(f32[3,5]{1,0})>(),
+        std::any::TypeId::of::<layout!(f32[3,5]{0,1})>()
+    );
+}
+
+#[test]
+fn generic_code_over_any_layout() {
+    fn first_offsets<L: AnyLayout>(l: &L) -> Vec<usize> {
+        (0..3).map(|i| l.offset_of(&[i, 0]).unwrap()).collect()
+    }
+    type A = layout!(f32[3,5]{0,1});
+    let rt: ArrayLayout = "f32[3,5]{0,1}".parse().unwrap();
+    assert_eq!(first_offsets(&A::NEW), first_offsets(&rt));
+    assert_eq!(first_offsets(&rt), vec![0, 1, 2]);
+    assert_eq!(A::NEW.layout_buffer_len(), rt.layout_buffer_len());
+    assert_eq!(A::NEW.slot_at(4), rt.slot_at(4));
+    fn len_of<L: KnownLayout>() -> usize {
+        L::LAYOUT.buffer_len()
+    }
+    assert_eq!(len_of::<A>(), 15);
+}
