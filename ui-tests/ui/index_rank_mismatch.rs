@@ -1,0 +1,7 @@
+use tessera::layout;
+
+type A = layout!(f32[3, 5]);
+
+fn main() {
+    let _ = A::offset([1, 2, 3]);
+}

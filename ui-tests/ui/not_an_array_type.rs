@@ -1,0 +1,5 @@
+use tessera::layout;
+
+type A = layout!(token[]);
+
+fn main() {}
