@@ -315,6 +315,23 @@ pub enum ErrorKind {
         /// The operation, e.g. "`linear_index_top_tile_only`".
         operation: &'static str,
     },
+    /// A list that should be a permutation of `0..rank` is not one (a
+    /// repeated or out-of-range entry, or the wrong length).
+    InvalidPermutation {
+        /// Entries given.
+        len: usize,
+        /// The rank it should permute.
+        rank: usize,
+    },
+    /// Two shapes differ in tuple structure or rank where an operation
+    /// needs them alike (XLA's "cannot copy layout from shape").
+    ShapeStructureMismatch,
+    /// An operation that, like XLA's, does not implement `*` (combined
+    /// dimension) tile entries.
+    CombinedDimUnsupported {
+        /// The operation, e.g. "`linear_index_top_tile_only`".
+        operation: &'static str,
+    },
     /// A linear offset at or past the buffer length.
     OffsetOutOfBounds {
         /// The offset.
@@ -620,6 +637,20 @@ const fn describe(kind: &ErrorKind, m: &mut Message) {
             m.push_code_usize(dim);
             m.push_str(" of size ");
             m.push_usize(bound);
+        }
+        ErrorKind::InvalidPermutation { len, rank } => {
+            m.push_str("expected a permutation of the ");
+            m.push_usize(rank);
+            m.push_str(" dimensions, found a list of ");
+            m.push_usize(len);
+            m.push_str(" entries that is not one");
+        }
+        ErrorKind::ShapeStructureMismatch => {
+            m.push_str("cannot copy layout from shape: tuple structure or rank differs")
+        }
+        ErrorKind::CombinedDimUnsupported { operation } => {
+            m.push_str(operation);
+            m.push_str(" does not support `*` (combined dimension) tile entries");
         }
         ErrorKind::InvalidPermutation { len, rank } => {
             m.push_str("expected a permutation of the ");
