@@ -136,6 +136,16 @@ impl Picture {
     /// The picture of `layout` with rows along `dims.0` and columns along
     /// `dims.1` (ignored below rank 2), cut to `limits`.
     pub(crate) fn new(layout: &ArrayLayout, dims: Option<(usize, usize)>, limits: Limits) -> Self {
+        // Narrow enough for a screen: columns of the widest offset.
+        let digits = layout.buffer_len().saturating_sub(1).to_string().len();
+        let limits = if limits == Limits::FULL {
+            limits
+        } else {
+            Limits {
+                cols: limits.cols.min((96 / (digits + 1)).max(4)),
+                ..limits
+            }
+        };
         let (row_dim, col_dim) = match layout.rank() {
             0 => (None, None),
             1 => (None, Some(0)),
@@ -304,16 +314,17 @@ fn strip(layout: &ArrayLayout, limit: usize) -> Strip {
     }
 }
 
-/// Gives each tile a colour number below [`PALETTE_LEN`], different from
-/// the tiles it touches in a grid or follows in the strip where the
-/// palette allows (greedy, in order of first appearance).
+/// Gives each tile a colour number below [`PALETTE_LEN`]: its own when
+/// there are few tiles, else one different from the tiles it touches in a
+/// grid or follows in the strip where the palette allows (greedy, in
+/// order of first appearance).
 fn colour_tiles(grids: &[Grid], strip: &Strip) -> HashMap<usize, usize> {
     let mut neighbours: HashMap<usize, Vec<usize>> = HashMap::new();
     let mut order = Vec::new();
     let mut touch = |a: Option<usize>, b: Option<usize>, order: &mut Vec<usize>| {
         for t in [a, b].into_iter().flatten() {
-            if !neighbours.contains_key(&t) {
-                neighbours.insert(t, Vec::new());
+            if let std::collections::hash_map::Entry::Vacant(e) = neighbours.entry(t) {
+                e.insert(Vec::new());
                 order.push(t);
             }
         }
@@ -340,6 +351,9 @@ fn colour_tiles(grids: &[Grid], strip: &Strip) -> HashMap<usize, usize> {
     }
     if let Some(s) = strip.slots.first() {
         touch(s.tile, None, &mut order);
+    }
+    if order.len() <= PALETTE_LEN {
+        return order.iter().enumerate().map(|(n, &t)| (t, n)).collect();
     }
     let mut colours: HashMap<usize, usize> = HashMap::new();
     for (n, t) in order.iter().enumerate() {
