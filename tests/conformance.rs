@@ -14,7 +14,7 @@ use serde_json::{Value, json};
 use tessera::text::{self, TreeEvent};
 use tessera::{
     ArrayLayout, Dim, Error, ErrorKind, Layout, LayoutEquality, PrimitiveType, Shape, Slot,
-    SplitConfig, Tile, TileDim, index_util, layout_util, shape_util, validate,
+    SparsePhysicalShape, SplitConfig, Tile, TileDim, index_util, layout_util, shape_util, validate,
 };
 
 /// `(case id, reason)`: `code`-basis cases tessera deliberately does not
@@ -152,8 +152,11 @@ fn layout_from_json(v: &Value) -> R<Layout> {
     if let Some(n) = v.get("dynamic_shape_metadata_prefix_bytes") {
         l = l.with_dynamic_shape_metadata_prefix_bytes(uint(n)?);
     }
-    if v.get("physical_shape").is_some() {
-        return unrep("physical_shape (P): sparse-only, tessera's Layout has no such field");
+    if let Some(p) = v.get("physical_shape") {
+        let m2m = uints(&p["layout"]["minor_to_major"])?;
+        let physical =
+            SparsePhysicalShape::new(ptype(&p["element_type"])?, &uints(&p["dimensions"])?, &m2m)?;
+        l = l.with_sparse_physical_shape(Some(physical));
     }
     Ok(l)
 }

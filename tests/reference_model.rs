@@ -693,7 +693,7 @@ fn repeated_tiling_buffer_covers_all_offsets() {
         .map(|i| engine.offset(i).unwrap())
         .max()
         .unwrap();
-    assert!(max < 64 && max >= 48, "largest offset {max}");
+    assert!((48..64).contains(&max), "largest offset {max}");
 }
 
 /// `pad(..)` pads logical dims before `minor_to_major`; `L(n)` pads the

@@ -314,9 +314,15 @@ mod tests {
     fn names_round_trip_and_are_unique() {
         for t in PrimitiveType::ALL {
             assert_eq!(PrimitiveType::from_name(t.name()), Some(t));
-            assert_eq!(PrimitiveType::from_xla_enum_value(t.xla_enum_value()), Some(t));
+            assert_eq!(
+                PrimitiveType::from_xla_enum_value(t.xla_enum_value()),
+                Some(t)
+            );
         }
-        assert_eq!(PrimitiveType::from_name("opaque_type"), Some(PrimitiveType::Opaque));
+        assert_eq!(
+            PrimitiveType::from_name("opaque_type"),
+            Some(PrimitiveType::Opaque)
+        );
         assert_eq!(PrimitiveType::from_name("g32"), None);
         assert_eq!(PrimitiveType::from_name("tuple"), None);
         assert_eq!(PrimitiveType::from_name("F32"), None);

@@ -26,8 +26,16 @@ impl ByteSpan {
     /// The smallest span covering both `self` and `other`.
     pub const fn to(self, other: ByteSpan) -> Self {
         ByteSpan {
-            start: if self.start < other.start { self.start } else { other.start },
-            end: if self.end > other.end { self.end } else { other.end },
+            start: if self.start < other.start {
+                self.start
+            } else {
+                other.start
+            },
+            end: if self.end > other.end {
+                self.end
+            } else {
+                other.end
+            },
         }
     }
 }
@@ -315,23 +323,6 @@ pub enum ErrorKind {
         /// The operation, e.g. "`linear_index_top_tile_only`".
         operation: &'static str,
     },
-    /// A list that should be a permutation of `0..rank` is not one (a
-    /// repeated or out-of-range entry, or the wrong length).
-    InvalidPermutation {
-        /// Entries given.
-        len: usize,
-        /// The rank it should permute.
-        rank: usize,
-    },
-    /// Two shapes differ in tuple structure or rank where an operation
-    /// needs them alike (XLA's "cannot copy layout from shape").
-    ShapeStructureMismatch,
-    /// An operation that, like XLA's, does not implement `*` (combined
-    /// dimension) tile entries.
-    CombinedDimUnsupported {
-        /// The operation, e.g. "`linear_index_top_tile_only`".
-        operation: &'static str,
-    },
     /// A linear offset at or past the buffer length.
     OffsetOutOfBounds {
         /// The offset.
@@ -364,17 +355,29 @@ pub struct Error {
 impl Error {
     /// An error about the whole input, with no span yet.
     pub const fn new(kind: ErrorKind) -> Self {
-        Error { kind, locus: Locus::Whole, span: None }
+        Error {
+            kind,
+            locus: Locus::Whole,
+            span: None,
+        }
     }
 
     /// An error about one part of a shape or layout.
     pub const fn at(kind: ErrorKind, locus: Locus) -> Self {
-        Error { kind, locus, span: None }
+        Error {
+            kind,
+            locus,
+            span: None,
+        }
     }
 
     /// An error spanning `span` of the parsed text.
     pub const fn spanned(kind: ErrorKind, span: ByteSpan) -> Self {
-        Error { kind, locus: Locus::Whole, span: Some(span) }
+        Error {
+            kind,
+            locus: Locus::Whole,
+            span: Some(span),
+        }
     }
 
     /// The same error with its span set.
@@ -652,20 +655,6 @@ const fn describe(kind: &ErrorKind, m: &mut Message) {
             m.push_str(operation);
             m.push_str(" does not support `*` (combined dimension) tile entries");
         }
-        ErrorKind::InvalidPermutation { len, rank } => {
-            m.push_str("expected a permutation of the ");
-            m.push_usize(rank);
-            m.push_str(" dimensions, found a list of ");
-            m.push_usize(len);
-            m.push_str(" entries that is not one");
-        }
-        ErrorKind::ShapeStructureMismatch => {
-            m.push_str("cannot copy layout from shape: tuple structure or rank differs")
-        }
-        ErrorKind::CombinedDimUnsupported { operation } => {
-            m.push_str(operation);
-            m.push_str(" does not support `*` (combined dimension) tile entries");
-        }
         ErrorKind::OffsetOutOfBounds { offset, buffer_len } => {
             m.push_str("offset ");
             m.push_usize(offset);
@@ -704,12 +693,16 @@ pub struct Report<'a> {
 impl core::fmt::Display for Report<'_> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         write!(f, "error: {}", self.error)?;
-        let Some(span) = self.error.span else { return Ok(()) };
+        let Some(span) = self.error.span else {
+            return Ok(());
+        };
         // Show the line holding the span (inputs are normally one line).
         let start = floor_char_boundary(self.input, span.start.min(self.input.len()));
         let end = floor_char_boundary(self.input, span.end.min(self.input.len())).max(start);
         let line_start = self.input[..start].rfind('\n').map_or(0, |i| i + 1);
-        let line_end = self.input[start..].find('\n').map_or(self.input.len(), |i| start + i);
+        let line_end = self.input[start..]
+            .find('\n')
+            .map_or(self.input.len(), |i| start + i);
         let line = &self.input[line_start..line_end];
         write!(f, "\n  {line}\n  ")?;
         for c in self.input[line_start..start].chars() {

@@ -37,7 +37,9 @@ pub(crate) struct Work {
 }
 
 const fn overflow() -> Error {
-    Error::new(ErrorKind::Overflow { what: "the buffer length" })
+    Error::new(ErrorKind::Overflow {
+        what: "the buffer length",
+    })
 }
 
 const fn layout_of(shape: &Shape) -> &Layout {
@@ -54,7 +56,11 @@ const fn start(shape: &Shape, index: &[usize]) -> Work {
     let n = shape.rank();
     let m2m = layout.minor_to_major();
     let padding = layout.padding();
-    let mut w = Work { rank: n, dims: [0; MAX_PHYSICAL_RANK], idx: [0; MAX_PHYSICAL_RANK] };
+    let mut w = Work {
+        rank: n,
+        dims: [0; MAX_PHYSICAL_RANK],
+        idx: [0; MAX_PHYSICAL_RANK],
+    };
     let mut i = 0;
     while i < n {
         let logical = m2m[n - 1 - i] as usize;
@@ -65,7 +71,11 @@ const fn start(shape: &Shape, index: &[usize]) -> Work {
                 None => 0,
             },
         };
-        w.idx[i] = if logical < index.len() { index[logical] } else { 0 };
+        w.idx[i] = if logical < index.len() {
+            index[logical]
+        } else {
+            0
+        };
         i += 1;
     }
     w
@@ -318,7 +328,9 @@ const fn untile(
                 merged = merged.wrapping_mul(dims[base + p]);
                 p += 1;
             }
-            let mut e = idx[base + kept].wrapping_mul(tt).wrapping_add(idx[base + m + kept]);
+            let mut e = idx[base + kept]
+                .wrapping_mul(tt)
+                .wrapping_add(idx[base + m + kept]);
             if e >= merged {
                 return None;
             }
@@ -344,75 +356,255 @@ const fn untile(
     Some(result)
 }
 
-/// Whether every tile level keeps row-major order (so each logical index
-/// lands in one physical position and the offset is linear in the index).
-/// Each level is checked on its own, treating its input positions as
-/// independent (sufficient, and exact for the layouts people write).
+/// What one physical position holds, as a function of the logical index:
+/// `floor(e[var] / div) % modulus` (`modulus == 0` for no modulus), a
+/// constant 0, or something of several variables.
+#[derive(Clone, Copy)]
+struct Digit {
+    var: usize,
+    div: usize,
+    modulus: usize,
+}
+
+const CONSTANT: usize = usize::MAX;
+const MIXED: usize = usize::MAX - 1;
+
+impl Digit {
+    const ZERO: Digit = Digit {
+        var: CONSTANT,
+        div: 1,
+        modulus: 0,
+    };
+    const MIXED: Digit = Digit {
+        var: MIXED,
+        div: 1,
+        modulus: 0,
+    };
+
+    /// How many values the digit takes over the logical index range.
+    const fn range(self, sizes: &[usize]) -> usize {
+        match self.var {
+            CONSTANT => 1,
+            MIXED => usize::MAX,
+            v => {
+                let r = sizes[v].div_ceil(self.div);
+                if self.modulus != 0 && self.modulus < r {
+                    self.modulus
+                } else {
+                    r
+                }
+            }
+        }
+    }
+
+    /// `self / t` and `self % t`.
+    const fn split(self, t: usize, sizes: &[usize]) -> (Digit, Digit) {
+        let range = self.range(sizes);
+        if t == 1 || range <= 1 {
+            return (self, Digit::ZERO);
+        }
+        if range <= t {
+            return (Digit::ZERO, self);
+        }
+        if self.var == MIXED || (self.modulus != 0 && !self.modulus.is_multiple_of(t)) {
+            return (Digit::MIXED, Digit::MIXED);
+        }
+        let q = Digit {
+            var: self.var,
+            div: self.div.saturating_mul(t),
+            modulus: if self.modulus == 0 {
+                0
+            } else {
+                self.modulus / t
+            },
+        };
+        (
+            q,
+            Digit {
+                var: self.var,
+                div: self.div,
+                modulus: t,
+            },
+        )
+    }
+}
+
+/// Whether the offset is linear in the index, `sum(index[d] * stride[d])`.
+///
+/// The transform is replayed on [`Digit`]s: every physical position holds
+/// a digit of one logical index (or a constant). A dimension is strided
+/// when its varying digits form a mixed-radix chain (`div` of each is the
+/// previous `div * modulus`, the last never wraps) whose physical strides
+/// grow by the same radices. Exact for layouts without `*`; a `*` that
+/// merges two varying dimensions into one that is then cut counts as not
+/// strided.
 pub(crate) const fn is_strided(shape: &Shape) -> bool {
+    let layout = layout_of(shape);
+    let n = shape.rank();
+    let mut sizes = [0usize; MAX_RANK];
+    let mut i = 0;
+    while i < n {
+        sizes[i] = match shape.dims()[i].size() {
+            Some(s) => s,
+            None => 0,
+        };
+        i += 1;
+    }
+    let sizes = sizes.split_at(n).0;
     let mut w = start(shape, &[]);
-    let tiles = layout_of(shape).tiles();
+    let mut digits = [Digit::ZERO; MAX_PHYSICAL_RANK];
+    let m2m = layout.minor_to_major();
+    let mut i = 0;
+    while i < n {
+        digits[i] = Digit {
+            var: m2m[n - 1 - i] as usize,
+            div: 1,
+            modulus: 0,
+        };
+        i += 1;
+    }
+    let tiles = layout.tiles();
     let mut level = 0;
     while level < tiles.len() {
         let t = tiles[level].raw();
         let k = t.len();
-        // Merged dims of this level, as apply_tile forms them.
-        let mut probe = w;
-        let shift = k.saturating_sub(probe.rank);
-        let r1 = probe.rank + shift;
+        // Mirror apply_tile: prepend, merge `*`, split.
+        let shift = k.saturating_sub(w.rank);
+        let r1 = w.rank + shift;
         let base = r1 - k;
-        let mut dims = [1usize; MAX_PHYSICAL_RANK];
+        let mut d = [Digit::ZERO; MAX_PHYSICAL_RANK];
         let mut i = 0;
-        while i < probe.rank {
-            dims[i + shift] = probe.dims[i];
+        while i < w.rank {
+            d[i + shift] = digits[i];
             i += 1;
         }
-        // Each kept entry is a "one" (t = 1: the index moves whole to the
-        // tile-count dim), "whole" (d <= t: it moves whole into the tile) or
-        // a "cut" (split across both). Order survives iff there is no cut,
-        // or one cut with only ones before it and only wholes after it.
-        let mut kinds = [0u8; MAX_RANK]; // 0 = never varies, 1 = one, 2 = whole, 3 = cut
+        let mut region = [Digit::ZERO; MAX_RANK];
+        let mut region_tile = [0usize; MAX_RANK];
         let mut m = 0;
-        let mut cut_at = usize::MAX;
-        let mut pending = 1usize;
+        let mut pending = Digit::ZERO;
         let mut j = 0;
         while j < k {
-            let d = pending.saturating_mul(dims[base + j]);
-            if t[j] == 0 {
-                pending = d;
+            let cur = d[base + j];
+            let cur_size = if base + j < shift {
+                1
             } else {
-                pending = 1;
-                let tt = t[j];
-                kinds[m] = if d <= 1 {
-                    0
-                } else if tt == 1 {
-                    1
-                } else if d <= tt {
-                    2
-                } else {
-                    if cut_at != usize::MAX {
-                        return false;
-                    }
-                    cut_at = m;
-                    3
-                };
+                w.dims[base + j - shift]
+            };
+            // merged = pending * cur_size + cur: a plain digit only when one
+            // side is 0 and the other is not scaled.
+            let merged = if pending.range(sizes) <= 1 {
+                cur
+            } else if cur.range(sizes) <= 1 && cur_size == 1 {
+                pending
+            } else {
+                Digit::MIXED
+            };
+            if t[j] == 0 {
+                pending = merged;
+            } else {
+                region[m] = merged;
+                region_tile[m] = t[j];
                 m += 1;
+                pending = Digit::ZERO;
             }
             j += 1;
         }
-        if cut_at != usize::MAX {
-            let mut i = 0;
-            while i < m {
-                if (i < cut_at && kinds[i] == 2) || (i > cut_at && kinds[i] == 1) {
-                    return false;
-                }
-                i += 1;
-            }
+        let mut i = 0;
+        while i < m {
+            let (q, r) = region[i].split(region_tile[i], sizes);
+            d[base + i] = q;
+            d[base + m + i] = r;
+            i += 1;
         }
-        if apply_tile(&mut probe, &tiles[level]).is_err() {
+        digits = d;
+        if apply_tile(&mut w, &tiles[level]).is_err() {
             return false;
         }
-        w = probe;
         level += 1;
+    }
+    // Physical strides of the final positions.
+    let mut strides = [0usize; MAX_PHYSICAL_RANK];
+    let mut acc = 1usize;
+    let mut p = w.rank;
+    while p > 0 {
+        p -= 1;
+        strides[p] = acc;
+        acc = acc.saturating_mul(w.dims[p]);
+    }
+    let mut p = 0;
+    while p < w.rank {
+        if digits[p].var == MIXED && w.dims[p] > 1 {
+            return false;
+        }
+        p += 1;
+    }
+    let mut v = 0;
+    while v < n {
+        // Walk the chain from div 1 upwards.
+        let mut div = 1usize;
+        let mut stride = 0usize;
+        let mut first = true;
+        loop {
+            if div >= sizes[v] {
+                break; // covers the whole range
+            }
+            let mut found = usize::MAX;
+            let mut p = 0;
+            while p < w.rank {
+                let g = digits[p];
+                if g.var == v && g.div == div && g.range(sizes) > 1 {
+                    if found != usize::MAX {
+                        return false;
+                    }
+                    found = p;
+                }
+                p += 1;
+            }
+            if found == usize::MAX {
+                return false;
+            }
+            let g = digits[found];
+            if !first && strides[found] != stride {
+                return false;
+            }
+            first = false;
+            if g.modulus == 0 {
+                break;
+            }
+            stride = strides[found].saturating_mul(g.modulus);
+            div = div.saturating_mul(g.modulus);
+        }
+        // Every varying digit of v must have been on the chain.
+        let mut count = 0;
+        let mut p = 0;
+        while p < w.rank {
+            if digits[p].var == v && digits[p].range(sizes) > 1 {
+                count += 1;
+            }
+            p += 1;
+        }
+        let mut chain = 0;
+        let mut div = 1usize;
+        while div < sizes[v] {
+            let mut p = 0;
+            let mut next = 0;
+            while p < w.rank {
+                let g = digits[p];
+                if g.var == v && g.div == div && g.range(sizes) > 1 {
+                    next = g.modulus;
+                }
+                p += 1;
+            }
+            chain += 1;
+            if next == 0 {
+                break;
+            }
+            div = div.saturating_mul(next);
+        }
+        if count != chain {
+            return false;
+        }
+        v += 1;
     }
     true
 }

@@ -81,7 +81,10 @@ impl Padding {
     pub const fn new(padded_dims: &[usize], value: PaddingValue) -> Result<Padding, Error> {
         if padded_dims.len() > MAX_RANK {
             return Err(Error::at(
-                ErrorKind::RankTooLarge { rank: padded_dims.len(), max: MAX_RANK },
+                ErrorKind::RankTooLarge {
+                    rank: padded_dims.len(),
+                    max: MAX_RANK,
+                },
                 Locus::Attribute("pad"),
             ));
         }
@@ -91,7 +94,11 @@ impl Padding {
             dims[i] = padded_dims[i];
             i += 1;
         }
-        Ok(Padding { rank: padded_dims.len() as u8, padded_dims: dims, value })
+        Ok(Padding {
+            rank: padded_dims.len() as u8,
+            padded_dims: dims,
+            value,
+        })
     }
 
     /// The padded widths, by logical dimension.
@@ -125,7 +132,9 @@ impl SplitConfig {
     /// More than [`MAX_SPLIT_INDICES`] indices.
     pub const fn new(dimension: usize, split_indices: &[u64]) -> Result<SplitConfig, Error> {
         if split_indices.len() > MAX_SPLIT_INDICES {
-            return Err(Error::new(ErrorKind::TooManySplits { max: MAX_SPLIT_INDICES }));
+            return Err(Error::new(ErrorKind::TooManySplits {
+                max: MAX_SPLIT_INDICES,
+            }));
         }
         let mut idx = [0u64; MAX_SPLIT_INDICES];
         let mut i = 0;
@@ -133,7 +142,11 @@ impl SplitConfig {
             idx[i] = split_indices[i];
             i += 1;
         }
-        Ok(SplitConfig { dimension, count: split_indices.len() as u8, split_indices: idx })
+        Ok(SplitConfig {
+            dimension,
+            count: split_indices.len() as u8,
+            split_indices: idx,
+        })
     }
 
     /// The physical dimension, counted from the major end.
@@ -144,6 +157,70 @@ impl SplitConfig {
     /// Where the dimension is split.
     pub const fn split_indices(&self) -> &[u64] {
         self.split_indices.split_at(self.count as usize).0
+    }
+}
+
+/// XLA's `physical_shape` layout field, `P(s32[10,20]{1,0})`: the dense
+/// shape that stores a sparse array. Only sparse layouts use it and tessera
+/// does not support them, so validation against a shape rejects it; it is
+/// stored so that XLA layouts can be represented, printed and compared.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct SparsePhysicalShape {
+    element_type: PrimitiveType,
+    rank: u8,
+    dims: [usize; MAX_RANK],
+    minor_to_major: [u8; MAX_RANK],
+}
+
+impl SparsePhysicalShape {
+    /// A physical shape of static `dims` with `minor_to_major`.
+    ///
+    /// # Errors
+    /// A rank above [`MAX_RANK`], or a `minor_to_major` that is not a
+    /// permutation of the dimensions.
+    pub const fn new(
+        element_type: PrimitiveType,
+        dims: &[usize],
+        minor_to_major: &[usize],
+    ) -> Result<SparsePhysicalShape, Error> {
+        let shape = match crate::Shape::new(element_type, dims) {
+            Ok(s) => s,
+            Err(e) => return Err(e),
+        };
+        let layout = match Layout::new(minor_to_major) {
+            Ok(l) => l,
+            Err(e) => return Err(e),
+        };
+        if let Err(e) = crate::validate::validate_layout_for_shape(&layout, &shape) {
+            return Err(e);
+        }
+        let mut d = [0usize; MAX_RANK];
+        let mut i = 0;
+        while i < dims.len() {
+            d[i] = dims[i];
+            i += 1;
+        }
+        Ok(SparsePhysicalShape {
+            element_type,
+            rank: dims.len() as u8,
+            dims: d,
+            minor_to_major: layout.minor_to_major,
+        })
+    }
+
+    /// The element type.
+    pub const fn element_type(&self) -> PrimitiveType {
+        self.element_type
+    }
+
+    /// The dimensions.
+    pub const fn dims(&self) -> &[usize] {
+        self.dims.split_at(self.rank as usize).0
+    }
+
+    /// Its `minor_to_major`.
+    pub const fn minor_to_major(&self) -> &[u8] {
+        self.minor_to_major.split_at(self.rank as usize).0
     }
 }
 
@@ -167,6 +244,8 @@ pub struct LayoutEquality {
     pub ignore_element_size: bool,
     /// Ignore tessera's `pad(..)`.
     pub ignore_padding: bool,
+    /// Ignore `P(..)` (`IgnorePhysicalShape`).
+    pub ignore_physical_shape: bool,
     /// Compare `M(n)` too (XLA's `Layout::Equal` never does).
     pub compare_dynamic_shape_metadata_prefix_bytes: bool,
 }
@@ -182,6 +261,7 @@ impl LayoutEquality {
         ignore_split_configs: false,
         ignore_element_size: false,
         ignore_padding: false,
+        ignore_physical_shape: false,
         compare_dynamic_shape_metadata_prefix_bytes: false,
     };
 
@@ -195,6 +275,7 @@ impl LayoutEquality {
         ignore_split_configs: true,
         ignore_element_size: true,
         ignore_padding: true,
+        ignore_physical_shape: true,
         compare_dynamic_shape_metadata_prefix_bytes: false,
     };
 }
@@ -235,6 +316,7 @@ pub struct Layout {
     split_config_count: u8,
     split_configs: [SplitConfig; MAX_SPLIT_CONFIGS],
     dynamic_shape_metadata_prefix_bytes: usize,
+    physical_shape: Option<SparsePhysicalShape>,
     padding: Option<Padding>,
 }
 
@@ -262,6 +344,7 @@ impl Layout {
         split_config_count: 0,
         split_configs: [EMPTY_SPLIT; MAX_SPLIT_CONFIGS],
         dynamic_shape_metadata_prefix_bytes: 0,
+        physical_shape: None,
         padding: None,
     };
 
@@ -276,7 +359,10 @@ impl Layout {
         let n = minor_to_major.len();
         if n > MAX_RANK {
             return Err(Error::at(
-                ErrorKind::RankTooLarge { rank: n, max: MAX_RANK },
+                ErrorKind::RankTooLarge {
+                    rank: n,
+                    max: MAX_RANK,
+                },
                 Locus::MinorToMajor,
             ));
         }
@@ -345,7 +431,10 @@ impl Layout {
         let n = major_to_minor.len();
         if n > MAX_RANK {
             return Err(Error::at(
-                ErrorKind::RankTooLarge { rank: n, max: MAX_RANK },
+                ErrorKind::RankTooLarge {
+                    rank: n,
+                    max: MAX_RANK,
+                },
                 Locus::MinorToMajor,
             ));
         }
@@ -365,13 +454,19 @@ impl Layout {
     pub const fn with_tiles(mut self, tiles: &[Tile]) -> Result<Layout, Error> {
         if tiles.len() > MAX_TILE_LEVELS {
             return Err(Error::at(
-                ErrorKind::TooManyTileLevels { max: MAX_TILE_LEVELS },
+                ErrorKind::TooManyTileLevels {
+                    max: MAX_TILE_LEVELS,
+                },
                 Locus::Tile(MAX_TILE_LEVELS),
             ));
         }
         let mut i = 0;
         while i < MAX_TILE_LEVELS {
-            self.tiles[i] = if i < tiles.len() { tiles[i] } else { EMPTY_TILE };
+            self.tiles[i] = if i < tiles.len() {
+                tiles[i]
+            } else {
+                EMPTY_TILE
+            };
             i += 1;
         }
         self.tile_count = tiles.len() as u8;
@@ -385,7 +480,10 @@ impl Layout {
     /// `alignment == 0`.
     pub const fn with_tail_padding_alignment(mut self, alignment: usize) -> Result<Layout, Error> {
         if alignment == 0 {
-            return Err(Error::at(ErrorKind::TailPaddingAlignmentZero, Locus::Attribute("L")));
+            return Err(Error::at(
+                ErrorKind::TailPaddingAlignmentZero,
+                Locus::Attribute("L"),
+            ));
         }
         self.tail_padding_alignment_in_elements = alignment;
         Ok(self)
@@ -404,7 +502,10 @@ impl Layout {
     /// `space > 127` (XLA keeps it in an `int8`).
     pub const fn with_memory_space(mut self, space: u32) -> Result<Layout, Error> {
         if space > 127 {
-            return Err(Error::at(ErrorKind::MemorySpaceOutOfRange, Locus::Attribute("S")));
+            return Err(Error::at(
+                ErrorKind::MemorySpaceOutOfRange,
+                Locus::Attribute("S"),
+            ));
         }
         self.memory_space = space as u8;
         Ok(self)
@@ -417,13 +518,19 @@ impl Layout {
     pub const fn with_split_configs(mut self, configs: &[SplitConfig]) -> Result<Layout, Error> {
         if configs.len() > MAX_SPLIT_CONFIGS {
             return Err(Error::at(
-                ErrorKind::TooManySplits { max: MAX_SPLIT_CONFIGS },
+                ErrorKind::TooManySplits {
+                    max: MAX_SPLIT_CONFIGS,
+                },
                 Locus::Attribute("SC"),
             ));
         }
         let mut i = 0;
         while i < MAX_SPLIT_CONFIGS {
-            self.split_configs[i] = if i < configs.len() { configs[i] } else { EMPTY_SPLIT };
+            self.split_configs[i] = if i < configs.len() {
+                configs[i]
+            } else {
+                EMPTY_SPLIT
+            };
             i += 1;
         }
         self.split_config_count = configs.len() as u8;
@@ -455,6 +562,21 @@ impl Layout {
     pub const fn with_pointer_primitive_type(mut self, t: Option<PrimitiveType>) -> Layout {
         self.pointer_primitive_type = t;
         self
+    }
+
+    /// The same layout with `P(shape)`; see
+    /// [`Layout::with_index_primitive_type`].
+    pub const fn with_sparse_physical_shape(
+        mut self,
+        shape: Option<SparsePhysicalShape>,
+    ) -> Layout {
+        self.physical_shape = shape;
+        self
+    }
+
+    /// `P(shape)`, sparse only.
+    pub const fn sparse_physical_shape(&self) -> Option<SparsePhysicalShape> {
+        self.physical_shape
     }
 
     /// Number of `minor_to_major` entries.
@@ -509,7 +631,9 @@ impl Layout {
 
     /// `SC(...)`.
     pub const fn split_configs(&self) -> &[SplitConfig] {
-        self.split_configs.split_at(self.split_config_count as usize).0
+        self.split_configs
+            .split_at(self.split_config_count as usize)
+            .0
     }
 
     /// `M(n)`, 0 by default.
@@ -587,6 +711,7 @@ impl Layout {
             && (ignore.ignore_element_size
                 || self.element_size_in_bits == other.element_size_in_bits)
             && (ignore.ignore_padding || self.padding == other.padding)
+            && (ignore.ignore_physical_shape || self.physical_shape == other.physical_shape)
             && (!ignore.compare_dynamic_shape_metadata_prefix_bytes
                 || self.dynamic_shape_metadata_prefix_bytes
                     == other.dynamic_shape_metadata_prefix_bytes)
@@ -642,6 +767,7 @@ impl Layout {
             || self.memory_space != 0
             || self.split_config_count > 0
             || self.dynamic_shape_metadata_prefix_bytes > 0
+            || self.physical_shape.is_some()
             || self.padding.is_some()
     }
 }

@@ -9,14 +9,11 @@ pub mod element;
 pub mod error;
 mod index;
 pub mod index_util;
-pub mod index_util;
 pub mod layout;
-pub mod layout_util;
 pub mod layout_util;
 pub mod message;
 pub mod runtime;
 pub mod shape;
-pub mod shape_util;
 pub mod shape_util;
 pub mod static_layout;
 pub mod text;
@@ -26,7 +23,7 @@ pub mod validate;
 
 pub use element::PrimitiveType;
 pub use error::{ByteSpan, Error, ErrorKind, Locus, Report};
-pub use layout::{Layout, LayoutEquality, Padding, PaddingValue, SplitConfig};
+pub use layout::{Layout, LayoutEquality, Padding, PaddingValue, SparsePhysicalShape, SplitConfig};
 pub use message::{Message, Snippet};
 pub use runtime::{ArrayLayout, DimVec, PhysicalShape, Slot};
 pub use shape::{Dim, Shape};
@@ -61,5 +58,8 @@ pub const MAX_TUPLE_DEPTH: usize = 64;
 
 /// Largest dimension size: XLA's `int64` limit, or `usize::MAX` on
 /// targets where that is smaller.
-pub const MAX_DIM_SIZE: usize =
-    if usize::MAX as u64 > i64::MAX as u64 { i64::MAX as usize } else { usize::MAX };
+pub const MAX_DIM_SIZE: usize = if usize::MAX as u64 > i64::MAX as u64 {
+    i64::MAX as usize
+} else {
+    usize::MAX
+};

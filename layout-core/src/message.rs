@@ -20,7 +20,11 @@ pub struct Message {
 impl Message {
     /// An empty message.
     pub const fn new() -> Self {
-        Message { buf: [0; MESSAGE_CAPACITY], len: 0, cut: false }
+        Message {
+            buf: [0; MESSAGE_CAPACITY],
+            len: 0,
+            cut: false,
+        }
     }
 
     /// The text written so far.
@@ -86,9 +90,8 @@ impl Message {
             i += 1;
         }
         let (head, _) = out.split_at(count);
-        match core::str::from_utf8(head) {
-            Ok(s) => self.push_str(s),
-            Err(_) => {}
+        if let Ok(s) = core::str::from_utf8(head) {
+            self.push_str(s);
         }
     }
 
@@ -156,7 +159,11 @@ impl Snippet {
     /// [`SNIPPET_CAPACITY`].
     pub const fn new(s: &str) -> Self {
         let bytes = s.as_bytes();
-        let mut n = if bytes.len() <= SNIPPET_CAPACITY { bytes.len() } else { SNIPPET_CAPACITY };
+        let mut n = if bytes.len() <= SNIPPET_CAPACITY {
+            bytes.len()
+        } else {
+            SNIPPET_CAPACITY
+        };
         let cut = n < bytes.len();
         if cut {
             while n > 0 && (bytes[n] & 0xC0) == 0x80 {
@@ -169,7 +176,11 @@ impl Snippet {
             buf[i] = bytes[i];
             i += 1;
         }
-        Snippet { buf, len: n as u8, cut }
+        Snippet {
+            buf,
+            len: n as u8,
+            cut,
+        }
     }
 
     /// The copied text (without any mark that it was cut).

@@ -30,11 +30,24 @@ impl DimVec {
             v[i] = values[i];
             i += 1;
         }
-        DimVec { len: values.len() as u8, values: v }
+        DimVec {
+            len: values.len() as u8,
+            values: v,
+        }
     }
 
-    pub(crate) const fn from_array(len: usize, values: [usize; MAX_RANK]) -> Self {
-        DimVec { len: len as u8, values }
+    pub(crate) const fn from_array(len: usize, mut values: [usize; MAX_RANK]) -> Self {
+        // Zero the unused tail so that derived equality compares only the
+        // numbers.
+        let mut i = len;
+        while i < MAX_RANK {
+            values[i] = 0;
+            i += 1;
+        }
+        DimVec {
+            len: len as u8,
+            values,
+        }
     }
 
     /// The numbers.
@@ -137,15 +150,24 @@ impl ArrayLayout {
     pub const fn new(shape: Shape) -> Result<ArrayLayout, Error> {
         if !shape.is_array() {
             return Err(Error::at(
-                ErrorKind::NotAnArrayType { element_type: shape.element_type() },
+                ErrorKind::NotAnArrayType {
+                    element_type: shape.element_type(),
+                },
                 Locus::ElementType,
             ));
         }
-        let shape = if shape.layout().is_none() { shape.with_default_layout() } else { shape };
+        let shape = if shape.layout().is_none() {
+            shape.with_default_layout()
+        } else {
+            shape
+        };
         let mut i = 0;
         while i < shape.rank() {
             if let Dim::Unbounded = shape.dims()[i] {
-                return Err(Error::at(ErrorKind::UnboundedDimension { dim: i }, Locus::Dim(i)));
+                return Err(Error::at(
+                    ErrorKind::UnboundedDimension { dim: i },
+                    Locus::Dim(i),
+                ));
             }
             i += 1;
         }
@@ -160,13 +182,22 @@ impl ArrayLayout {
         let physical_byte_size = match bytes_for(&shape, buffer_len) {
             Some(n) => n,
             None => {
-                return Err(Error::new(ErrorKind::Overflow { what: "the buffer's byte size" }));
+                return Err(Error::new(ErrorKind::Overflow {
+                    what: "the buffer's byte size",
+                }));
             }
         };
         if bytes_for(&shape, element_count).is_none() {
-            return Err(Error::new(ErrorKind::Overflow { what: "the byte size" }));
+            return Err(Error::new(ErrorKind::Overflow {
+                what: "the byte size",
+            }));
         }
-        Ok(ArrayLayout { shape, buffer_len, element_count, physical_byte_size })
+        Ok(ArrayLayout {
+            shape,
+            buffer_len,
+            element_count,
+            physical_byte_size,
+        })
     }
 
     /// Parses XLA's text, e.g. `f32[3,5]{1,0:T(2,2)}` (also `<...>` for the
@@ -244,7 +275,11 @@ impl ArrayLayout {
     /// rounded up to whole bytes when there is no `E(n)`.
     pub const fn element_size_in_bits(&self) -> usize {
         let e = self.layout().element_size_in_bits();
-        if e != 0 { e as usize } else { self.element_type().byte_width() * 8 }
+        if e != 0 {
+            e as usize
+        } else {
+            self.element_type().byte_width() * 8
+        }
     }
 
     /// Bytes of the elements alone: XLA's `ShapeUtil::ByteSizeOf`
@@ -304,7 +339,11 @@ impl ArrayLayout {
             let bound = self.size(i);
             if index[i] >= bound {
                 return Err(Error::at(
-                    ErrorKind::IndexOutOfBounds { dim: i, index: index[i], bound },
+                    ErrorKind::IndexOutOfBounds {
+                        dim: i,
+                        index: index[i],
+                        bound,
+                    },
                     Locus::Dim(i),
                 ));
             }
@@ -336,7 +375,20 @@ impl ArrayLayout {
     /// The physical (tiled) shape, major to minor.
     pub const fn physical_shape(&self) -> PhysicalShape {
         match index::physical_dims(&self.shape) {
-            Ok(w) => PhysicalShape { rank: w.rank as u8, dims: w.dims },
+            Ok(w) => {
+                // Zero the unused tail so that derived equality compares
+                // only the dims.
+                let mut dims = [0usize; MAX_PHYSICAL_RANK];
+                let mut i = 0;
+                while i < w.rank {
+                    dims[i] = w.dims[i];
+                    i += 1;
+                }
+                PhysicalShape {
+                    rank: w.rank as u8,
+                    dims,
+                }
+            }
             Err(_) => panic!("checked by ArrayLayout::new"),
         }
     }
@@ -367,7 +419,7 @@ impl ArrayLayout {
     /// when elements are packed below a byte (`E(n)` not a multiple of 8).
     pub const fn byte_strides(&self) -> Option<DimVec> {
         let bits = self.element_size_in_bits();
-        if bits % 8 != 0 {
+        if !bits.is_multiple_of(8) {
             return None;
         }
         match self.strides() {

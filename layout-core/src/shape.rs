@@ -65,7 +65,10 @@ impl Shape {
     pub const fn new(element_type: PrimitiveType, dims: &[usize]) -> Result<Shape, Error> {
         if dims.len() > MAX_RANK {
             return Err(Error::at(
-                ErrorKind::RankTooLarge { rank: dims.len(), max: MAX_RANK },
+                ErrorKind::RankTooLarge {
+                    rank: dims.len(),
+                    max: MAX_RANK,
+                },
                 Locus::Dims,
             ));
         }
@@ -102,11 +105,17 @@ impl Shape {
             if dims.is_empty() {
                 return Ok(Shape::non_array(element_type));
             }
-            return Err(Error::at(ErrorKind::NonArrayWithDims { element_type }, Locus::Dims));
+            return Err(Error::at(
+                ErrorKind::NonArrayWithDims { element_type },
+                Locus::Dims,
+            ));
         }
         if dims.len() > MAX_RANK {
             return Err(Error::at(
-                ErrorKind::RankTooLarge { rank: dims.len(), max: MAX_RANK },
+                ErrorKind::RankTooLarge {
+                    rank: dims.len(),
+                    max: MAX_RANK,
+                },
                 Locus::Dims,
             ));
         }
@@ -130,9 +139,19 @@ impl Shape {
             i += 1;
         }
         if count > i64::MAX as u128 {
-            return Err(Error::at(ErrorKind::Overflow { what: "the element count" }, Locus::Dims));
+            return Err(Error::at(
+                ErrorKind::Overflow {
+                    what: "the element count",
+                },
+                Locus::Dims,
+            ));
         }
-        Ok(Shape { element_type, rank: dims.len() as u8, dims: out, layout: None })
+        Ok(Shape {
+            element_type,
+            rank: dims.len() as u8,
+            dims: out,
+            layout: None,
+        })
     }
 
     /// A rank-0 array of `element_type` with the empty layout.
@@ -141,7 +160,10 @@ impl Shape {
     /// A non-array type.
     pub const fn scalar(element_type: PrimitiveType) -> Result<Shape, Error> {
         if !element_type.is_array() {
-            return Err(Error::at(ErrorKind::NotAnArrayType { element_type }, Locus::ElementType));
+            return Err(Error::at(
+                ErrorKind::NotAnArrayType { element_type },
+                Locus::ElementType,
+            ));
         }
         Ok(Shape::non_array(element_type).with_default_layout())
     }
@@ -157,7 +179,12 @@ impl Shape {
     }
 
     const fn non_array(element_type: PrimitiveType) -> Shape {
-        Shape { element_type, rank: 0, dims: [Dim::Static(0); MAX_RANK], layout: None }
+        Shape {
+            element_type,
+            rank: 0,
+            dims: [Dim::Static(0); MAX_RANK],
+            layout: None,
+        }
     }
 
     /// The same shape with `layout`, checked by
@@ -184,8 +211,11 @@ impl Shape {
     /// The same shape with XLA's default layout: descending for arrays,
     /// none for `token`/`opaque` (`LayoutUtil::SetToDefaultLayout`).
     pub const fn with_default_layout(mut self) -> Shape {
-        self.layout =
-            if self.element_type.is_array() { Some(Layout::descending(self.rank())) } else { None };
+        self.layout = if self.element_type.is_array() {
+            Some(Layout::descending(self.rank()))
+        } else {
+            None
+        };
         self
     }
 
@@ -218,7 +248,10 @@ impl Shape {
         let rank = self.rank as i64;
         let d = if dim < 0 { dim + rank } else { dim };
         if d < 0 || d >= rank {
-            return Err(Error::new(ErrorKind::DimensionOutOfRange { dim, rank: self.rank() }));
+            return Err(Error::new(ErrorKind::DimensionOutOfRange {
+                dim,
+                rank: self.rank(),
+            }));
         }
         Ok(d as usize)
     }
@@ -286,13 +319,18 @@ impl Shape {
                     Some(c) => count = c,
                     None => {
                         return Err(Error::at(
-                            ErrorKind::Overflow { what: "the element count" },
+                            ErrorKind::Overflow {
+                                what: "the element count",
+                            },
                             Locus::Dims,
                         ));
                     }
                 },
                 None => {
-                    return Err(Error::at(ErrorKind::UnboundedDimension { dim: i }, Locus::Dim(i)));
+                    return Err(Error::at(
+                        ErrorKind::UnboundedDimension { dim: i },
+                        Locus::Dim(i),
+                    ));
                 }
             }
             i += 1;
@@ -338,12 +376,19 @@ impl Shape {
     /// A non-array `element_type`, or a kept `E(n)` the new type rejects.
     pub const fn with_element_type(mut self, element_type: PrimitiveType) -> Result<Shape, Error> {
         if !element_type.is_array() || !self.is_array() {
-            return Err(Error::at(ErrorKind::NotAnArrayType { element_type }, Locus::ElementType));
+            return Err(Error::at(
+                ErrorKind::NotAnArrayType { element_type },
+                Locus::ElementType,
+            ));
         }
         self.element_type = element_type;
         if let Some(l) = self.layout {
             let keep = element_type.is_sub_byte() && !matches!(element_type, PrimitiveType::Pred);
-            let l = if keep { l } else { l.with_element_size_in_bits(0) };
+            let l = if keep {
+                l
+            } else {
+                l.with_element_size_in_bits(0)
+            };
             self.layout = None;
             return self.with_layout(l);
         }

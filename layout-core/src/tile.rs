@@ -26,7 +26,11 @@ impl TileDim {
 
     /// The inverse of [`TileDim::to_raw`]: 0 is `*`.
     pub const fn from_raw(raw: usize) -> Self {
-        if raw == 0 { TileDim::Combined } else { TileDim::Size(raw) }
+        if raw == 0 {
+            TileDim::Combined
+        } else {
+            TileDim::Size(raw)
+        }
     }
 }
 
@@ -74,7 +78,10 @@ impl Tile {
             };
             i += 1;
         }
-        Ok(Tile { rank: dims.len() as u8, dims: raw })
+        Ok(Tile {
+            rank: dims.len() as u8,
+            dims: raw,
+        })
     }
 
     /// A tile of sizes only (no `*`).
@@ -100,7 +107,10 @@ impl Tile {
             raw[i] = sizes[i];
             i += 1;
         }
-        Ok(Tile { rank: sizes.len() as u8, dims: raw })
+        Ok(Tile {
+            rank: sizes.len() as u8,
+            dims: raw,
+        })
     }
 
     /// A tile from raw entries, where 0 stands for `*` ([`TileDim::from_raw`]).
@@ -112,7 +122,10 @@ impl Tile {
             return Err(Error::new(ErrorKind::EmptyTile));
         }
         if raw.len() > MAX_RANK {
-            return Err(Error::new(ErrorKind::TileRankTooLarge { rank: raw.len(), max: MAX_RANK }));
+            return Err(Error::new(ErrorKind::TileRankTooLarge {
+                rank: raw.len(),
+                max: MAX_RANK,
+            }));
         }
         let mut dims = [0usize; MAX_RANK];
         let mut i = 0;
@@ -120,7 +133,10 @@ impl Tile {
             dims[i] = raw[i];
             i += 1;
         }
-        Ok(Tile { rank: raw.len() as u8, dims })
+        Ok(Tile {
+            rank: raw.len() as u8,
+            dims,
+        })
     }
 
     /// Number of entries.

@@ -47,14 +47,19 @@ pub const fn validate_layout_for_shape(layout: &Layout, shape: &Shape) -> Result
             return Ok(());
         }
         return Err(Error::at(
-            ErrorKind::NotAnArrayType { element_type: shape.element_type() },
+            ErrorKind::NotAnArrayType {
+                element_type: shape.element_type(),
+            },
             Locus::Whole,
         ));
     }
     let m2m = layout.minor_to_major();
     if m2m.len() != rank {
         return Err(Error::at(
-            ErrorKind::MinorToMajorLength { len: m2m.len(), rank },
+            ErrorKind::MinorToMajorLength {
+                len: m2m.len(),
+                rank,
+            },
             Locus::MinorToMajor,
         ));
     }
@@ -62,7 +67,10 @@ pub const fn validate_layout_for_shape(layout: &Layout, shape: &Shape) -> Result
     while i < rank {
         if m2m[i] as usize >= rank {
             return Err(Error::at(
-                ErrorKind::MinorToMajorOutOfRange { value: m2m[i] as i64, rank },
+                ErrorKind::MinorToMajorOutOfRange {
+                    value: m2m[i] as i64,
+                    rank,
+                },
                 Locus::MinorToMajorEntry(i),
             ));
         }
@@ -74,7 +82,9 @@ pub const fn validate_layout_for_shape(layout: &Layout, shape: &Shape) -> Result
         while j < i {
             if m2m[j] == m2m[i] {
                 return Err(Error::at(
-                    ErrorKind::MinorToMajorDuplicate { dim: m2m[i] as usize },
+                    ErrorKind::MinorToMajorDuplicate {
+                        dim: m2m[i] as usize,
+                    },
                     Locus::MinorToMajorEntry(i),
                 ));
             }
@@ -84,14 +94,26 @@ pub const fn validate_layout_for_shape(layout: &Layout, shape: &Shape) -> Result
     }
     if layout.index_primitive_type().is_some() {
         return Err(Error::at(
-            ErrorKind::SparseLayout { attribute: "`#(...)` (index_primitive_type)" },
+            ErrorKind::SparseLayout {
+                attribute: "`#(...)` (index_primitive_type)",
+            },
             Locus::Attribute("#"),
         ));
     }
     if layout.pointer_primitive_type().is_some() {
         return Err(Error::at(
-            ErrorKind::SparseLayout { attribute: "`*(...)` (pointer_primitive_type)" },
+            ErrorKind::SparseLayout {
+                attribute: "`*(...)` (pointer_primitive_type)",
+            },
             Locus::Attribute("*"),
+        ));
+    }
+    if layout.sparse_physical_shape().is_some() {
+        return Err(Error::at(
+            ErrorKind::SparseLayout {
+                attribute: "`P(...)` (physical_shape)",
+            },
+            Locus::Attribute("P"),
         ));
     }
     let tiles = layout.tiles();
@@ -111,11 +133,14 @@ pub const fn validate_layout_for_shape(layout: &Layout, shape: &Shape) -> Result
         let ty = shape.element_type();
         if bits < ty.bit_width() {
             return Err(Error::at(
-                ErrorKind::ElementSizeTooSmall { bits, element_type: ty },
+                ErrorKind::ElementSizeTooSmall {
+                    bits,
+                    element_type: ty,
+                },
                 Locus::Attribute("E"),
             ));
         }
-        if !(bits == 1 || bits == 2 || bits == 4 || bits % 8 == 0) {
+        if !(bits == 1 || bits == 2 || bits == 4 || bits.is_multiple_of(8)) {
             return Err(Error::at(
                 ErrorKind::ElementSizeUnsupported { bits },
                 Locus::Attribute("E"),
@@ -143,7 +168,10 @@ pub const fn validate_layout_for_shape(layout: &Layout, shape: &Shape) -> Result
                 None => true,
             };
             if !increasing || !in_range {
-                return Err(Error::at(ErrorKind::SplitIndicesNotIncreasing, Locus::SplitConfig(s)));
+                return Err(Error::at(
+                    ErrorKind::SplitIndicesNotIncreasing,
+                    Locus::SplitConfig(s),
+                ));
             }
             k += 1;
         }
@@ -153,7 +181,10 @@ pub const fn validate_layout_for_shape(layout: &Layout, shape: &Shape) -> Result
         let padded = p.padded_dims();
         if padded.len() != rank {
             return Err(Error::at(
-                ErrorKind::PaddingLength { len: padded.len(), rank },
+                ErrorKind::PaddingLength {
+                    len: padded.len(),
+                    rank,
+                },
                 Locus::Attribute("pad"),
             ));
         }
@@ -169,7 +200,11 @@ pub const fn validate_layout_for_shape(layout: &Layout, shape: &Shape) -> Result
                 Dim::Static(n) | Dim::Bounded(n) => {
                     if padded[i] < n {
                         return Err(Error::at(
-                            ErrorKind::PaddedBelowSize { dim: i, padded: padded[i], size: n },
+                            ErrorKind::PaddedBelowSize {
+                                dim: i,
+                                padded: padded[i],
+                                size: n,
+                            },
                             Locus::PaddingEntry(i),
                         ));
                     }
@@ -188,7 +223,10 @@ pub const fn validate_layout_for_shape(layout: &Layout, shape: &Shape) -> Result
 /// # Errors
 /// [`ErrorKind::MissingLayout`], or what [`validate_layout_for_shape`]
 /// reports.
-pub const fn validate_layout_in_shape(shape: &Shape, allow_missing_layouts: bool) -> Result<(), Error> {
+pub const fn validate_layout_in_shape(
+    shape: &Shape,
+    allow_missing_layouts: bool,
+) -> Result<(), Error> {
     match shape.layout() {
         Some(l) => validate_layout_for_shape(l, shape),
         None if allow_missing_layouts || !shape.is_array() => Ok(()),

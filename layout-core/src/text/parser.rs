@@ -5,7 +5,7 @@ use core::fmt;
 use super::lexer::{Lexer, Token, TokenKind};
 use crate::element::PrimitiveType;
 use crate::error::{ByteSpan, Error, ErrorKind, Locus};
-use crate::layout::{Layout, Padding, PaddingValue, SplitConfig};
+use crate::layout::{Layout, Padding, PaddingValue, SparsePhysicalShape, SplitConfig};
 use crate::shape::{Dim, Shape};
 use crate::tile::Tile;
 use crate::{
@@ -92,6 +92,10 @@ pub struct ParsedShape {
 }
 
 /// One step of walking a possibly nested shape ([`parse_shape_tree`]).
+#[allow(
+    clippy::large_enum_variant,
+    reason = "events are handed to the visitor one at a time; boxing would need an allocator"
+)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum TreeEvent {
     /// `(` of a tuple.
@@ -141,7 +145,9 @@ pub fn parse_shape(text: &str) -> Result<ParsedShape, Error> {
 }
 
 /// Parses a layout on its own, `{1,0:T(2,2)}` or `<1,0:T(2,2)>`, checking
-/// only what needs no shape.
+/// only what needs no shape. Unlike [`parse_shape`], it reads the sparse
+/// attributes `#(..)`, `*(..)` and `P(..)` that a [`Layout`] can hold, so
+/// that any XLA layout round-trips; putting such a layout on a shape fails.
 ///
 /// ```
 /// use layout_core::text::parse_layout;
@@ -160,7 +166,7 @@ pub fn parse_layout(text: &str) -> Result<Layout, Error> {
         TokenKind::Punct(b'<') => b'>',
         _ => return Err(unexpected(&lx, open, "`{` or `<`")),
     };
-    let layout = parse_layout_body(&mut lx, open, close, &mut spans)?;
+    let layout = parse_layout_body(&mut lx, open, close, &mut spans, true)?;
     expect_end(&mut lx)?;
     Ok(layout)
 }
@@ -435,7 +441,7 @@ fn parse_array(lx: &mut Lexer<'_>) -> Result<ParsedShape, Error> {
     let shape = match (starts_layout, close_char) {
         (true, Some(close)) => {
             let open = lx.next_token()?;
-            let layout = parse_layout_body(lx, open, close, &mut spans)?;
+            let layout = parse_layout_body(lx, open, close, &mut spans, false)?;
             spans.whole = spans.whole.to(spans.layout);
             shape.with_layout(layout).map_err(|e| locate(e, &spans))?
         }
@@ -505,6 +511,7 @@ fn parse_layout_body(
     open: Token,
     close: u8,
     spans: &mut SpanTable,
+    allow_sparse: bool,
 ) -> Result<Layout, Error> {
     let close_str = if close == b'}' { "`}`" } else { "`>`" };
     let mut m2m = [0usize; MAX_RANK];
@@ -565,7 +572,7 @@ fn parse_layout_body(
     spans.minor_to_major = open.span.to(m2m_end);
     let mut layout = Layout::new(&m2m[..n]).map_err(|e| locate(e, spans))?;
     if t.kind == TokenKind::Punct(b':') {
-        layout = parse_attributes(lx, layout, close, close_str, spans)?;
+        layout = parse_attributes(lx, layout, close, close_str, spans, allow_sparse)?;
         t = lx.next_token()?;
     }
     if t.kind != TokenKind::Punct(close) {
@@ -586,6 +593,7 @@ fn parse_attributes(
     close: u8,
     close_str: &'static str,
     spans: &mut SpanTable,
+    allow_sparse: bool,
 ) -> Result<Layout, Error> {
     let mut last: Option<usize> = None;
     loop {
@@ -641,6 +649,22 @@ fn parse_attributes(
         last = Some(rank);
         lx.next_token()?;
         layout = match name {
+            "#" | "*" if allow_sparse => {
+                expect_punct(lx, b'(', "`(`")?;
+                let ty = parse_type_name(lx)?;
+                expect_punct(lx, b')', "`)`")?;
+                if name == "#" {
+                    layout.with_index_primitive_type(Some(ty))
+                } else {
+                    layout.with_pointer_primitive_type(Some(ty))
+                }
+            }
+            "P" if allow_sparse => {
+                expect_punct(lx, b'(', "`(`")?;
+                let physical = parse_sparse_physical_shape(lx)?;
+                expect_punct(lx, b')', "`)`")?;
+                layout.with_sparse_physical_shape(Some(physical))
+            }
             "D" | "#" | "*" | "P" => {
                 let attribute = match name {
                     "D" => "`D(...)` (dim level types)",
@@ -677,6 +701,65 @@ fn parse_attributes(
             }
         };
     }
+}
+
+fn parse_type_name(lx: &mut Lexer<'_>) -> Result<PrimitiveType, Error> {
+    let t = lx.next_token()?;
+    if t.kind != TokenKind::Ident {
+        return Err(unexpected(lx, t, "an element type such as `u32`"));
+    }
+    PrimitiveType::from_name(lx.slice(t.span))
+        .ok_or_else(|| Error::spanned(ErrorKind::UnknownElementType { name: lx.quote(t) }, t.span))
+}
+
+/// `type[dims]{minor_to_major}` inside `P(..)`: static dims and no
+/// attributes (so `P` cannot nest).
+fn parse_sparse_physical_shape(lx: &mut Lexer<'_>) -> Result<SparsePhysicalShape, Error> {
+    let start = lx.peek()?.span;
+    let ty = parse_type_name(lx)?;
+    let list = |lx: &mut Lexer<'_>, close: u8| -> Result<([usize; MAX_RANK], usize), Error> {
+        let mut v = [0usize; MAX_RANK];
+        let mut n = 0;
+        if lx.peek()?.kind == TokenKind::Punct(close) {
+            lx.next_token()?;
+            return Ok((v, 0));
+        }
+        loop {
+            let (x, span) = expect_int(lx, "dimension", "an integer", MAX_DIM_SIZE as u64)?;
+            if n == MAX_RANK {
+                return Err(Error::spanned(
+                    ErrorKind::RankTooLarge {
+                        rank: n + 1,
+                        max: MAX_RANK,
+                    },
+                    span,
+                ));
+            }
+            v[n] = x as usize;
+            n += 1;
+            let sep = lx.next_token()?;
+            match sep.kind {
+                TokenKind::Punct(b',') => {}
+                TokenKind::Punct(c) if c == close => return Ok((v, n)),
+                _ => return Err(unexpected(lx, sep, "`,` or the closing bracket")),
+            }
+        }
+    };
+    expect_punct(lx, b'[', "`[`")?;
+    let (dims, rank) = list(lx, b']')?;
+    let (m2m, n) = if lx.peek()?.kind == TokenKind::Punct(b'{') {
+        lx.next_token()?;
+        list(lx, b'}')?
+    } else {
+        let d = Layout::descending(rank);
+        let mut v = [0usize; MAX_RANK];
+        for (slot, &x) in v.iter_mut().zip(d.minor_to_major()) {
+            *slot = x as usize;
+        }
+        (v, rank)
+    };
+    let end = lx.peek()?.span;
+    SparsePhysicalShape::new(ty, &dims[..rank], &m2m[..n]).map_err(|e| e.with_span(start.to(end)))
 }
 
 fn attribute_value_name(name: &str) -> &'static str {

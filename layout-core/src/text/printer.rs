@@ -48,6 +48,17 @@ impl Display for Layout {
                     f.write_char(')')?;
                 }
             }
+            if let Some(p) = self.sparse_physical_shape() {
+                write!(f, "P({}[", p.element_type())?;
+                write_list(f, p.dims())?;
+                f.write_str("]")?;
+                if !p.dims().is_empty() {
+                    f.write_char('{')?;
+                    write_list(f, p.minor_to_major())?;
+                    f.write_char('}')?;
+                }
+                f.write_char(')')?;
+            }
             if self.dynamic_shape_metadata_prefix_bytes() > 0 {
                 write!(f, "M({})", self.dynamic_shape_metadata_prefix_bytes())?;
             }
