@@ -1,4 +1,4 @@
-//! tessera: XLA array shapes and memory layouts.
+#![doc = include_str!("../README.md")]
 #![no_std]
 
 pub use layout_core::*;
