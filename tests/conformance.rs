@@ -1250,7 +1250,7 @@ fn tile_description(inp: &Value, c: &mut Check) -> R<()> {
             let offs: Vec<usize> = (0..rows)
                 .map(|r| a.offset(&[r, col]))
                 .collect::<Result<_, _>>()?;
-            if offs.windows(2).any(|w| w[1] != w[0] + 1) || offs[0] % rows != 0 {
+            if offs.windows(2).any(|w| w[1] != w[0] + 1) || !offs[0].is_multiple_of(rows) {
                 c.fail(format!(
                     "rows 0..{rows} of column {col} are not packed: {offs:?}"
                 ));

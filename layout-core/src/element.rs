@@ -6,7 +6,7 @@
 /// The discriminants are XLA's `PrimitiveType` enum values from
 /// `xla_data.proto`, so [`PrimitiveType::xla_enum_value`] is a plain cast.
 /// Tuples and buffers are structural in tessera (see
-/// [`ShapeTree`](crate::text::ShapeTree)), not element types.
+/// [`parse_shape_tree`](crate::text::parse_shape_tree)), not element types.
 ///
 /// ```
 /// use layout_core::PrimitiveType;

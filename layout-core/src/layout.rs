@@ -117,7 +117,7 @@ impl Padding {
 /// compares split configs and uses them in [`xla_array_size_bytes`]; they do
 /// not move elements.
 ///
-/// [`xla_array_size_bytes`]: crate::ArrayLayout::xla_array_size_bytes
+/// [`xla_array_size_bytes`]: crate::layout_util::xla_array_size_bytes
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct SplitConfig {
     dimension: usize,

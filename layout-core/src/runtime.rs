@@ -266,7 +266,7 @@ impl ArrayLayout {
     /// Number of slots in the buffer (elements and padding): what offsets
     /// need, rounded up to `L(n)`. For repeated tiling this is the product
     /// of the final tiled shape, which can exceed XLA's `ArraySize` (see
-    /// [`ArrayLayout::xla_array_size_bytes`]).
+    /// [`layout_util::xla_array_size_bytes`](crate::layout_util::xla_array_size_bytes)).
     pub const fn buffer_len(&self) -> usize {
         self.buffer_len
     }

@@ -37,7 +37,7 @@ impl Dim {
 ///
 /// A `Shape` always holds a layout that is valid for it, or no layout:
 /// [`Shape::with_layout`] applies every rule of
-/// [`validate`](crate::validate). Shapes made by [`Shape::new`] get XLA's
+/// [`crate::validate`]. Shapes made by [`Shape::new`] get XLA's
 /// default layout, as `ShapeUtil::MakeShape` does.
 ///
 /// ```
