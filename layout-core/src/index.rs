@@ -49,6 +49,32 @@ const fn layout_of(shape: &Shape) -> &Layout {
     }
 }
 
+/// Checks that `index` has one entry per dimension, each below its size.
+/// The one bounds check: every checked offset and index helper uses it.
+pub(crate) const fn check_index(sizes: &[usize], index: &[usize]) -> Result<(), Error> {
+    if index.len() != sizes.len() {
+        return Err(Error::new(ErrorKind::IndexRankMismatch {
+            expected: sizes.len(),
+            found: index.len(),
+        }));
+    }
+    let mut i = 0;
+    while i < index.len() {
+        if index[i] >= sizes[i] {
+            return Err(Error::at(
+                ErrorKind::IndexOutOfBounds {
+                    dim: i,
+                    index: index[i],
+                    bound: sizes[i],
+                },
+                crate::error::Locus::Dim(i),
+            ));
+        }
+        i += 1;
+    }
+    Ok(())
+}
+
 /// Steps 1 and 2: padded physical dims, and `index` permuted likewise.
 /// Unbounded dims count as 0 (callers reject them first).
 const fn start(shape: &Shape, index: &[usize]) -> Work {

@@ -24,7 +24,7 @@ use core::cmp::Ordering;
 use crate::MAX_RANK;
 use crate::error::{Error, ErrorKind, Locus};
 use crate::layout::Layout;
-use crate::runtime::DimVec;
+use crate::runtime::{ArrayLayout, DimVec, Slot};
 use crate::shape::Shape;
 
 /// The sizes of `shape`'s dimensions (bounds for `<=N`).
@@ -65,30 +65,20 @@ pub(crate) const fn layout_or_default(shape: &Shape) -> Layout {
     }
 }
 
-/// Checks that `index` has one entry per dimension, each below its size.
+/// Checks `index` against `sizes` (the engine's one bounds check).
 const fn check_index(sizes: &DimVec, index: &[usize]) -> Result<(), Error> {
-    let sizes = sizes.as_slice();
-    if index.len() != sizes.len() {
-        return Err(Error::new(ErrorKind::IndexRankMismatch {
-            expected: sizes.len(),
-            found: index.len(),
-        }));
+    crate::index::check_index(sizes.as_slice(), index)
+}
+
+/// The shape with only its `minor_to_major` (no tiles, padding or other
+/// attributes) as an [`ArrayLayout`]: what IndexUtil's dense
+/// linearization means, computed by the engine.
+const fn dense(shape: &Shape) -> Result<ArrayLayout, Error> {
+    let layout = layout_or_default(shape).minor_to_major_only();
+    match shape.without_layout().with_layout(layout) {
+        Ok(s) => ArrayLayout::new(s),
+        Err(e) => Err(e),
     }
-    let mut i = 0;
-    while i < index.len() {
-        if index[i] >= sizes[i] {
-            return Err(Error::at(
-                ErrorKind::IndexOutOfBounds {
-                    dim: i,
-                    index: index[i],
-                    bound: sizes[i],
-                },
-                Locus::Dim(i),
-            ));
-        }
-        i += 1;
-    }
-    Ok(())
 }
 
 /// The dense linear index of the element at logical `index`, following
@@ -104,25 +94,10 @@ pub const fn multidimensional_index_to_linear_index(
     shape: &Shape,
     index: &[usize],
 ) -> Result<usize, Error> {
-    let sizes = match sizes_of(shape) {
-        Ok(s) => s,
-        Err(e) => return Err(e),
-    };
-    if let Err(e) = check_index(&sizes, index) {
-        return Err(e);
+    match dense(shape) {
+        Ok(a) => a.offset(index),
+        Err(e) => Err(e),
     }
-    let layout = layout_or_default(shape);
-    let m2m = layout.minor_to_major();
-    // Horner's scheme from the major end; every partial result is below the
-    // element count, which fits (checked when the shape was built).
-    let mut linear: usize = 0;
-    let mut k = m2m.len();
-    while k > 0 {
-        k -= 1;
-        let d = m2m[k] as usize;
-        linear = linear * sizes.as_slice()[d] + index[d];
-    }
-    Ok(linear)
 }
 
 /// The logical index of the element at dense linear index `linear`
@@ -136,10 +111,6 @@ pub const fn linear_index_to_multidimensional_index(
     shape: &Shape,
     linear: usize,
 ) -> Result<DimVec, Error> {
-    let sizes = match sizes_of(shape) {
-        Ok(s) => s,
-        Err(e) => return Err(e),
-    };
     let count = match shape.element_count() {
         Ok(c) => c,
         Err(e) => return Err(e),
@@ -150,21 +121,18 @@ pub const fn linear_index_to_multidimensional_index(
             buffer_len: count,
         }));
     }
-    let layout = layout_or_default(shape);
-    let m2m = layout.minor_to_major();
-    let mut out = [0usize; MAX_RANK];
-    let mut rest = linear;
-    let mut k = 0;
-    while k < m2m.len() {
-        let d = m2m[k] as usize;
-        let size = sizes.as_slice()[d];
-        // size > 0 here: a zero-sized dimension makes count 0 and was
-        // rejected above.
-        out[d] = rest % size;
-        rest /= size;
-        k += 1;
+    match dense(shape) {
+        Ok(a) => match a.slot(linear) {
+            Ok(Slot::Element(index)) => Ok(index),
+            // A dense layout has no padding slots.
+            Ok(Slot::Padding) => Err(Error::new(ErrorKind::OffsetOutOfBounds {
+                offset: linear,
+                buffer_len: count,
+            })),
+            Err(e) => Err(e),
+        },
+        Err(e) => Err(e),
     }
-    Ok(DimVec::from_array(shape.rank(), out))
 }
 
 /// Advances `indices` to the next element in logical (row-major) order,

@@ -750,6 +750,15 @@ impl Layout {
         Ok(self)
     }
 
+    /// The same `minor_to_major` with every attribute at its default (no
+    /// tiles, no padding): XLA's `MinorToMajorOnly` view of a layout.
+    pub const fn minor_to_major_only(&self) -> Layout {
+        let mut l = Layout::EMPTY;
+        l.rank = self.rank;
+        l.minor_to_major = self.minor_to_major;
+        l
+    }
+
     /// Whether the layout prints as `{}`: no dimensions and every attribute
     /// at its default.
     pub const fn is_empty(&self) -> bool {

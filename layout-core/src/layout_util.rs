@@ -21,10 +21,10 @@
 //! ```
 
 use crate::element::PrimitiveType;
-use crate::error::{Error, ErrorKind, Locus};
+use crate::error::{Error, ErrorKind};
 use crate::index_util::{layout_or_default, sizes_of};
 use crate::layout::{Layout, LayoutEquality};
-use crate::runtime::DimVec;
+use crate::runtime::{ArrayLayout, DimVec};
 use crate::shape::Shape;
 use crate::shape_util::relayout;
 use crate::text::TreeEvent;
@@ -365,99 +365,35 @@ pub const fn xla_array_size_bytes(shape: &Shape) -> Option<usize> {
 /// bounds, a `*` entry in the first tile
 /// ([`ErrorKind::CombinedDimUnsupported`]), or overflow.
 pub const fn linear_index_top_tile_only(shape: &Shape, index: &[usize]) -> Result<usize, Error> {
-    let sizes = match sizes_of(shape) {
-        Ok(s) => s,
-        Err(e) => return Err(e),
-    };
-    let sizes = sizes.as_slice();
-    if index.len() != sizes.len() {
-        return Err(Error::new(ErrorKind::IndexRankMismatch {
-            expected: sizes.len(),
-            found: index.len(),
+    let layout = layout_or_default(shape);
+    // XLA's formula is the engine's transform with only the first tile
+    // level and no padding.
+    let tiles = layout.tiles();
+    if !tiles.is_empty() && tiles[0].has_combined_dims() {
+        return Err(Error::new(ErrorKind::CombinedDimUnsupported {
+            operation: "`linear_index_top_tile_only`",
         }));
     }
-    let mut i = 0;
-    while i < index.len() {
-        if index[i] >= sizes[i] {
-            return Err(Error::at(
-                ErrorKind::IndexOutOfBounds {
-                    dim: i,
-                    index: index[i],
-                    bound: sizes[i],
-                },
-                Locus::Dim(i),
-            ));
-        }
-        i += 1;
-    }
-    match sizes.len() {
-        0 => return Ok(0),
-        1 => return Ok(index[0]),
-        _ => {}
-    }
-    let layout = layout_or_default(shape);
-    let tile: &[usize] = match layout.tiles().first() {
-        Some(t) => {
-            if t.has_combined_dims() {
-                return Err(Error::new(ErrorKind::CombinedDimUnsupported {
-                    operation: "`linear_index_top_tile_only`",
-                }));
-            }
-            t.raw()
-        }
-        None => &[],
+    let first = tiles.split_at(if tiles.is_empty() { 0 } else { 1 }).0;
+    let top = match layout.minor_to_major_only().with_tiles(first) {
+        Ok(l) => l,
+        Err(e) => return Err(e),
     };
-    let mut tile_multiplier: usize = 1;
-    let mut k = 0;
-    while k < tile.len() {
-        tile_multiplier = match tile_multiplier.checked_mul(tile[k]) {
-            Some(v) => v,
-            None => return Err(overflow()),
-        };
-        k += 1;
+    let array = match shape.without_layout().with_layout(top) {
+        Ok(s) => match ArrayLayout::new(s) {
+            Ok(a) => a,
+            Err(e) => return Err(e),
+        },
+        Err(e) => return Err(e),
+    };
+    if let Err(e) = array.check_index(index) {
+        return Err(e);
     }
-    let mut within: usize = 1;
-    let mut linear: usize = 0;
-    let m2m = layout.minor_to_major();
-    let mut minor = 0;
-    while minor < m2m.len() {
-        let d = m2m[minor] as usize;
-        let (size, e) = (sizes[d], index[d]);
-        let (term, next_tile_mult) = if minor < tile.len() {
-            let t = tile[tile.len() - 1 - minor];
-            let a = match tile_multiplier.checked_mul(e / t) {
-                Some(v) => v,
-                None => return Err(overflow()),
-            };
-            let b = match within.checked_mul(e % t) {
-                Some(v) => v,
-                None => return Err(overflow()),
-            };
-            within = match within.checked_mul(t) {
-                Some(v) => v,
-                None => return Err(overflow()),
-            };
-            let Some(term) = a.checked_add(b) else {
-                return Err(overflow());
-            };
-            (term, tile_multiplier.checked_mul(size.div_ceil(t)))
-        } else {
-            let Some(term) = e.checked_mul(tile_multiplier) else {
-                return Err(overflow());
-            };
-            (term, tile_multiplier.checked_mul(size))
-        };
-        linear = match linear.checked_add(term) {
-            Some(v) => v,
-            None => return Err(overflow()),
-        };
-        tile_multiplier = match next_tile_mult {
-            Some(v) => v,
-            None => return Err(overflow()),
-        };
-        minor += 1;
+    if index.len() == 1 {
+        // XLA returns a rank-1 index unchanged, even when tiled.
+        return Ok(index[0]);
     }
-    Ok(linear)
+    Ok(array.offset_unchecked(index))
 }
 
 /// XLA's `ShapeUtil::ArrayDataSize`: bytes up to and including the last

@@ -328,28 +328,8 @@ impl ArrayLayout {
     /// [`ErrorKind::IndexRankMismatch`] or [`ErrorKind::IndexOutOfBounds`]
     /// naming the first offending dimension.
     pub const fn check_index(&self, index: &[usize]) -> Result<(), Error> {
-        if index.len() != self.rank() {
-            return Err(Error::new(ErrorKind::IndexRankMismatch {
-                expected: self.rank(),
-                found: index.len(),
-            }));
-        }
-        let mut i = 0;
-        while i < index.len() {
-            let bound = self.size(i);
-            if index[i] >= bound {
-                return Err(Error::at(
-                    ErrorKind::IndexOutOfBounds {
-                        dim: i,
-                        index: index[i],
-                        bound,
-                    },
-                    Locus::Dim(i),
-                ));
-            }
-            i += 1;
-        }
-        Ok(())
+        let sizes = self.sizes();
+        index::check_index(sizes.as_slice(), index)
     }
 
     /// What the slot at `offset` holds: the logical index of its element,
