@@ -20,7 +20,8 @@ use std::collections::HashSet;
 use proptest::prelude::*;
 use proptest::test_runner::Config as ProptestConfig;
 use tessera::{
-    ArrayLayout, Dim, Layout, Padding, PaddingValue, PrimitiveType, Shape, Slot, Tile, TileDim,
+    ArrayLayout, DigitSource, Dim, Layout, Padding, PaddingValue, PrimitiveType, Shape, Slot, Tile,
+    TileDim,
 };
 
 // ---------------------------------------------------------------------------
@@ -518,6 +519,37 @@ proptest! {
         }
     }
 
+    /// The physical dims' digit formula gives every element's offset
+    /// whenever the layout is separable.
+    #[test]
+    fn physical_digits_give_offsets(spec in spec_strategy()) {
+        let (engine, model) = engine_and_model(&spec)?;
+        let Some(model) = model else { return Err(TestCaseError::reject("model too large")) };
+        let what = spec.describe();
+        let dims = engine.physical_dims();
+        let sizes: Vec<usize> = dims.iter().map(|d| d.size).collect();
+        let physical = engine.physical_shape();
+        prop_assert_eq!(&sizes[..], physical.dims(), "sizes of {}", what);
+        if dims.is_separable() {
+            for (pos, cell) in model.buffer.iter().enumerate() {
+                if let Some(idx) = cell {
+                    let by_digits: usize = dims
+                        .iter()
+                        .map(|d| match d.source {
+                            DigitSource::Constant => 0,
+                            DigitSource::Logical { dim, div, modulus } => {
+                                let q = idx[dim] / div;
+                                d.stride * modulus.map_or(q, |m| q % m)
+                            }
+                            DigitSource::Mixed => unreachable!(),
+                        })
+                        .sum();
+                    prop_assert_eq!(by_digits, pos, "digits of {} for {:?}", what, idx);
+                }
+            }
+        }
+    }
+
     /// Byte sizes follow from element_count / buffer_len and E(n).
     #[test]
     fn byte_sizes_agree_with_counts(spec in spec_strategy()) {
@@ -545,6 +577,23 @@ proptest! {
 // ---------------------------------------------------------------------------
 // Deterministic tests
 // ---------------------------------------------------------------------------
+
+/// The layouts people write have a digit formula for every physical dim.
+#[test]
+fn common_layouts_are_separable() {
+    for text in [
+        "f32[1024,1024]{1,0:T(8,128)}",
+        "bf16[1000,1000]{1,0:T(8,128)(2,1)}",
+        "s8[64,300]{0,1:T(32,128)(4,1)}",
+        "f32[3,5]{1,0:T(2,2)L(32)pad(4,8)}",
+    ] {
+        let a: ArrayLayout = text.parse().unwrap();
+        assert!(a.physical_dims().is_separable(), "{text}");
+    }
+    // A later tile that does not divide an earlier one has no digit formula.
+    let a: ArrayLayout = "pred[6]{0:T(3)(2)}".parse().unwrap();
+    assert!(!a.physical_dims().is_separable());
+}
 
 /// Layouts where `strides()` is `Some` although tiling reorders elements
 /// (found by `strides_agree_with_offsets`; the model's offsets are

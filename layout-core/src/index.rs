@@ -386,14 +386,14 @@ const fn untile(
 /// `floor(e[var] / div) % modulus` (`modulus == 0` for no modulus), a
 /// constant 0, or something of several variables.
 #[derive(Clone, Copy)]
-struct Digit {
-    var: usize,
-    div: usize,
-    modulus: usize,
+pub(crate) struct Digit {
+    pub(crate) var: usize,
+    pub(crate) div: usize,
+    pub(crate) modulus: usize,
 }
 
-const CONSTANT: usize = usize::MAX;
-const MIXED: usize = usize::MAX - 1;
+pub(crate) const CONSTANT: usize = usize::MAX;
+pub(crate) const MIXED: usize = usize::MAX - 1;
 
 impl Digit {
     const ZERO: Digit = Digit {
@@ -455,16 +455,22 @@ impl Digit {
     }
 }
 
-/// Whether the offset is linear in the index, `sum(index[d] * stride[d])`.
-///
-/// The transform is replayed on [`Digit`]s: every physical position holds
-/// a digit of one logical index (or a constant). A dimension is strided
-/// when its varying digits form a mixed-radix chain (`div` of each is the
-/// previous `div * modulus`, the last never wraps) whose physical strides
-/// grow by the same radices. Exact for layouts without `*`; a `*` that
-/// merges two varying dimensions into one that is then cut counts as not
-/// strided.
-pub(crate) const fn is_strided(shape: &Shape) -> bool {
+/// The physical (tiled) dims with the [`Digit`] each one holds and its
+/// stride: for every element, `offset = sum(stride[p] * digit[p](index))`.
+#[derive(Clone, Copy)]
+pub(crate) struct DigitMap {
+    pub(crate) rank: usize,
+    pub(crate) dims: [usize; MAX_PHYSICAL_RANK],
+    pub(crate) strides: [usize; MAX_PHYSICAL_RANK],
+    pub(crate) digits: [Digit; MAX_PHYSICAL_RANK],
+}
+
+/// Replays the transform on [`Digit`]s: each physical position starts as
+/// the whole index of one logical dimension; `*` merges keep a plain
+/// digit only when one side never varies; a tile splits a digit into
+/// quotient and remainder digits. Digits that take a single value become
+/// constants.
+pub(crate) const fn digit_map(shape: &Shape) -> DigitMap {
     let layout = layout_of(shape);
     let n = shape.rank();
     let mut sizes = [0usize; MAX_RANK];
@@ -482,11 +488,12 @@ pub(crate) const fn is_strided(shape: &Shape) -> bool {
     let m2m = layout.minor_to_major();
     let mut i = 0;
     while i < n {
-        digits[i] = Digit {
+        let d = Digit {
             var: m2m[n - 1 - i] as usize,
             div: 1,
             modulus: 0,
         };
+        digits[i] = if d.range(sizes) <= 1 { Digit::ZERO } else { d };
         i += 1;
     }
     let tiles = layout.tiles();
@@ -544,11 +551,10 @@ pub(crate) const fn is_strided(shape: &Shape) -> bool {
         }
         digits = d;
         if apply_tile(&mut w, &tiles[level]).is_err() {
-            return false;
+            break; // unreachable for layouts ArrayLayout accepted
         }
         level += 1;
     }
-    // Physical strides of the final positions.
     let mut strides = [0usize; MAX_PHYSICAL_RANK];
     let mut acc = 1usize;
     let mut p = w.rank;
@@ -557,6 +563,40 @@ pub(crate) const fn is_strided(shape: &Shape) -> bool {
         strides[p] = acc;
         acc = acc.saturating_mul(w.dims[p]);
     }
+    DigitMap {
+        rank: w.rank,
+        dims: w.dims,
+        strides,
+        digits,
+    }
+}
+
+/// Whether the offset is linear in the index, `sum(index[d] * stride[d])`:
+/// each dimension's varying digits in the [`DigitMap`] must form a
+/// mixed-radix chain (`div` of each is the previous `div * modulus`, the
+/// last never wraps) whose physical strides grow by the same radices.
+/// Exact for layouts without `*`; a `*` that merges two varying
+/// dimensions into one that is then cut counts as not strided.
+pub(crate) const fn is_strided(shape: &Shape) -> bool {
+    let n = shape.rank();
+    let mut sizes = [0usize; MAX_RANK];
+    let mut i = 0;
+    while i < n {
+        sizes[i] = match shape.dims()[i].size() {
+            Some(s) => s,
+            None => 0,
+        };
+        i += 1;
+    }
+    let sizes = sizes.split_at(n).0;
+    let map = digit_map(shape);
+    let w = Work {
+        rank: map.rank,
+        dims: map.dims,
+        idx: [0; MAX_PHYSICAL_RANK],
+    };
+    let digits = map.digits;
+    let strides = map.strides;
     let mut p = 0;
     while p < w.rank {
         if digits[p].var == MIXED && w.dims[p] > 1 {

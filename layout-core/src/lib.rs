@@ -25,7 +25,9 @@ pub use element::PrimitiveType;
 pub use error::{ByteSpan, Error, ErrorKind, Locus, Report};
 pub use layout::{Layout, LayoutEquality, Padding, PaddingValue, SparsePhysicalShape, SplitConfig};
 pub use message::{Message, Snippet};
-pub use runtime::{ArrayLayout, DimVec, PhysicalShape, Slot};
+pub use runtime::{
+    ArrayLayout, DigitSource, DimVec, PhysicalDim, PhysicalDims, PhysicalShape, Slot,
+};
 pub use shape::{Dim, Shape};
 pub use static_layout::{
     AnyLayout, HasRank, KnownLayout, RowMajorDense, SameElementCount, SameShape, SlotOf,

@@ -116,6 +116,80 @@ impl core::fmt::Debug for PhysicalShape {
     }
 }
 
+/// What one physical dimension indexes: a digit of one logical index,
+/// nothing (always 0), or a mix of several logical indices.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum DigitSource {
+    /// The dimension's index is always 0 (a tile entry of 1, a dimension
+    /// of size 1, or padding that no element reaches).
+    Constant,
+    /// The dimension's index is `(index[dim] / div) % modulus` (no modulus
+    /// when `None`).
+    Logical {
+        /// The logical dimension.
+        dim: usize,
+        /// The divisor.
+        div: usize,
+        /// The modulus, if any.
+        modulus: Option<usize>,
+    },
+    /// No digit formula: a `*` merged two varying dimensions, or a later
+    /// tile does not divide the earlier tile it cuts (`T(3)(2)`).
+    Mixed,
+}
+
+/// One dimension of the physical (tiled) shape: its size, its stride in
+/// the buffer, and what it indexes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct PhysicalDim {
+    /// Its extent (tile counts and tile sizes, padding included).
+    pub size: usize,
+    /// Elements between consecutive indices of this dimension.
+    pub stride: usize,
+    /// What its index is, in terms of the logical index.
+    pub source: DigitSource,
+}
+
+/// The physical dims of a layout, major to minor, as
+/// [`ArrayLayout::physical_dims`] gives them.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct PhysicalDims {
+    rank: u8,
+    dims: [PhysicalDim; MAX_PHYSICAL_RANK],
+}
+
+impl PhysicalDims {
+    /// The dims, major to minor.
+    pub const fn as_slice(&self) -> &[PhysicalDim] {
+        self.dims.split_at(self.rank as usize).0
+    }
+
+    /// Whether every dim has a digit formula (no [`DigitSource::Mixed`]).
+    pub const fn is_separable(&self) -> bool {
+        let mut p = 0;
+        while p < self.rank as usize {
+            if let DigitSource::Mixed = self.dims[p].source {
+                return false;
+            }
+            p += 1;
+        }
+        true
+    }
+}
+
+impl core::ops::Deref for PhysicalDims {
+    type Target = [PhysicalDim];
+    fn deref(&self) -> &[PhysicalDim] {
+        self.as_slice()
+    }
+}
+
+impl core::fmt::Debug for PhysicalDims {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        core::fmt::Debug::fmt(self.as_slice(), f)
+    }
+}
+
 /// A validated array shape with its layout and known sizes: the run-time
 /// layout type. Everything is `const fn`, needs no allocation, and is
 /// computed by the one engine that static `layout!` types use too.
@@ -370,6 +444,59 @@ impl ArrayLayout {
                 }
             }
             Err(_) => panic!("checked by ArrayLayout::new"),
+        }
+    }
+
+    /// The physical dims, major to minor, each with its stride and the
+    /// digit of the logical index it holds. When
+    /// [`is_separable`](PhysicalDims::is_separable), every element's offset
+    /// is `sum(stride * digit)` over these dims, which is what iterators and
+    /// relayout kernels build their loops from.
+    ///
+    /// ```
+    /// use layout_core::{ArrayLayout, DigitSource};
+    /// let a: ArrayLayout = "f32[3,5]{1,0:T(2,2)}".parse().unwrap();
+    /// let dims = a.physical_dims();
+    /// // [2 tile rows, 3 tile columns, 2 rows, 2 columns] with strides 12, 4, 2, 1.
+    /// assert_eq!(dims.iter().map(|d| (d.size, d.stride)).collect::<Vec<_>>(),
+    ///            [(2, 12), (3, 4), (2, 2), (2, 1)]);
+    /// assert_eq!(dims[0].source, DigitSource::Logical { dim: 0, div: 2, modulus: None });
+    /// assert_eq!(dims[3].source, DigitSource::Logical { dim: 1, div: 1, modulus: Some(2) });
+    /// // offset of (2,3) = 12*(2/2) + 4*(3/2) + 2*(2%2) + 1*(3%2) = 17
+    /// ```
+    pub const fn physical_dims(&self) -> PhysicalDims {
+        let map = index::digit_map(&self.shape);
+        let empty = PhysicalDim {
+            size: 0,
+            stride: 0,
+            source: DigitSource::Constant,
+        };
+        let mut dims = [empty; MAX_PHYSICAL_RANK];
+        let mut p = 0;
+        while p < map.rank {
+            let g = map.digits[p];
+            dims[p] = PhysicalDim {
+                size: map.dims[p],
+                stride: map.strides[p],
+                source: match g.var {
+                    index::CONSTANT => DigitSource::Constant,
+                    index::MIXED => DigitSource::Mixed,
+                    dim => DigitSource::Logical {
+                        dim,
+                        div: g.div,
+                        modulus: if g.modulus == 0 {
+                            None
+                        } else {
+                            Some(g.modulus)
+                        },
+                    },
+                },
+            };
+            p += 1;
+        }
+        PhysicalDims {
+            rank: map.rank as u8,
+            dims,
         }
     }
 

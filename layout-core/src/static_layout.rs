@@ -266,6 +266,95 @@ impl<
     /// Whether the layout is plain row-major with no padding.
     pub const IS_ROW_MAJOR_DENSE: bool = Self::LAYOUT.is_row_major_dense();
 
+    /// How run-time offsets are computed from engine results (see
+    /// [`OffsetPlan`]).
+    pub const OFFSET_PLAN: OffsetPlan = offset_plan(&Self::LAYOUT);
+
+    /// For [`OffsetPlan::Table`]: where dimension `d`'s entries start in
+    /// [`Self::OFFSET_TABLE`].
+    const TABLE_BASES: [usize; R] = {
+        let mut bases = [0usize; R];
+        let mut sum = 0;
+        let mut d = 0;
+        while d < R {
+            bases[d] = sum;
+            sum += Self::DIMS[d];
+            d += 1;
+        }
+        bases
+    };
+
+    /// For [`OffsetPlan::Table`]: entry `TABLE_BASES[d] + x` is the engine's
+    /// offset of the index that is `x` in dimension `d` and 0 elsewhere.
+    /// All zeros for the other plans.
+    const OFFSET_TABLE: [usize; OFFSET_TABLE_CAPACITY] = {
+        let mut table = [0usize; OFFSET_TABLE_CAPACITY];
+        if let OffsetPlan::Table = Self::OFFSET_PLAN {
+            let mut unit = [0usize; R];
+            let mut d = 0;
+            while d < R {
+                let mut x = 0;
+                while x < Self::DIMS[d] {
+                    unit[d] = x;
+                    table[Self::TABLE_BASES[d] + x] = Self::LAYOUT.offset_unchecked(&unit);
+                    x += 1;
+                }
+                unit[d] = 0;
+                d += 1;
+            }
+        }
+        table
+    };
+
+    /// The offset of an in-bounds `index` by [`Self::OFFSET_PLAN`]: what
+    /// the engine computes, from constants the engine computed.
+    #[inline(always)]
+    const fn planned_offset(index: &[usize; R]) -> usize {
+        match Self::OFFSET_PLAN {
+            OffsetPlan::Strided => {
+                let strides = match Self::STRIDES {
+                    Some(s) => s,
+                    None => [0; R],
+                };
+                let mut offset = 0usize;
+                let mut d = 0;
+                while d < R {
+                    offset = offset.wrapping_add(index[d].wrapping_mul(strides[d]));
+                    d += 1;
+                }
+                offset
+            }
+            OffsetPlan::Table => {
+                let mut offset = 0usize;
+                let mut d = 0;
+                while d < R {
+                    // The mask keeps out-of-bounds unchecked indices from
+                    // panicking; in bounds it changes nothing.
+                    let slot =
+                        Self::TABLE_BASES[d].wrapping_add(index[d]) & (OFFSET_TABLE_CAPACITY - 1);
+                    offset = offset.wrapping_add(Self::OFFSET_TABLE[slot]);
+                    d += 1;
+                }
+                offset
+            }
+            OffsetPlan::Engine => Self::LAYOUT.offset_unchecked(index),
+        }
+    }
+
+    /// Whether each entry of `index` is below its dimension's size (the
+    /// engine's sizes, [`Self::DIMS`]).
+    #[inline(always)]
+    const fn in_bounds(index: &[usize; R]) -> bool {
+        let mut d = 0;
+        while d < R {
+            if index[d] >= Self::DIMS[d] {
+                return false;
+            }
+            d += 1;
+        }
+        true
+    }
+
     /// The value of this zero-sized type.
     pub const fn new() -> Self {
         StaticLayout(PhantomData)
@@ -286,9 +375,20 @@ impl<
     #[inline]
     #[track_caller]
     pub const fn offset(index: [usize; R]) -> usize {
-        match Self::LAYOUT.offset(&index) {
-            Ok(o) => o,
+        if !Self::in_bounds(&index) {
+            Self::out_of_bounds(index);
+        }
+        Self::planned_offset(&index)
+    }
+
+    /// Panics with the engine's message for an index that is out of bounds.
+    #[cold]
+    #[inline(never)]
+    #[track_caller]
+    const fn out_of_bounds(index: [usize; R]) -> ! {
+        match Self::LAYOUT.check_index(&index) {
             Err(e) => e.panic(),
+            Ok(()) => panic!("the engine and DIMS disagree on bounds"),
         }
     }
 
@@ -298,7 +398,13 @@ impl<
     /// An entry out of bounds.
     #[inline]
     pub const fn try_offset(index: [usize; R]) -> Result<usize, Error> {
-        Self::LAYOUT.offset(&index)
+        if Self::in_bounds(&index) {
+            return Ok(Self::planned_offset(&index));
+        }
+        match Self::LAYOUT.check_index(&index) {
+            Ok(()) => Ok(Self::planned_offset(&index)),
+            Err(e) => Err(e),
+        }
     }
 
     /// The offset of `index` without bounds checks: equal to
@@ -306,13 +412,13 @@ impl<
     /// outside.
     #[inline]
     pub const fn offset_unchecked(index: [usize; R]) -> usize {
-        Self::LAYOUT.offset_unchecked(&index)
+        Self::planned_offset(&index)
     }
 
     /// Whether every entry of `index` is below its dimension's size.
     #[inline]
     pub const fn is_in_bounds(index: [usize; R]) -> bool {
-        Self::LAYOUT.is_in_bounds(&index)
+        Self::in_bounds(&index)
     }
 
     /// Checks `index` against the dimensions.
@@ -347,6 +453,55 @@ impl<
             Ok(Slot::Padding) => Ok(SlotOf::Padding),
             Err(e) => Err(e),
         }
+    }
+}
+
+/// Entries in a static layout's offset table ([`OffsetPlan::Table`]); a
+/// power of two.
+pub const OFFSET_TABLE_CAPACITY: usize = 512;
+
+/// How a [`StaticLayout`] computes run-time offsets. Every plan evaluates
+/// numbers the engine computed at compile time, so the run-time cost is
+/// that of hand-written arithmetic, while the engine's general transform
+/// (which the optimiser does not fold) is the fallback.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum OffsetPlan {
+    /// Offsets are linear in the index ([`ArrayLayout::strides`] is
+    /// `Some`): `sum(index[d] * STRIDES[d])`.
+    Strided,
+    /// No tile combines dimensions (`*`), so every physical coordinate
+    /// comes from one logical dimension and the offset is the sum of each
+    /// dimension's part: a lookup per dimension in a table of the engine's
+    /// offsets. Used when the dims add up to at most
+    /// [`OFFSET_TABLE_CAPACITY`].
+    Table,
+    /// The engine's transform at run time.
+    Engine,
+}
+
+/// Chooses the [`OffsetPlan`] for `layout`.
+const fn offset_plan(layout: &ArrayLayout) -> OffsetPlan {
+    if layout.strides().is_some() {
+        return OffsetPlan::Strided;
+    }
+    let tiles = layout.layout().tiles();
+    let mut t = 0;
+    while t < tiles.len() {
+        if tiles[t].has_combined_dims() {
+            return OffsetPlan::Engine;
+        }
+        t += 1;
+    }
+    let mut sum = 0usize;
+    let mut d = 0;
+    while d < layout.rank() {
+        sum = sum.saturating_add(layout.size(d));
+        d += 1;
+    }
+    if sum <= OFFSET_TABLE_CAPACITY {
+        OffsetPlan::Table
+    } else {
+        OffsetPlan::Engine
     }
 }
 
