@@ -46,7 +46,8 @@ macro_rules! check_against_runtime {
         });
         assert_eq!(seen, L::ELEMENT_COUNT);
         let mut padding = 0;
-        for off in 0..L::BUFFER_LEN {
+        let buffer_len = L::BUFFER_LEN;
+        for off in 0..buffer_len {
             match L::slot(off) {
                 SlotOf::Element(idx) => assert_eq!(L::offset(idx), off),
                 SlotOf::Padding => padding += 1,
@@ -114,7 +115,10 @@ fn offsets_equal_hand_arithmetic() {
             assert_eq!(ColMajor::offset([i, j]), j * 3 + i);
             assert_eq!(Padded::offset([i, j]), i * 8 + j);
             // 2x2 tiles, 3 tiles per row of tiles.
-            assert_eq!(Tiled::offset([i, j]), ((i / 2) * 3 + j / 2) * 4 + (i % 2) * 2 + j % 2);
+            assert_eq!(
+                Tiled::offset([i, j]),
+                ((i / 2) * 3 + j / 2) * 4 + (i % 2) * 2 + j % 2
+            );
         }
     }
     for i in 0..16 {
@@ -165,7 +169,10 @@ fn bounds_checks() {
     assert!(!A::is_in_bounds([3, 0]));
     assert!(!A::is_in_bounds([0, 5]));
     let e = A::try_offset([0, 5]).unwrap_err();
-    assert_eq!(e.to_string(), "index 5 is out of bounds for dimension `1` of size 5");
+    assert_eq!(
+        e.to_string(),
+        "index 5 is out of bounds for dimension `1` of size 5"
+    );
     assert_eq!(A::check_index([2, 4]), Ok(()));
     let panicked = std::panic::catch_unwind(|| A::offset([3, 0])).unwrap_err();
     let msg = panicked.downcast_ref::<String>().unwrap();
@@ -203,4 +210,53 @@ fn generic_code_over_any_layout() {
         L::LAYOUT.buffer_len()
     }
     assert_eq!(len_of::<A>(), 15);
+}
+
+#[test]
+fn every_offset_plan_agrees_with_the_engine() {
+    use tessera::static_layout::OffsetPlan;
+    type Strided = layout!(f32[64,128]{1,0:T(8,128)});
+    type Table = layout!(f32[64,256]{1,0:T(8,128)});
+    type Combined = layout!(f32[4,6,8]{2,1,0:T(*,2,4)});
+    type Large = layout!(f32[1024,1024]{1,0:T(8,128)});
+    assert_eq!(Strided::OFFSET_PLAN, OffsetPlan::Strided);
+    assert_eq!(Table::OFFSET_PLAN, OffsetPlan::Table);
+    assert_eq!(Combined::OFFSET_PLAN, OffsetPlan::Engine);
+    assert_eq!(Large::OFFSET_PLAN, OffsetPlan::Engine);
+    for (i, j) in [
+        (0, 0),
+        (7, 127),
+        (8, 128),
+        (63, 255),
+        (1023, 1023),
+        (517, 300),
+    ] {
+        let rt: ArrayLayout = "f32[1024,1024]{1,0:T(8,128)}".parse().unwrap();
+        assert_eq!(Ok(Large::offset([i, j])), rt.offset(&[i, j]));
+        let tpu = ((i / 8) * 8 + j / 128) * 1024 + (i % 8) * 128 + j % 128;
+        assert_eq!(Large::offset([i, j]), tpu);
+        if i < 64 && j < 256 {
+            assert_eq!(
+                Table::offset([i, j]),
+                ((i / 8) * 2 + j / 128) * 1024 + (i % 8) * 128 + j % 128
+            );
+        }
+    }
+    let rt: ArrayLayout = "f32[4,6,8]{2,1,0:T(*,2,4)}".parse().unwrap();
+    for_each_index(&Combined::DIMS, |idx| {
+        assert_eq!(Ok(Combined::offset(idx)), rt.offset(&idx))
+    });
+    // Unchecked offsets out of bounds never panic, whatever the plan.
+    let _ = (
+        Table::offset_unchecked([64, 0]),
+        Table::offset_unchecked([usize::MAX, 9999]),
+    );
+    let _ = (
+        Strided::offset_unchecked([usize::MAX, 1]),
+        Large::offset_unchecked([2000, 0]),
+    );
+    assert_eq!(
+        Table::try_offset([64, 0]).unwrap_err().to_string(),
+        "index 64 is out of bounds for dimension `0` of size 64"
+    );
 }

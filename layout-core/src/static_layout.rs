@@ -307,7 +307,8 @@ impl<
     };
 
     /// The offset of an in-bounds `index` by [`Self::OFFSET_PLAN`]: what
-    /// the engine computes, from constants the engine computed.
+    /// the engine computes, from constants the engine computed. (An index
+    /// out of bounds may panic with the table plan.)
     #[inline(always)]
     const fn planned_offset(index: &[usize; R]) -> usize {
         match Self::OFFSET_PLAN {
@@ -328,10 +329,8 @@ impl<
                 let mut offset = 0usize;
                 let mut d = 0;
                 while d < R {
-                    // The mask keeps out-of-bounds unchecked indices from
-                    // panicking; in bounds it changes nothing.
-                    let slot =
-                        Self::TABLE_BASES[d].wrapping_add(index[d]) & (OFFSET_TABLE_CAPACITY - 1);
+                    // In bounds (callers check), so the slot is in the table.
+                    let slot = Self::TABLE_BASES[d] + index[d];
                     offset = offset.wrapping_add(Self::OFFSET_TABLE[slot]);
                     d += 1;
                 }
@@ -375,17 +374,27 @@ impl<
     #[inline]
     #[track_caller]
     pub const fn offset(index: [usize; R]) -> usize {
-        if !Self::in_bounds(&index) {
-            Self::out_of_bounds(index);
+        let mut d = 0;
+        while d < R {
+            if index[d] >= Self::DIMS[d] {
+                Self::out_of_bounds(d, index[d]);
+            }
+            d += 1;
         }
         Self::planned_offset(&index)
     }
 
-    /// Panics with the engine's message for an index that is out of bounds.
+    /// Panics with the engine's message for entry `value` of dimension
+    /// `dim`, the first entry of an index that is out of bounds. Takes
+    /// scalars so the hot path need not keep the index in memory.
     #[cold]
     #[inline(never)]
     #[track_caller]
-    const fn out_of_bounds(index: [usize; R]) -> ! {
+    const fn out_of_bounds(dim: usize, value: usize) -> ! {
+        // Entries before `dim` were in bounds, so the engine reports `dim`
+        // first, with the same words as for the whole index.
+        let mut index = [0usize; R];
+        index[dim] = value;
         match Self::LAYOUT.check_index(&index) {
             Err(e) => e.panic(),
             Ok(()) => panic!("the engine and DIMS disagree on bounds"),
@@ -412,7 +421,17 @@ impl<
     /// outside.
     #[inline]
     pub const fn offset_unchecked(index: [usize; R]) -> usize {
-        Self::planned_offset(&index)
+        match Self::OFFSET_PLAN {
+            OffsetPlan::Table if !Self::in_bounds(&index) => Self::engine_offset(index),
+            _ => Self::planned_offset(&index),
+        }
+    }
+
+    /// The engine's unchecked offset, off the hot path.
+    #[cold]
+    #[inline(never)]
+    const fn engine_offset(index: [usize; R]) -> usize {
+        Self::LAYOUT.offset_unchecked(&index)
     }
 
     /// Whether every entry of `index` is below its dimension's size.

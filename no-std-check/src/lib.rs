@@ -25,7 +25,8 @@ pub const LEN: usize = Tiled::BUFFER_LEN;
 
 const _: () = ::core::assert!(OFFSET == 17 && LEN == 24);
 const _: () = ::core::assert!(Packed::PHYSICAL_BYTE_SIZE == 16 * 256 * 2);
-const _: () = ::core::assert!(AllAttributes::RANK == 2 && AllAttributes::BUFFER_LEN % 2 == 0);
+const _: () =
+    ::core::assert!(AllAttributes::RANK == 2 && AllAttributes::BUFFER_LEN.is_multiple_of(2));
 
 /// A run-time offset through the static type (kept so it is compiled for
 /// the target).
