@@ -35,7 +35,10 @@ where
     C: HasRank<2> + RowMajorDense,
 {
     const {
-        assert!(A::LAYOUT.size(1) == B::LAYOUT.size(0), "inner dimensions differ");
+        assert!(
+            A::LAYOUT.size(1) == B::LAYOUT.size(0),
+            "inner dimensions differ"
+        );
         assert!(C::LAYOUT.size(0) == A::LAYOUT.size(0) && C::LAYOUT.size(1) == B::LAYOUT.size(1));
     }
     let (m, k, n) = (A::LAYOUT.size(0), A::LAYOUT.size(1), B::LAYOUT.size(1));
