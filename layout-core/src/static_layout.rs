@@ -38,7 +38,7 @@ use core::marker::PhantomData;
 use crate::element::PrimitiveType;
 use crate::error::Error;
 use crate::layout::{Layout, Padding, SplitConfig};
-use crate::runtime::{ArrayLayout, PhysicalShape, Slot};
+use crate::runtime::{ArrayLayout, DigitSource, PhysicalDims, PhysicalShape, Slot};
 use crate::shape::{Dim, Shape};
 use crate::tile::Tile;
 use crate::typelevel::{AttrSpec, DimList, NumList, TileList, TypenumCount};
@@ -266,6 +266,45 @@ impl<
     /// Whether the layout is plain row-major with no padding.
     pub const IS_ROW_MAJOR_DENSE: bool = Self::LAYOUT.is_row_major_dense();
 
+    /// The physical (tiled) dims with their strides and digit formulas.
+    pub const PHYSICAL_DIMS: PhysicalDims = Self::LAYOUT.physical_dims();
+
+    /// The physical dims that hold a digit of the index, as
+    /// `(dim, div, modulus or 0, stride)`, read from [`Self::PHYSICAL_DIMS`];
+    /// the first [`Self::DIGIT_TERM_COUNT`] are used.
+    const DIGIT_TERMS: [(usize, usize, usize, usize); crate::MAX_PHYSICAL_RANK] = {
+        let mut terms = [(0, 1, 0, 0); crate::MAX_PHYSICAL_RANK];
+        let dims = Self::PHYSICAL_DIMS.as_slice();
+        let mut n = 0;
+        let mut p = 0;
+        while p < dims.len() {
+            if let DigitSource::Logical { dim, div, modulus } = dims[p].source {
+                let m = match modulus {
+                    Some(m) => m,
+                    None => 0,
+                };
+                terms[n] = (dim, div, m, dims[p].stride);
+                n += 1;
+            }
+            p += 1;
+        }
+        terms
+    };
+
+    /// How many of [`Self::DIGIT_TERMS`] are used.
+    const DIGIT_TERM_COUNT: usize = {
+        let dims = Self::PHYSICAL_DIMS.as_slice();
+        let mut n = 0;
+        let mut p = 0;
+        while p < dims.len() {
+            if let DigitSource::Logical { .. } = dims[p].source {
+                n += 1;
+            }
+            p += 1;
+        }
+        n
+    };
+
     /// How run-time offsets are computed from engine results (see
     /// [`OffsetPlan`]).
     pub const OFFSET_PLAN: OffsetPlan = offset_plan(&Self::LAYOUT);
@@ -322,6 +361,24 @@ impl<
                 while d < R {
                     offset = offset.wrapping_add(index[d].wrapping_mul(strides[d]));
                     d += 1;
+                }
+                offset
+            }
+            OffsetPlan::Digits => {
+                // A literal trip count over constant terms, so the loop
+                // unrolls and every divisor and stride is an immediate.
+                let mut offset = 0usize;
+                let mut p = 0;
+                while p < Self::DIGIT_TERM_COUNT {
+                    let (dim, div, modulus, stride) = Self::DIGIT_TERMS[p];
+                    let quotient = index[dim] / div;
+                    let digit = if modulus == 0 {
+                        quotient
+                    } else {
+                        quotient % modulus
+                    };
+                    offset = offset.wrapping_add(digit.wrapping_mul(stride));
+                    p += 1;
                 }
                 offset
             }
@@ -488,6 +545,11 @@ pub enum OffsetPlan {
     /// Offsets are linear in the index ([`ArrayLayout::strides`] is
     /// `Some`): `sum(index[d] * STRIDES[d])`.
     Strided,
+    /// Every physical dimension holds a digit `(index[d] / div) % modulus`
+    /// of one logical index ([`ArrayLayout::physical_dims`] is
+    /// separable): `sum(stride[p] * digit[p])`, the arithmetic one writes
+    /// by hand for tiled layouts.
+    Digits,
     /// No tile combines dimensions (`*`), so every physical coordinate
     /// comes from one logical dimension and the offset is the sum of each
     /// dimension's part: a lookup per dimension in a table of the engine's
@@ -502,6 +564,9 @@ pub enum OffsetPlan {
 const fn offset_plan(layout: &ArrayLayout) -> OffsetPlan {
     if layout.strides().is_some() {
         return OffsetPlan::Strided;
+    }
+    if layout.physical_dims().is_separable() {
+        return OffsetPlan::Digits;
     }
     let tiles = layout.layout().tiles();
     let mut t = 0;
