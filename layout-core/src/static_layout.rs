@@ -7,8 +7,12 @@
 //! builds the engine's plain-data [`ArrayLayout`] from those numbers with the
 //! engine's `const` constructors; every other const and every `const fn`
 //! here reads it or calls the engine on it. Nothing is computed twice:
-//! rustc evaluates the engine in `const` items, and at run time the
-//! optimiser folds the same calls over a constant.
+//! rustc evaluates the engine in `const` items. At run time, offsets use
+//! an [`OffsetPlan`] chosen at compile time from engine results (its
+//! strides, its digit formulas, or a table of its offsets), because the
+//! optimiser does not fold the engine's general transform; the plan costs
+//! what hand-written index arithmetic costs (`BENCHMARKS.md`), and tests
+//! check it against the engine on every index.
 //!
 //! Which type-level mechanism does what:
 //!

@@ -130,3 +130,64 @@ fn static_type(krate: &TokenStream, layout: &ArrayLayout) -> TokenStream {
         >
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::str::FromStr;
+
+    fn expand(input: &str) -> String {
+        let tokens = TokenStream::from_str(&format!("krate ; {input}")).unwrap();
+        match layout(tokens) {
+            Ok(t) | Err(t) => t.to_string(),
+        }
+    }
+
+    #[test]
+    fn snapshot_of_a_tiled_layout() {
+        assert_eq!(
+            expand("f32[3,5]{1,0:T(2,2)}"),
+            "krate :: __private :: StaticLayout < 2 , 11 , false , \
+             (krate :: __private :: N < 3 > , krate :: __private :: N < 5 > ,) , \
+             (krate :: __private :: N < 1 > , krate :: __private :: N < 0 > ,) , \
+             ((krate :: __private :: N < 2 > , krate :: __private :: N < 2 > ,) ,) , \
+             krate :: __private :: Attrs < 1 , 0 , 0 , 0 , () , krate :: __private :: NoPad > >"
+        );
+    }
+
+    #[test]
+    fn equal_layouts_expand_alike() {
+        let canonical = expand("f32[3,5]{1,0}");
+        for spelling in ["f32[3,5]", "f32[ 3, 5 ]<1,0>", "f32[3,5]{1,0:L(1)E(0)S(0)M(0)}"] {
+            assert_eq!(expand(spelling), canonical, "{spelling}");
+        }
+        assert_ne!(expand("f32[3,5]{0,1}"), canonical);
+    }
+
+    #[test]
+    fn every_attribute_reaches_the_type() {
+        let t = expand("f32[8,<=4]{0,1:T(2,*,2)L(2)E(32)S(1)SC(0:2)M(4)pad(8,4:zero)}");
+        for part in [
+            "AtMost < 4 >",
+            "N < 0 > , krate :: __private :: N < 2 > ,) ,)",
+            "Attrs < 2 , 32 , 1 , 4 , (krate :: __private :: Split < 0 ,",
+            "Pad < 1 ,",
+        ] {
+            assert!(t.contains(part), "{part} not in {t}");
+        }
+    }
+
+    #[test]
+    fn an_error_is_one_compile_error_in_the_placeholder() {
+        let t = expand("f32[3,5]{1,1}");
+        assert!(t.starts_with("krate :: __private :: Invalid < {"), "{t}");
+        assert_eq!(t.matches("compile_error").count(), 1, "{t}");
+        assert!(t.contains("dimension `1` appears twice in minor_to_major"), "{t}");
+    }
+
+    #[test]
+    fn missing_crate_path_is_an_error() {
+        let t = layout(TokenStream::from_str("f32[3]").unwrap()).unwrap_err().to_string();
+        assert!(t.contains("use `tessera::layout!`"), "{t}");
+    }
+}
