@@ -158,7 +158,11 @@ mod tests {
     #[test]
     fn equal_layouts_expand_alike() {
         let canonical = expand("f32[3,5]{1,0}");
-        for spelling in ["f32[3,5]", "f32[ 3, 5 ]<1,0>", "f32[3,5]{1,0:L(1)E(0)S(0)M(0)}"] {
+        for spelling in [
+            "f32[3,5]",
+            "f32[ 3, 5 ]<1,0>",
+            "f32[3,5]{1,0:L(1)E(0)S(0)M(0)}",
+        ] {
             assert_eq!(expand(spelling), canonical, "{spelling}");
         }
         assert_ne!(expand("f32[3,5]{0,1}"), canonical);
@@ -182,12 +186,17 @@ mod tests {
         let t = expand("f32[3,5]{1,1}");
         assert!(t.starts_with("krate :: __private :: Invalid < {"), "{t}");
         assert_eq!(t.matches("compile_error").count(), 1, "{t}");
-        assert!(t.contains("dimension `1` appears twice in minor_to_major"), "{t}");
+        assert!(
+            t.contains("dimension `1` appears twice in minor_to_major"),
+            "{t}"
+        );
     }
 
     #[test]
     fn missing_crate_path_is_an_error() {
-        let t = layout(TokenStream::from_str("f32[3]").unwrap()).unwrap_err().to_string();
+        let t = layout(TokenStream::from_str("f32[3]").unwrap())
+            .unwrap_err()
+            .to_string();
         assert!(t.contains("use `tessera::layout!`"), "{t}");
     }
 }
