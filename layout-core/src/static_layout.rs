@@ -836,9 +836,20 @@ where
     L: KnownLayout,
     Other: KnownLayout,
     L::Dims: TypenumCount,
-    Other::Dims: TypenumCount<Count = <L::Dims as TypenumCount>::Count>,
+    Other::Dims: TypenumCount,
+    (ElementCountOf<L>, ElementCountOf<Other>): EqualCounts,
 {
 }
+
+/// Two typenum element counts that are equal: `(C, C)`. The bound behind
+/// [`SameElementCount`], so that a mismatch says what is wrong.
+#[diagnostic::on_unimplemented(
+    message = "the two layouts have different element counts",
+    label = "the element count differs from the other layout's"
+)]
+pub trait EqualCounts {}
+
+impl<C> EqualCounts for (C, C) {}
 
 /// The element count of a [`KnownLayout`] as a typenum number.
 pub type ElementCountOf<L> = <<L as KnownLayout>::Dims as TypenumCount>::Count;
