@@ -31,7 +31,7 @@ fn rank_and_density() {
     assert_not_impl_any!(layout!(f32[4,6]{1,0:pad(4,8)}): RowMajorDense);
     // A tile that keeps row-major order keeps the layout dense.
     assert_impl_all!(layout!(f32[16,128]{1,0:T(8,128)}): RowMajorDense);
-    assert!(<layout!(f32[16,128]{1,0:T(8,128)})>::IS_ROW_MAJOR_DENSE);
+    const _: () = assert!(<layout!(f32[16,128]{1,0:T(8,128)})>::IS_ROW_MAJOR_DENSE);
 }
 
 #[test]
@@ -39,7 +39,10 @@ fn element_counts_by_typenum() {
     assert_impl_all!(Flat: SameElementCount<Plain>, SameElementCount<Wide>);
     assert_impl_all!(Tiled: SameElementCount<layout!(s8[2,3,4]{0,1,2})>);
     assert_not_impl_any!(Flat: SameElementCount<layout!(f32[25])>);
-    assert_eq!(<ElementCountOf<Plain> as Unsigned>::USIZE, Plain::ELEMENT_COUNT);
+    assert_eq!(
+        <ElementCountOf<Plain> as Unsigned>::USIZE,
+        Plain::ELEMENT_COUNT
+    );
     assert_eq!(<ElementCountOf<Big> as Unsigned>::USIZE, Big::ELEMENT_COUNT);
     assert_eq!(<ElementCountOf<layout!(f32[])> as Unsigned>::USIZE, 1);
     assert_eq!(<Big as KnownLayout>::RANK, 2);
