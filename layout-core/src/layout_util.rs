@@ -1,7 +1,7 @@
 //! XLA's `LayoutUtil` helpers, and XLA's own size figures
 //! (`ShapeUtil::ArraySize`, `ArrayDataSize`, `UnpackedByteStrides`).
 //!
-//! Tessera's own sizes and offsets ([`ArrayLayout`](crate::ArrayLayout))
+//! Tessera's own sizes and offsets ([`ArrayLayout`])
 //! apply every tile level. XLA's figures here follow XLA exactly, which
 //! for some layouts means different numbers (see
 //! [`xla_array_size_bytes`]); they exist to compare with XLA.
