@@ -274,6 +274,92 @@ impl ArrayLayout {
         })
     }
 
+    /// An array of static `dims` with XLA's default (row-major) layout
+    /// (`ShapeUtil::MakeShape`).
+    ///
+    /// ```
+    /// use layout_core::{ArrayLayout, PrimitiveType};
+    /// let a = ArrayLayout::make_shape(PrimitiveType::F32, &[3, 5]).unwrap();
+    /// assert_eq!(a.to_string(), "f32[3,5]{1,0}");
+    /// ```
+    ///
+    /// # Errors
+    /// As [`Shape::new`] and [`ArrayLayout::new`].
+    pub const fn make_shape(
+        element_type: PrimitiveType,
+        dims: &[usize],
+    ) -> Result<ArrayLayout, Error> {
+        match Shape::new(element_type, dims) {
+            Ok(s) => ArrayLayout::new(s),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// An array of static `dims` with the given dense layout
+    /// (`ShapeUtil::MakeShapeWithDenseLayout`): `minor_to_major`, `tiles`,
+    /// `L(tail_padding_alignment)`, `E(element_size_in_bits)` and
+    /// `S(memory_space)`. `E` of 0 means the natural width; `E` equal to a
+    /// byte-sized type's own width is stored as 0, as XLA does, while on a
+    /// sub-byte type it means packing and is kept.
+    ///
+    /// ```
+    /// use layout_core::{ArrayLayout, PrimitiveType, Tile};
+    /// let tile = Tile::from_sizes(&[8, 128]).unwrap();
+    /// let a = ArrayLayout::make_shape_with_dense_layout(
+    ///     PrimitiveType::S4, &[64, 256], &[1, 0], &[tile], 1, 4, 0,
+    /// ).unwrap();
+    /// assert_eq!(a.to_string(), "s4[64,256]{1,0:T(8,128)E(4)}");
+    /// assert_eq!(a.physical_byte_size(), 64 * 256 / 2);
+    /// ```
+    ///
+    /// # Errors
+    /// The first rule the layout breaks, or a size that overflows.
+    pub const fn make_shape_with_dense_layout(
+        element_type: PrimitiveType,
+        dims: &[usize],
+        minor_to_major: &[usize],
+        tiles: &[crate::Tile],
+        tail_padding_alignment: usize,
+        element_size_in_bits: u32,
+        memory_space: u32,
+    ) -> Result<ArrayLayout, Error> {
+        let shape = match Shape::new(element_type, dims) {
+            Ok(s) => s,
+            Err(e) => return Err(e),
+        };
+        let layout = match Layout::new(minor_to_major) {
+            Ok(l) => l,
+            Err(e) => return Err(e),
+        };
+        let layout = match layout.with_tiles(tiles) {
+            Ok(l) => l,
+            Err(e) => return Err(e),
+        };
+        let layout = match layout.with_tail_padding_alignment(tail_padding_alignment) {
+            Ok(l) => l,
+            Err(e) => return Err(e),
+        };
+        // XLA stores E equal to the natural width as 0. On a sub-byte type
+        // that would turn packing off, so there E(n) is kept.
+        let bits =
+            if element_size_in_bits == element_type.bit_width() && !element_type.is_sub_byte() {
+                0
+            } else {
+                element_size_in_bits
+            };
+        let layout = match layout
+            .with_element_size_in_bits(bits)
+            .with_memory_space(memory_space)
+        {
+            Ok(l) => l,
+            Err(e) => return Err(e),
+        };
+        match shape.without_layout().with_layout(layout) {
+            Ok(s) => ArrayLayout::new(s),
+            Err(e) => Err(e),
+        }
+    }
+
     /// Parses XLA's text, e.g. `f32[3,5]{1,0:T(2,2)}` (also `<...>` for the
     /// layout); the same as [`str::parse`].
     ///

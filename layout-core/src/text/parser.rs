@@ -950,3 +950,34 @@ fn parse_padding(
     let padding = Padding::new(&widths[..k], value).map_err(|e| e.with_span(span))?;
     Ok(layout.with_padding(Some(padding)))
 }
+
+impl core::str::FromStr for Shape {
+    type Err = Error;
+    /// [`parse_shape`]: one array shape (or `token[]`/`opaque[]`).
+    fn from_str(s: &str) -> Result<Shape, Error> {
+        parse_shape(s).map(|p| p.shape)
+    }
+}
+
+impl core::str::FromStr for Layout {
+    type Err = Error;
+    /// [`parse_layout`]: a layout on its own, `{1,0:T(2,2)}`.
+    fn from_str(s: &str) -> Result<Layout, Error> {
+        parse_layout(s)
+    }
+}
+
+impl core::str::FromStr for PrimitiveType {
+    type Err = Error;
+    /// An XLA element type name, `f32`, `bf16`, `s4`, ...
+    fn from_str(s: &str) -> Result<PrimitiveType, Error> {
+        PrimitiveType::from_name(s).ok_or_else(|| {
+            Error::spanned(
+                ErrorKind::UnknownElementType {
+                    name: crate::message::Snippet::new(s),
+                },
+                ByteSpan::new(0, s.len()),
+            )
+        })
+    }
+}

@@ -266,6 +266,18 @@ fn tuples_and_buffers() {
 }
 
 #[test]
+fn from_str_on_public_types() {
+    let s: crate::Shape = "f32[2,3]<0,1>".parse().unwrap();
+    assert_eq!(s.to_string(), "f32[2,3]{0,1}");
+    let l: crate::Layout = "{1,0:T(8,128)}".parse().unwrap();
+    assert_eq!(l.to_string(), "{1,0:T(8,128)}");
+    let t: crate::PrimitiveType = "bf16".parse().unwrap();
+    assert_eq!(t, crate::PrimitiveType::Bf16);
+    let e = "g32".parse::<crate::PrimitiveType>().unwrap_err();
+    assert!(e.to_string().starts_with("unknown element type `g32`"));
+}
+
+#[test]
 fn standalone_layouts() {
     assert_eq!(
         parse_layout("<1,0:T(8,128)(2,1)>").unwrap().to_string(),
