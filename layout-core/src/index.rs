@@ -455,6 +455,21 @@ impl Digit {
     }
 }
 
+/// The logical dimension sizes (a bounded dimension's bound; 0 for `?`,
+/// which callers reject first).
+const fn logical_sizes(shape: &Shape) -> [usize; MAX_RANK] {
+    let mut sizes = [0usize; MAX_RANK];
+    let mut i = 0;
+    while i < shape.rank() {
+        sizes[i] = match shape.dims()[i].size() {
+            Some(s) => s,
+            None => 0,
+        };
+        i += 1;
+    }
+    sizes
+}
+
 /// The physical (tiled) dims with the [`Digit`] each one holds and its
 /// stride: for every element, `offset = sum(stride[p] * digit[p](index))`.
 #[derive(Clone, Copy)]
@@ -473,15 +488,7 @@ pub(crate) struct DigitMap {
 pub(crate) const fn digit_map(shape: &Shape) -> DigitMap {
     let layout = layout_of(shape);
     let n = shape.rank();
-    let mut sizes = [0usize; MAX_RANK];
-    let mut i = 0;
-    while i < n {
-        sizes[i] = match shape.dims()[i].size() {
-            Some(s) => s,
-            None => 0,
-        };
-        i += 1;
-    }
+    let sizes = logical_sizes(shape);
     let sizes = sizes.split_at(n).0;
     let mut w = start(shape, &[]);
     let mut digits = [Digit::ZERO; MAX_PHYSICAL_RANK];
@@ -579,15 +586,7 @@ pub(crate) const fn digit_map(shape: &Shape) -> DigitMap {
 /// dimensions into one that is then cut counts as not strided.
 pub(crate) const fn is_strided(shape: &Shape) -> bool {
     let n = shape.rank();
-    let mut sizes = [0usize; MAX_RANK];
-    let mut i = 0;
-    while i < n {
-        sizes[i] = match shape.dims()[i].size() {
-            Some(s) => s,
-            None => 0,
-        };
-        i += 1;
-    }
+    let sizes = logical_sizes(shape);
     let sizes = sizes.split_at(n).0;
     let map = digit_map(shape);
     let w = Work {
