@@ -398,6 +398,25 @@ fn spec_strategy() -> impl Strategy<Value = Spec> {
         })
 }
 
+/// Two layouts of the same logical array (element type and dims).
+fn spec_pair_strategy() -> impl Strategy<Value = (Spec, Spec)> {
+    (spec_strategy(), spec_strategy()).prop_map(|(a, mut b)| {
+        let rank = a.dims.len();
+        b.ty = a.ty;
+        b.e_bits = a.e_bits;
+        b.dims = a.dims.clone();
+        // Keep b's m2m when it fits the rank, else a's reversed.
+        if b.m2m.len() != rank {
+            b.m2m = a.m2m.iter().rev().copied().collect();
+        }
+        b.padded = b
+            .padded
+            .filter(|p| p.len() == rank)
+            .map(|p| p.iter().zip(&a.dims).map(|(p, d)| (*p).max(*d)).collect());
+        (a, b)
+    })
+}
+
 /// A generated layout with the engine's and the model's view of it.
 fn engine_and_model(spec: &Spec) -> Result<(ArrayLayout, Option<Model>), TestCaseError> {
     // Every generated layout is valid: any rejection is a failure.
@@ -548,6 +567,69 @@ proptest! {
                 }
             }
         }
+    }
+
+    /// Logical-order iteration gives every index in row-major order with
+    /// the model's offset; memory-order iteration gives the model's cells.
+    #[test]
+    fn elements_and_slots_walk_the_model(spec in spec_strategy()) {
+        let (engine, model) = engine_and_model(&spec)?;
+        let Some(model) = model else { return Err(TestCaseError::reject("model too large")) };
+        let what = spec.describe();
+        let walked: Vec<(Vec<usize>, usize)> =
+            engine.elements().map(|(i, o)| (i.to_vec(), o)).collect();
+        let expected: Vec<(Vec<usize>, usize)> = row_major_indices(&spec.dims)
+            .into_iter()
+            .map(|i| {
+                let o = model_offset(&model, &i);
+                (i, o)
+            })
+            .collect();
+        prop_assert_eq!(walked, expected, "elements() of {}", what);
+        let slots: Vec<Slot> = engine.slots().collect();
+        let cells: Vec<Slot> = model
+            .buffer
+            .iter()
+            .map(|c| match c {
+                Some(idx) => Slot::Element(tessera::DimVec::from_slice(idx)),
+                None => Slot::Padding,
+            })
+            .collect();
+        prop_assert_eq!(slots, cells, "slots() of {}", what);
+    }
+
+    /// A relayout nest visits every element once, with its offset in
+    /// each layout, and never a padding slot.
+    #[test]
+    fn relayout_nests_pair_offsets((src, dst) in spec_pair_strategy()) {
+        let (a, b) = (src.build(), dst.build());
+        let (Ok(a), Ok(b)) = (a, b) else {
+            return Err(TestCaseError::fail("generated layout rejected"));
+        };
+        if a.buffer_len() > MODEL_CAP || b.buffer_len() > MODEL_CAP {
+            return Err(TestCaseError::reject("too large"));
+        }
+        let what = format!("{} -> {}", src.describe(), dst.describe());
+        let Some(nest) = tessera::walk::LoopNest::relayout(&a, &b).unwrap() else {
+            return Ok(()); // no common digits: copied element by element
+        };
+        let mut pairs = Vec::new();
+        let [ss, ds] = nest.inner_strides();
+        nest.for_each_run(|[s, d], len| {
+            pairs.extend((0..len).map(|i| (s + i * ss, d + i * ds)));
+        });
+        let mut expected: Vec<(usize, usize)> = row_major_indices(&src.dims)
+            .iter()
+            .map(|i| (a.offset(i).unwrap(), b.offset(i).unwrap()))
+            .collect();
+        // The nest visits the destination in memory order.
+        let visited_dst: Vec<usize> = pairs.iter().map(|p| p.1).collect();
+        let mut sorted = visited_dst.clone();
+        sorted.sort_unstable();
+        prop_assert_eq!(&visited_dst, &sorted, "destination order of {}", what);
+        pairs.sort_unstable();
+        expected.sort_unstable();
+        prop_assert_eq!(pairs, expected, "pairs of {}", what);
     }
 
     /// Byte sizes follow from element_count / buffer_len and E(n).

@@ -330,6 +330,55 @@ pub enum ErrorKind {
         /// The buffer length.
         buffer_len: usize,
     },
+
+    // ---- buffers and relayout ----
+    /// Two element types that must agree do not: a Rust element type and
+    /// a layout's, or the two layouts of a relayout.
+    ElementTypeMismatch {
+        /// The type required (the layout's, or the source's).
+        expected: PrimitiveType,
+        /// The type given.
+        found: PrimitiveType,
+    },
+    /// Two layouts of a relayout differ in rank.
+    RankMismatch {
+        /// The source's rank.
+        expected: usize,
+        /// The destination's rank.
+        found: usize,
+    },
+    /// Two layouts of a relayout differ in the size of a dimension.
+    DimensionMismatch {
+        /// The logical dimension.
+        dim: usize,
+        /// Its size in the source.
+        expected: usize,
+        /// Its size in the destination.
+        found: usize,
+    },
+    /// A buffer shorter than the layout needs.
+    BufferTooShort {
+        /// Slots (or bytes, for packed storage) the layout needs.
+        needed: usize,
+        /// Slots (or bytes) the buffer has.
+        found: usize,
+    },
+    /// A layout whose elements take a different number of bits than the
+    /// Rust type that should hold them (`E(16)` on `s8`, or a sub-byte
+    /// type read as a whole-byte type).
+    ElementWidthMismatch {
+        /// Bits per element in the layout (`E(n)`, or the type's width).
+        layout_bits: usize,
+        /// Bits of the Rust type, or of the packed storage asked for.
+        storage_bits: usize,
+    },
+    /// A value outside what a sub-byte element type can hold.
+    ValueOutOfRange {
+        /// The value.
+        value: i64,
+        /// The element type.
+        element_type: PrimitiveType,
+    },
 }
 
 /// An error from parsing, building, validating or indexing a layout: the
@@ -660,6 +709,56 @@ const fn describe(kind: &ErrorKind, m: &mut Message) {
             m.push_usize(offset);
             m.push_str(" is out of bounds for a buffer of length ");
             m.push_usize(buffer_len);
+        }
+        ErrorKind::ElementTypeMismatch { expected, found } => {
+            m.push_str("element type ");
+            m.push_code(found.name());
+            m.push_str(" does not match the layout's element type ");
+            m.push_code(expected.name());
+        }
+        ErrorKind::RankMismatch { expected, found } => {
+            m.push_str("the source has rank ");
+            m.push_usize(expected);
+            m.push_str(" but the destination has rank ");
+            m.push_usize(found);
+        }
+        ErrorKind::DimensionMismatch {
+            dim,
+            expected,
+            found,
+        } => {
+            m.push_str("dimension ");
+            m.push_code_usize(dim);
+            m.push_str(" has size ");
+            m.push_usize(expected);
+            m.push_str(" in the source but ");
+            m.push_usize(found);
+            m.push_str(" in the destination");
+        }
+        ErrorKind::BufferTooShort { needed, found } => {
+            m.push_str("the buffer has ");
+            m.push_usize(found);
+            m.push_str(" slots but the layout needs ");
+            m.push_usize(needed);
+        }
+        ErrorKind::ElementWidthMismatch {
+            layout_bits,
+            storage_bits,
+        } => {
+            m.push_str("the layout stores elements in ");
+            m.push_usize(layout_bits);
+            m.push_str(" bits but the storage holds ");
+            m.push_usize(storage_bits);
+            m.push_str(" bits per element");
+        }
+        ErrorKind::ValueOutOfRange {
+            value,
+            element_type,
+        } => {
+            m.push_str("value ");
+            m.push_i64(value);
+            m.push_str(" does not fit element type ");
+            m.push_code(element_type.name());
         }
     }
 }

@@ -20,6 +20,7 @@ pub mod text;
 pub mod tile;
 pub mod typelevel;
 pub mod validate;
+pub mod walk;
 
 pub use element::PrimitiveType;
 pub use error::{ByteSpan, Error, ErrorKind, Locus, Report};

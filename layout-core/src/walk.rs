@@ -1,0 +1,794 @@
+//! Loop nests: visiting every element of a layout, or of two layouts at
+//! once, incrementally (no division and no offset recomputed per element).
+//!
+//! The engine's [`physical_dims`](ArrayLayout::physical_dims) says which
+//! digit `(index[d] / div) % modulus` of the logical index each physical
+//! dim holds. When the digits of every logical dimension form an exact
+//! mixed-radix chain (each `div` is the previous `div * modulus`, the last
+//! digit covers the whole dimension), the index can be counted digit by
+//! digit: a [`LoopNest`] is that list of counters, each with its stride in
+//! one or two buffers.
+//!
+//! ```text
+//! f32[3,5]{1,0:T(2,2)}, in memory order:
+//!
+//!   level   counts            extent  stride
+//!   y / 2   tile rows         2       12
+//!   x / 2   tile columns      3        4
+//!   y % 2   row in tile       2        2
+//!   x % 2   column in tile    2        1
+//! ```
+//!
+//! A relayout nest ([`LoopNest::relayout`]) refines the digits of both
+//! layouts to common ones, orders them as the destination's memory, and
+//! merges levels that are contiguous in both buffers, so its innermost
+//! level is the longest run that both buffers hold in order: for
+//! row-major → `T(8,128)`, runs of 128 elements with stride 1 in both.
+//!
+//! Bounds are handled per level, not per element: a level's trip count is
+//! `min(extent, ceil((size - outer part) / div))`, computed when the level
+//! is entered, so tile padding is skipped without a test per element.
+
+use crate::error::{Error, ErrorKind, Locus};
+use crate::runtime::{ArrayLayout, DigitSource, DimVec, Slot};
+use crate::{MAX_PHYSICAL_RANK, MAX_RANK};
+
+/// Most levels of a [`LoopNest`]: a relayout refines the digits of two
+/// layouts, so it can have up to twice the physical rank.
+pub const MAX_LOOP_LEVELS: usize = 2 * MAX_PHYSICAL_RANK;
+
+/// One counter of a [`LoopNest`]: the digit `(index[dim] / div) % extent`
+/// of the logical index, and how far each buffer's offset moves when it
+/// counts up by one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Level {
+    /// The logical dimension this level counts.
+    pub dim: usize,
+    /// The weight of one step in the logical index: one step adds `div`
+    /// to `index[dim]`.
+    pub div: usize,
+    /// Most steps (the trip count before bounds: a tile size, or the
+    /// number of tiles).
+    pub extent: usize,
+    /// Offset change per step in each buffer, in elements (`[source,
+    /// destination]` for a relayout; the second is 0 for one layout).
+    pub strides: [usize; 2],
+}
+
+const NO_LEVEL: Level = Level {
+    dim: 0,
+    div: 1,
+    extent: 1,
+    strides: [0, 0],
+};
+
+/// The digits of one logical dimension in one layout, least significant
+/// first, when they form an exact chain.
+#[derive(Clone, Copy)]
+struct Chain {
+    len: usize,
+    divs: [usize; MAX_PHYSICAL_RANK],
+    strides: [usize; MAX_PHYSICAL_RANK],
+}
+
+/// The digits of `dim` in `layout`, least significant first, if they form
+/// an exact mixed-radix chain: the first has `div` 1, each next `div` is
+/// the previous `div * modulus`, and the last digit reaches past the size.
+/// A dimension of size 0 or 1 has no digits.
+const fn chain(layout: &ArrayLayout, dim: usize) -> Option<Chain> {
+    let size = layout.size(dim);
+    let dims = layout.physical_dims();
+    let dims = dims.as_slice();
+    let mut c = Chain {
+        len: 0,
+        divs: [0; MAX_PHYSICAL_RANK],
+        strides: [0; MAX_PHYSICAL_RANK],
+    };
+    let mut mods = [0usize; MAX_PHYSICAL_RANK];
+    let mut p = 0;
+    while p < dims.len() {
+        match dims[p].source {
+            DigitSource::Mixed => return None,
+            DigitSource::Logical {
+                dim: d,
+                div,
+                modulus,
+            } if d == dim => {
+                // Insertion by ascending div.
+                let mut i = c.len;
+                while i > 0 && c.divs[i - 1] > div {
+                    c.divs[i] = c.divs[i - 1];
+                    c.strides[i] = c.strides[i - 1];
+                    mods[i] = mods[i - 1];
+                    i -= 1;
+                }
+                c.divs[i] = div;
+                c.strides[i] = dims[p].stride;
+                mods[i] = match modulus {
+                    Some(m) => m,
+                    None => 0,
+                };
+                c.len += 1;
+            }
+            _ => {}
+        }
+        p += 1;
+    }
+    if size <= 1 {
+        return if c.len == 0 { Some(c) } else { None };
+    }
+    if c.len == 0 || c.divs[0] != 1 {
+        return None;
+    }
+    let mut i = 0;
+    while i < c.len {
+        let reach = if mods[i] == 0 {
+            usize::MAX
+        } else {
+            c.divs[i].saturating_mul(mods[i])
+        };
+        if i + 1 < c.len {
+            if mods[i] == 0 || c.divs[i + 1] != reach {
+                return None;
+            }
+        } else if reach < size {
+            return None;
+        }
+        i += 1;
+    }
+    Some(c)
+}
+
+/// Counters over the elements of one layout, or of two layouts of the same
+/// logical shape, outermost first (see the [module docs](self)).
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct LoopNest {
+    len: usize,
+    rank: usize,
+    element_count: usize,
+    sizes: [usize; MAX_RANK],
+    levels: [Level; MAX_LOOP_LEVELS],
+}
+
+impl core::fmt::Debug for LoopNest {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("LoopNest")
+            .field("sizes", &&self.sizes[..self.rank])
+            .field("levels", &self.levels())
+            .finish()
+    }
+}
+
+impl LoopNest {
+    const fn empty(layout: &ArrayLayout) -> LoopNest {
+        let mut sizes = [0usize; MAX_RANK];
+        let mut d = 0;
+        while d < layout.rank() {
+            sizes[d] = layout.size(d);
+            d += 1;
+        }
+        LoopNest {
+            len: 0,
+            rank: layout.rank(),
+            element_count: layout.element_count(),
+            sizes,
+            levels: [NO_LEVEL; MAX_LOOP_LEVELS],
+        }
+    }
+
+    const fn push(&mut self, level: Level) {
+        if level.extent <= 1 {
+            return; // a counter that never moves
+        }
+        if self.len > 0 {
+            let outer = self.levels[self.len - 1];
+            if outer.dim == level.dim
+                && outer.div == level.div.saturating_mul(level.extent)
+                && outer.strides[0] == level.strides[0].saturating_mul(level.extent)
+                && outer.strides[1] == level.strides[1].saturating_mul(level.extent)
+            {
+                // Contiguous in both buffers: one longer counter.
+                self.levels[self.len - 1] = Level {
+                    dim: level.dim,
+                    div: level.div,
+                    extent: outer.extent.saturating_mul(level.extent),
+                    strides: level.strides,
+                };
+                return;
+            }
+        }
+        self.levels[self.len] = level;
+        self.len += 1;
+    }
+
+    /// The elements of `layout` in logical (row-major index) order, or
+    /// `None` when some dimension's digits do not form an exact chain (a
+    /// `*` that merges two varying dimensions, or tiles that do not nest,
+    /// such as `T(3)(2)`). Strides are `[stride, 0]`.
+    ///
+    /// ```
+    /// use layout_core::{walk::LoopNest, ArrayLayout};
+    /// let a: ArrayLayout = "f32[3,5]{1,0:T(2,2)}".parse().unwrap();
+    /// let nest = LoopNest::logical(&a).unwrap();
+    /// let mut offsets = Vec::new();
+    /// nest.for_each_run(|[start, _], len| {
+    ///     let stride = nest.inner_strides()[0];
+    ///     offsets.extend((0..len).map(|i| start + i * stride));
+    /// });
+    /// let expected: Vec<usize> = (0..3)
+    ///     .flat_map(|y| (0..5).map(move |x| (y, x)))
+    ///     .map(|(y, x)| a.offset(&[y, x]).unwrap())
+    ///     .collect();
+    /// assert_eq!(offsets, expected);
+    /// ```
+    pub const fn logical(layout: &ArrayLayout) -> Option<LoopNest> {
+        let mut nest = LoopNest::empty(layout);
+        let mut d = 0;
+        while d < layout.rank() {
+            let c = match chain(layout, d) {
+                Some(c) => c,
+                None => return None,
+            };
+            let mut i = c.len;
+            while i > 0 {
+                i -= 1;
+                let extent = if i + 1 < c.len {
+                    c.divs[i + 1] / c.divs[i]
+                } else {
+                    layout.size(d).div_ceil(c.divs[i])
+                };
+                nest.push(Level {
+                    dim: d,
+                    div: c.divs[i],
+                    extent,
+                    strides: [c.strides[i], 0],
+                });
+            }
+            d += 1;
+        }
+        Some(nest)
+    }
+
+    /// Checks that `src` and `dst` hold the same logical array (element
+    /// type and dims), then builds the nest that copies one into the
+    /// other: levels in the destination's memory order, strides
+    /// `[source, destination]`, runs as long as both buffers allow.
+    ///
+    /// `Ok(None)` when no nest exists (a dimension's digits do not form an
+    /// exact chain in one of the layouts, or the two layouts cut a
+    /// dimension at points that do not divide each other, such as `T(3)`
+    /// and `T(2)`); callers then copy element by element.
+    ///
+    /// # Errors
+    /// The element types, the ranks or a dimension's sizes differ.
+    ///
+    /// ```
+    /// use layout_core::{walk::LoopNest, ArrayLayout};
+    /// let src: ArrayLayout = "f32[16,256]{1,0}".parse().unwrap();
+    /// let dst: ArrayLayout = "f32[16,256]{1,0:T(8,128)}".parse().unwrap();
+    /// let nest = LoopNest::relayout(&src, &dst).unwrap().unwrap();
+    /// // Runs of 128 elements, contiguous in both buffers.
+    /// assert_eq!(nest.levels().last().unwrap().extent, 128);
+    /// assert_eq!(nest.inner_strides(), [1, 1]);
+    /// ```
+    pub const fn relayout(src: &ArrayLayout, dst: &ArrayLayout) -> Result<Option<LoopNest>, Error> {
+        if let Err(e) = check_same_array(src, dst) {
+            return Err(e);
+        }
+        let rank = src.rank();
+        // Per dimension, the union of both layouts' cut points.
+        let mut cuts = [[0usize; 2 * MAX_PHYSICAL_RANK]; MAX_RANK];
+        let mut cut_len = [0usize; MAX_RANK];
+        let mut src_chains = [Chain {
+            len: 0,
+            divs: [0; MAX_PHYSICAL_RANK],
+            strides: [0; MAX_PHYSICAL_RANK],
+        }; MAX_RANK];
+        let mut d = 0;
+        while d < rank {
+            let (a, b) = match (chain(src, d), chain(dst, d)) {
+                (Some(a), Some(b)) => (a, b),
+                _ => return Ok(None),
+            };
+            src_chains[d] = a;
+            // Merge two ascending lists, dropping duplicates.
+            let (mut i, mut j, mut n) = (0, 0, 0);
+            while i < a.len || j < b.len {
+                let next = if j >= b.len || (i < a.len && a.divs[i] <= b.divs[j]) {
+                    a.divs[i]
+                } else {
+                    b.divs[j]
+                };
+                if i < a.len && a.divs[i] == next {
+                    i += 1;
+                }
+                if j < b.len && b.divs[j] == next {
+                    j += 1;
+                }
+                if n > 0 && !next.is_multiple_of(cuts[d][n - 1]) {
+                    return Ok(None);
+                }
+                cuts[d][n] = next;
+                n += 1;
+            }
+            cut_len[d] = n;
+            d += 1;
+        }
+        let mut nest = LoopNest::empty(dst);
+        let mut last_div = [usize::MAX; MAX_RANK];
+        let mut used = [0usize; MAX_RANK];
+        let dims = dst.physical_dims();
+        let dims = dims.as_slice();
+        let mut p = 0;
+        while p < dims.len() {
+            if let DigitSource::Logical { dim, div, modulus } = dims[p].source {
+                let reach = match modulus {
+                    Some(m) => div.saturating_mul(m),
+                    None => usize::MAX,
+                };
+                // This digit's cut points, most significant first.
+                let mut k = cut_len[dim];
+                while k > 0 {
+                    k -= 1;
+                    let cut = cuts[dim][k];
+                    if cut < div || cut >= reach {
+                        continue;
+                    }
+                    if cut >= last_div[dim] {
+                        return Ok(None); // not most significant first
+                    }
+                    last_div[dim] = cut;
+                    used[dim] += 1;
+                    let extent = if k + 1 < cut_len[dim] {
+                        cuts[dim][k + 1] / cut
+                    } else {
+                        dst.size(dim).div_ceil(cut)
+                    };
+                    // The source digit holding this cut: the largest div
+                    // not above it.
+                    let a = &src_chains[dim];
+                    let mut s = a.len;
+                    while s > 1 && a.divs[s - 1] > cut {
+                        s -= 1;
+                    }
+                    let src_stride = a.strides[s - 1].saturating_mul(cut / a.divs[s - 1]);
+                    let dst_stride = dims[p].stride.saturating_mul(cut / div);
+                    nest.push(Level {
+                        dim,
+                        div: cut,
+                        extent,
+                        strides: [src_stride, dst_stride],
+                    });
+                }
+            }
+            p += 1;
+        }
+        let mut d = 0;
+        while d < rank {
+            if used[d] != cut_len[d] {
+                return Ok(None);
+            }
+            d += 1;
+        }
+        Ok(Some(nest))
+    }
+
+    /// The levels, outermost first.
+    pub const fn levels(&self) -> &[Level] {
+        self.levels.split_at(self.len).0
+    }
+
+    /// The strides of the innermost level (the step within a run); `[1,
+    /// 1]` when there are no levels.
+    pub const fn inner_strides(&self) -> [usize; 2] {
+        if self.len == 0 {
+            [1, 1]
+        } else {
+            self.levels[self.len - 1].strides
+        }
+    }
+
+    /// The logical dimension sizes.
+    pub const fn sizes(&self) -> &[usize] {
+        self.sizes.split_at(self.rank).0
+    }
+
+    /// Number of elements the nest visits.
+    pub const fn element_count(&self) -> usize {
+        self.element_count
+    }
+
+    /// How many steps `level` takes when entered with `index[dim] == base`.
+    #[inline(always)]
+    const fn trips(&self, level: &Level, base: usize) -> usize {
+        let remaining = self.sizes[level.dim] - base;
+        let n = remaining.div_ceil(level.div);
+        if n < level.extent { n } else { level.extent }
+    }
+
+    /// Calls `f(start_offsets, len)` for every run of the innermost level,
+    /// in nest order: the run's elements are at `start + i * inner_strides`
+    /// for `i < len`, in each buffer. Every element is visited once;
+    /// padding is never visited.
+    #[inline]
+    pub fn for_each_run<F: FnMut([usize; 2], usize)>(&self, mut f: F) {
+        if self.element_count == 0 {
+            return;
+        }
+        if self.len == 0 {
+            f([0, 0], 1);
+            return;
+        }
+        let mut base = [0usize; MAX_RANK];
+        self.walk(0, [0, 0], &mut base, &mut f);
+    }
+
+    fn walk<F: FnMut([usize; 2], usize)>(
+        &self,
+        level: usize,
+        offsets: [usize; 2],
+        base: &mut [usize; MAX_RANK],
+        f: &mut F,
+    ) {
+        let l = self.levels[level];
+        let trips = self.trips(&l, base[l.dim]);
+        if level + 1 == self.len {
+            f(offsets, trips);
+            return;
+        }
+        let inner = self.levels[level + 1];
+        if level + 2 == self.len && inner.dim != l.dim {
+            // The innermost two levels: the run length does not depend on
+            // this level's counter.
+            let run = self.trips(&inner, base[inner.dim]);
+            let mut o = offsets;
+            let mut i = 0;
+            while i < trips {
+                f(o, run);
+                o[0] += l.strides[0];
+                o[1] += l.strides[1];
+                i += 1;
+            }
+            return;
+        }
+        let saved = base[l.dim];
+        let mut o = offsets;
+        let mut i = 0;
+        while i < trips {
+            base[l.dim] = saved + i * l.div;
+            self.walk(level + 1, o, base, f);
+            o[0] += l.strides[0];
+            o[1] += l.strides[1];
+            i += 1;
+        }
+        base[l.dim] = saved;
+    }
+}
+
+/// Checks that two layouts hold the same logical array.
+const fn check_same_array(src: &ArrayLayout, dst: &ArrayLayout) -> Result<(), Error> {
+    if src.element_type() as u32 != dst.element_type() as u32 {
+        return Err(Error::at(
+            ErrorKind::ElementTypeMismatch {
+                expected: src.element_type(),
+                found: dst.element_type(),
+            },
+            Locus::ElementType,
+        ));
+    }
+    if src.rank() != dst.rank() {
+        return Err(Error::at(
+            ErrorKind::RankMismatch {
+                expected: src.rank(),
+                found: dst.rank(),
+            },
+            Locus::Dims,
+        ));
+    }
+    let mut d = 0;
+    while d < src.rank() {
+        if src.size(d) != dst.size(d) {
+            return Err(Error::at(
+                ErrorKind::DimensionMismatch {
+                    dim: d,
+                    expected: src.size(d),
+                    found: dst.size(d),
+                },
+                Locus::Dim(d),
+            ));
+        }
+        d += 1;
+    }
+    Ok(())
+}
+
+/// The elements of a layout in logical order with their offsets, counted
+/// incrementally ([`ArrayLayout::elements`]).
+#[derive(Clone)]
+pub struct Elements {
+    layout: ArrayLayout,
+    nest: Option<LoopNest>,
+    counters: [usize; MAX_LOOP_LEVELS],
+    trips: [usize; MAX_LOOP_LEVELS],
+    index: [usize; MAX_RANK],
+    offset: usize,
+    remaining: usize,
+}
+
+impl Elements {
+    pub(crate) const fn new(layout: &ArrayLayout) -> Elements {
+        let nest = LoopNest::logical(layout);
+        let mut e = Elements {
+            layout: *layout,
+            nest,
+            counters: [0; MAX_LOOP_LEVELS],
+            trips: [0; MAX_LOOP_LEVELS],
+            index: [0; MAX_RANK],
+            offset: 0,
+            remaining: layout.element_count(),
+        };
+        if let Some(n) = &e.nest {
+            let mut i = 0;
+            while i < n.len {
+                e.trips[i] = n.trips(&n.levels[i], 0);
+                i += 1;
+            }
+        }
+        e
+    }
+
+    /// Moves to the next index (the current one is not the last).
+    fn advance(&mut self) {
+        let Some(nest) = &self.nest else {
+            // No exact chain: count the logical index and ask the engine.
+            let mut d = self.layout.rank();
+            while d > 0 {
+                d -= 1;
+                self.index[d] += 1;
+                if self.index[d] < self.layout.size(d) {
+                    break;
+                }
+                self.index[d] = 0;
+            }
+            self.offset = self
+                .layout
+                .offset_unchecked(self.index.split_at(self.layout.rank()).0);
+            return;
+        };
+        let mut i = nest.len;
+        while i > 0 {
+            i -= 1;
+            let l = &nest.levels[i];
+            self.counters[i] += 1;
+            self.index[l.dim] += l.div;
+            self.offset = self.offset.wrapping_add(l.strides[0]);
+            if self.counters[i] < self.trips[i] {
+                // Re-enter the inner levels, which start again from 0.
+                let mut j = i + 1;
+                while j < nest.len {
+                    let lj = &nest.levels[j];
+                    self.trips[j] = nest.trips(lj, self.index[lj.dim]);
+                    j += 1;
+                }
+                return;
+            }
+            let n = self.counters[i];
+            self.index[l.dim] -= l.div * n;
+            self.offset = self.offset.wrapping_sub(l.strides[0].wrapping_mul(n));
+            self.counters[i] = 0;
+        }
+    }
+}
+
+impl Iterator for Elements {
+    /// The logical index and the element's offset.
+    type Item = (DimVec, usize);
+
+    #[inline]
+    fn next(&mut self) -> Option<(DimVec, usize)> {
+        if self.remaining == 0 {
+            return None;
+        }
+        let item = (
+            DimVec::from_slice(self.index.split_at(self.layout.rank()).0),
+            self.offset,
+        );
+        self.remaining -= 1;
+        if self.remaining > 0 {
+            self.advance();
+        }
+        Some(item)
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (self.remaining, Some(self.remaining))
+    }
+}
+
+impl ExactSizeIterator for Elements {}
+impl core::iter::FusedIterator for Elements {}
+
+/// Every slot of a layout's buffer in memory order, with what it holds,
+/// counted incrementally ([`ArrayLayout::slots`]).
+#[derive(Clone)]
+pub struct Slots {
+    layout: ArrayLayout,
+    exact: bool,
+    rank: usize,
+    sizes: [usize; MAX_PHYSICAL_RANK],
+    /// Per physical dim: the logical dim it counts (`usize::MAX` for none),
+    /// its div, and the first counter value that is padding.
+    dim: [usize; MAX_PHYSICAL_RANK],
+    div: [usize; MAX_PHYSICAL_RANK],
+    limit: [usize; MAX_PHYSICAL_RANK],
+    counters: [usize; MAX_PHYSICAL_RANK],
+    index: [usize; MAX_RANK],
+    /// Physical counters at or past their limit, plus logical index
+    /// entries at or past their size: the slot is padding when nonzero.
+    violations: usize,
+    offset: usize,
+    tiled_len: usize,
+}
+
+impl Slots {
+    pub(crate) const fn new(layout: &ArrayLayout) -> Slots {
+        let dims = layout.physical_dims();
+        let dims = dims.as_slice();
+        let mut s = Slots {
+            layout: *layout,
+            exact: true,
+            rank: dims.len(),
+            sizes: [0; MAX_PHYSICAL_RANK],
+            dim: [usize::MAX; MAX_PHYSICAL_RANK],
+            div: [0; MAX_PHYSICAL_RANK],
+            limit: [usize::MAX; MAX_PHYSICAL_RANK],
+            counters: [0; MAX_PHYSICAL_RANK],
+            index: [0; MAX_RANK],
+            violations: 0,
+            offset: 0,
+            tiled_len: 1,
+        };
+        let mut d = 0;
+        while d < layout.rank() {
+            if chain(layout, d).is_none() {
+                s.exact = false;
+            }
+            if layout.size(d) == 0 {
+                s.violations += 1;
+            }
+            d += 1;
+        }
+        let mut p = 0;
+        while p < dims.len() {
+            s.sizes[p] = dims[p].size;
+            s.tiled_len = s.tiled_len.saturating_mul(dims[p].size);
+            match dims[p].source {
+                DigitSource::Constant => s.limit[p] = 1,
+                DigitSource::Logical { dim, div, modulus } => {
+                    s.dim[p] = dim;
+                    s.div[p] = div;
+                    if let Some(m) = modulus {
+                        s.limit[p] = m;
+                    }
+                }
+                DigitSource::Mixed => {}
+            }
+            p += 1;
+        }
+        s
+    }
+
+    /// Counts the physical index up by one slot.
+    fn advance(&mut self) {
+        let mut p = self.rank;
+        while p > 0 {
+            p -= 1;
+            let before = self.counters[p];
+            self.counters[p] = before + 1;
+            if before + 1 == self.limit[p] {
+                self.violations += 1;
+            }
+            self.move_index(p, before, before + 1);
+            if self.counters[p] < self.sizes[p] {
+                return;
+            }
+            if self.counters[p] >= self.limit[p] {
+                self.violations -= 1;
+            }
+            self.move_index(p, self.counters[p], 0);
+            self.counters[p] = 0;
+        }
+    }
+
+    /// Moves `index[dim[p]]` for physical counter `p` going from `from` to
+    /// `to`, keeping `violations` in step.
+    fn move_index(&mut self, p: usize, from: usize, to: usize) {
+        let d = self.dim[p];
+        if d == usize::MAX {
+            return;
+        }
+        let size = self.layout.size(d);
+        let was_out = self.index[d] >= size;
+        self.index[d] = self.index[d] - from * self.div[p] + to * self.div[p];
+        let is_out = self.index[d] >= size;
+        if is_out && !was_out {
+            self.violations += 1;
+        } else if was_out && !is_out {
+            self.violations -= 1;
+        }
+    }
+}
+
+impl Iterator for Slots {
+    /// What the slot holds.
+    type Item = Slot;
+
+    #[inline]
+    fn next(&mut self) -> Option<Slot> {
+        let buffer_len = self.layout.buffer_len();
+        if self.offset >= buffer_len {
+            return None;
+        }
+        let offset = self.offset;
+        self.offset += 1;
+        if !self.exact {
+            return match self.layout.slot(offset) {
+                Ok(s) => Some(s),
+                Err(_) => None,
+            };
+        }
+        if offset >= self.tiled_len {
+            return Some(Slot::Padding); // the `L(n)` tail
+        }
+        let slot = if self.violations == 0 {
+            Slot::Element(DimVec::from_slice(
+                self.index.split_at(self.layout.rank()).0,
+            ))
+        } else {
+            Slot::Padding
+        };
+        if offset + 1 < self.tiled_len {
+            self.advance();
+        }
+        Some(slot)
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let n = self.layout.buffer_len() - self.offset;
+        (n, Some(n))
+    }
+}
+
+impl ExactSizeIterator for Slots {}
+impl core::iter::FusedIterator for Slots {}
+
+impl ArrayLayout {
+    /// The elements in logical (row-major index) order, each with its
+    /// offset. The offset is counted digit by digit as the index moves, not
+    /// recomputed; layouts whose digits form no exact chain (see
+    /// [`LoopNest::logical`]) fall back to the engine's offset per element.
+    ///
+    /// ```
+    /// use layout_core::ArrayLayout;
+    /// let a: ArrayLayout = "f32[3,5]{1,0:T(2,2)}".parse().unwrap();
+    /// let offsets: Vec<usize> = a.elements().map(|(_, o)| o).take(5).collect();
+    /// assert_eq!(offsets, [0, 1, 4, 5, 8]);
+    /// ```
+    pub const fn elements(&self) -> Elements {
+        Elements::new(self)
+    }
+
+    /// Every slot of the buffer in memory order: the element it holds, or
+    /// padding. Counted incrementally, like [`ArrayLayout::elements`].
+    ///
+    /// ```
+    /// use layout_core::{ArrayLayout, Slot};
+    /// let a: ArrayLayout = "f32[3]{0:T(2)}".parse().unwrap();
+    /// let slots: Vec<Slot> = a.slots().collect();
+    /// assert_eq!(slots.len(), 4);
+    /// assert_eq!(slots[3], Slot::Padding);
+    /// ```
+    pub const fn slots(&self) -> Slots {
+        Slots::new(self)
+    }
+}
