@@ -3,6 +3,16 @@
 
 pub use layout_core::*;
 
+/// Typed tensor buffers, iteration and relayout (the `layout-tensor`
+/// crate).
+pub use layout_tensor as tensor;
+#[cfg(feature = "alloc")]
+pub use layout_tensor::TensorBuf;
+pub use layout_tensor::{
+    ConstTensorLayout, Element, RuntimeLayout, Tensor, TensorBase, TensorLayout, TensorView,
+    TensorViewMut,
+};
+
 /// A layout known at compile time, as a zero-sized type, from XLA's text:
 /// `layout!(f32[3,5]{1,0:T(2,2)})`, or with `<...>` around the layout.
 ///

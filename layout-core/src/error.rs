@@ -372,6 +372,14 @@ pub enum ErrorKind {
         /// Bits of the Rust type, or of the packed storage asked for.
         storage_bits: usize,
     },
+    /// A layout's padding value that the element type does not have
+    /// (`pad(..:lowest)` on a complex type).
+    PaddingValueUndefined {
+        /// The padding value's word.
+        value: &'static str,
+        /// The element type.
+        element_type: PrimitiveType,
+    },
     /// A value outside what a sub-byte element type can hold.
     ValueOutOfRange {
         /// The value.
@@ -750,6 +758,16 @@ const fn describe(kind: &ErrorKind, m: &mut Message) {
             m.push_str(" bits but the storage holds ");
             m.push_usize(storage_bits);
             m.push_str(" bits per element");
+        }
+        ErrorKind::PaddingValueUndefined {
+            value,
+            element_type,
+        } => {
+            m.push_str("element type ");
+            m.push_code(element_type.name());
+            m.push_str(" has no ");
+            m.push_code(value);
+            m.push_str(" value to pad with");
         }
         ErrorKind::ValueOutOfRange {
             value,

@@ -16,6 +16,7 @@ pub mod runtime;
 pub mod shape;
 pub mod shape_util;
 pub mod static_layout;
+pub mod terms;
 pub mod text;
 pub mod tile;
 pub mod typelevel;

@@ -412,18 +412,52 @@ impl LoopNest {
     /// padding is never visited.
     #[inline]
     pub fn for_each_run<F: FnMut([usize; 2], usize)>(&self, mut f: F) {
+        let [outer, _] = self.block_strides();
+        self.for_each_block(|start, rows, len| {
+            let mut o = start;
+            let mut r = 0;
+            while r < rows {
+                f(o, len);
+                o[0] = o[0].wrapping_add(outer[0]);
+                o[1] = o[1].wrapping_add(outer[1]);
+                r += 1;
+            }
+        });
+    }
+
+    /// The strides of the innermost two levels as `[outer, inner]`, each
+    /// `[source, destination]` (see [`LoopNest::for_each_block`]).
+    pub const fn block_strides(&self) -> [[usize; 2]; 2] {
+        match self.len {
+            0 => [[0, 0], [1, 1]],
+            1 => [[0, 0], self.levels[0].strides],
+            n => [self.levels[n - 2].strides, self.levels[n - 1].strides],
+        }
+    }
+
+    /// Calls `f(start_offsets, rows, len)` for every block of the innermost
+    /// two levels: element `(r, i)` of a block, `r < rows`, `i < len`, is at
+    /// `start + r * outer + i * inner` with `[outer, inner] =
+    /// block_strides()`. Kernels whose innermost run is short (a tile of
+    /// 2 interleaving two rows) handle a whole block per call. With fewer
+    /// than two levels, `rows` is 1. Every element is visited once, in nest
+    /// order; padding never.
+    #[inline]
+    pub fn for_each_block<F: FnMut([usize; 2], usize, usize)>(&self, mut f: F) {
         if self.element_count == 0 {
             return;
         }
-        if self.len == 0 {
-            f([0, 0], 1);
-            return;
+        match self.len {
+            0 => f([0, 0], 1, 1),
+            1 => f([0, 0], 1, self.trips(&self.levels[0], 0)),
+            _ => {
+                let mut base = [0usize; MAX_RANK];
+                self.walk(0, [0, 0], &mut base, &mut f);
+            }
         }
-        let mut base = [0usize; MAX_RANK];
-        self.walk(0, [0, 0], &mut base, &mut f);
     }
 
-    fn walk<F: FnMut([usize; 2], usize)>(
+    fn walk<F: FnMut([usize; 2], usize, usize)>(
         &self,
         level: usize,
         offsets: [usize; 2],
@@ -432,23 +466,11 @@ impl LoopNest {
     ) {
         let l = self.levels[level];
         let trips = self.trips(&l, base[l.dim]);
-        if level + 1 == self.len {
-            f(offsets, trips);
-            return;
-        }
         let inner = self.levels[level + 1];
         if level + 2 == self.len && inner.dim != l.dim {
-            // The innermost two levels: the run length does not depend on
-            // this level's counter.
-            let run = self.trips(&inner, base[inner.dim]);
-            let mut o = offsets;
-            let mut i = 0;
-            while i < trips {
-                f(o, run);
-                o[0] += l.strides[0];
-                o[1] += l.strides[1];
-                i += 1;
-            }
+            // The innermost two levels count different dimensions, so the
+            // run length does not depend on this level's counter.
+            f(offsets, trips, self.trips(&inner, base[inner.dim]));
             return;
         }
         let saved = base[l.dim];
@@ -456,9 +478,13 @@ impl LoopNest {
         let mut i = 0;
         while i < trips {
             base[l.dim] = saved + i * l.div;
-            self.walk(level + 1, o, base, f);
-            o[0] += l.strides[0];
-            o[1] += l.strides[1];
+            if level + 2 == self.len {
+                f(o, 1, self.trips(&inner, base[inner.dim]));
+            } else {
+                self.walk(level + 1, o, base, f);
+            }
+            o[0] = o[0].wrapping_add(l.strides[0]);
+            o[1] = o[1].wrapping_add(l.strides[1]);
             i += 1;
         }
         base[l.dim] = saved;
@@ -513,6 +539,7 @@ pub struct Elements {
     index: [usize; MAX_RANK],
     offset: usize,
     remaining: usize,
+    started: bool,
 }
 
 impl Elements {
@@ -526,6 +553,7 @@ impl Elements {
             index: [0; MAX_RANK],
             offset: 0,
             remaining: layout.element_count(),
+            started: false,
         };
         if let Some(n) = &e.nest {
             let mut i = 0;
@@ -580,24 +608,39 @@ impl Elements {
     }
 }
 
+impl Elements {
+    /// The offset of the next element, without building its index (the
+    /// fast path of element iterators); [`Elements::index`] gives the
+    /// index of the element it returned.
+    #[inline]
+    pub fn next_offset(&mut self) -> Option<usize> {
+        if self.remaining == 0 {
+            return None;
+        }
+        if self.started {
+            self.advance();
+        }
+        self.started = true;
+        self.remaining -= 1;
+        Some(self.offset)
+    }
+
+    /// The logical index of the element [`Elements::next_offset`] last
+    /// returned (all zeros before the first call).
+    #[inline]
+    pub fn index(&self) -> &[usize] {
+        self.index.split_at(self.layout.rank()).0
+    }
+}
+
 impl Iterator for Elements {
     /// The logical index and the element's offset.
     type Item = (DimVec, usize);
 
     #[inline]
     fn next(&mut self) -> Option<(DimVec, usize)> {
-        if self.remaining == 0 {
-            return None;
-        }
-        let item = (
-            DimVec::from_slice(self.index.split_at(self.layout.rank()).0),
-            self.offset,
-        );
-        self.remaining -= 1;
-        if self.remaining > 0 {
-            self.advance();
-        }
-        Some(item)
+        let offset = self.next_offset()?;
+        Some((DimVec::from_slice(self.index()), offset))
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {
@@ -732,10 +775,7 @@ impl Iterator for Slots {
         let offset = self.offset;
         self.offset += 1;
         if !self.exact {
-            return match self.layout.slot(offset) {
-                Ok(s) => Some(s),
-                Err(_) => None,
-            };
+            return self.layout.slot(offset).ok();
         }
         if offset >= self.tiled_len {
             return Some(Slot::Padding); // the `L(n)` tail

@@ -1,0 +1,168 @@
+//! [`TensorLayout`]: what a tensor needs from its layout, for static
+//! layouts (zero-sized, everything constant) and run-time ones
+//! ([`RuntimeLayout`], which caches its offset formula).
+
+use layout_core::terms::OffsetTerms;
+use layout_core::typelevel::{AttrSpec, DimList, NumList, TileList};
+use layout_core::walk::LoopNest;
+use layout_core::{ArrayLayout, Error, StaticLayout};
+
+/// A layout a tensor can be stored in. Implemented by the static layouts
+/// of `layout!` (zero-sized: every method folds to constants) and by
+/// [`RuntimeLayout`]; the same tensor code serves both.
+pub trait TensorLayout: Clone {
+    /// The rank, when the type fixes it: an index of another length is
+    /// then a compile error.
+    const FIXED_RANK: Option<usize>;
+    /// The whole layout, when the type fixes it: shape and element type
+    /// mismatches are then compile errors.
+    const FIXED_LAYOUT: Option<ArrayLayout>;
+
+    /// The layout as the engine's value.
+    fn array_layout(&self) -> &ArrayLayout;
+
+    /// Whether `index` has one entry per dimension, each in bounds.
+    fn is_in_bounds(&self, index: &[usize]) -> bool;
+
+    /// The offset of an in-bounds `index`; some offset (or a panic, never
+    /// undefined behaviour) otherwise.
+    fn offset_unchecked(&self, index: &[usize]) -> usize;
+
+    /// The nest that walks the elements in logical order (see
+    /// [`LoopNest::logical`]).
+    fn logical_nest(&self) -> Option<LoopNest> {
+        LoopNest::logical(self.array_layout())
+    }
+}
+
+/// A [`TensorLayout`] whose value is known at compile time, so tensors in
+/// it can be built in `const` context (and sit in a `static`).
+pub trait ConstTensorLayout: TensorLayout + Copy {
+    /// The value of the layout type.
+    const VALUE: Self;
+    /// The layout as the engine's value.
+    const LAYOUT: ArrayLayout;
+}
+
+impl<const R: usize, const T: u32, const RMD: bool, D, M, Ti, A> TensorLayout
+    for StaticLayout<R, T, RMD, D, M, Ti, A>
+where
+    D: DimList,
+    M: NumList,
+    Ti: TileList,
+    A: AttrSpec,
+{
+    const FIXED_RANK: Option<usize> = Some(R);
+    const FIXED_LAYOUT: Option<ArrayLayout> = Some(Self::LAYOUT);
+
+    #[inline(always)]
+    fn array_layout(&self) -> &ArrayLayout {
+        &<Self as ConstTensorLayout>::LAYOUT
+    }
+
+    #[inline(always)]
+    fn is_in_bounds(&self, index: &[usize]) -> bool {
+        match <&[usize; R]>::try_from(index) {
+            Ok(i) => Self::is_in_bounds(*i),
+            Err(_) => false,
+        }
+    }
+
+    #[inline(always)]
+    fn offset_unchecked(&self, index: &[usize]) -> usize {
+        match <&[usize; R]>::try_from(index) {
+            Ok(i) => Self::offset_unchecked(*i),
+            Err(_) => Self::LAYOUT.offset_unchecked(index),
+        }
+    }
+
+    fn logical_nest(&self) -> Option<LoopNest> {
+        const { LoopNest::logical(&Self::LAYOUT) }
+    }
+}
+
+impl<const R: usize, const T: u32, const RMD: bool, D, M, Ti, A> ConstTensorLayout
+    for StaticLayout<R, T, RMD, D, M, Ti, A>
+where
+    D: DimList,
+    M: NumList,
+    Ti: TileList,
+    A: AttrSpec,
+{
+    const VALUE: Self = Self::NEW;
+    const LAYOUT: ArrayLayout = Self::LAYOUT;
+}
+
+/// A run-time layout prepared for indexing: the engine's [`ArrayLayout`]
+/// with its offset formula ([`OffsetTerms`]) computed once, so each
+/// element access costs a few multiplications instead of the engine's
+/// whole tiling transform.
+///
+/// ```
+/// use layout_tensor::RuntimeLayout;
+/// let l = RuntimeLayout::parse("f32[3,5]{1,0:T(2,2)}").unwrap();
+/// assert_eq!(l.array_layout().buffer_len(), 24);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct RuntimeLayout {
+    layout: ArrayLayout,
+    terms: Option<OffsetTerms>,
+}
+
+impl RuntimeLayout {
+    /// Prepares `layout` for indexing.
+    pub const fn new(layout: ArrayLayout) -> RuntimeLayout {
+        RuntimeLayout {
+            terms: OffsetTerms::new(&layout),
+            layout,
+        }
+    }
+
+    /// Parses XLA's text form (see [`ArrayLayout::parse`]).
+    ///
+    /// # Errors
+    /// As [`ArrayLayout::parse`].
+    pub fn parse(text: &str) -> Result<RuntimeLayout, Error> {
+        ArrayLayout::parse(text).map(RuntimeLayout::new)
+    }
+
+    /// The engine's layout.
+    pub const fn array_layout(&self) -> &ArrayLayout {
+        &self.layout
+    }
+}
+
+impl From<ArrayLayout> for RuntimeLayout {
+    fn from(layout: ArrayLayout) -> RuntimeLayout {
+        RuntimeLayout::new(layout)
+    }
+}
+
+impl core::fmt::Display for RuntimeLayout {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        core::fmt::Display::fmt(&self.layout, f)
+    }
+}
+
+impl TensorLayout for RuntimeLayout {
+    const FIXED_RANK: Option<usize> = None;
+    const FIXED_LAYOUT: Option<ArrayLayout> = None;
+
+    #[inline]
+    fn array_layout(&self) -> &ArrayLayout {
+        &self.layout
+    }
+
+    #[inline]
+    fn is_in_bounds(&self, index: &[usize]) -> bool {
+        self.layout.is_in_bounds(index)
+    }
+
+    #[inline]
+    fn offset_unchecked(&self, index: &[usize]) -> usize {
+        match &self.terms {
+            Some(t) if index.len() >= self.layout.rank() => t.offset(index),
+            _ => self.layout.offset_unchecked(index),
+        }
+    }
+}

@@ -1,0 +1,148 @@
+//! Relayout: copying a tensor into another layout of the same logical
+//! array, tile by tile, with the inner loop over runs that are contiguous
+//! in both buffers ([`LoopNest::relayout`]).
+//!
+//! The copy walks the destination in memory order, so writes stream; the
+//! engine's loop nest hands over blocks of its innermost two levels, and
+//! [`copy_block`] moves each block with `copy_from_slice` (both sides
+//! contiguous) or a strided loop (a transpose, an interleave). Padding
+//! slots of the destination are never written.
+
+use layout_core::walk::LoopNest;
+use layout_core::{ArrayLayout, Error};
+
+use crate::element::Element;
+use crate::layout::TensorLayout;
+use crate::storage::{Storage, StorageMut};
+use crate::tensor::TensorBase;
+
+/// Checks at compile time that two layout types fixed at compile time hold
+/// the same logical array (for other layouts the check runs in
+/// [`LoopNest::relayout`]).
+const fn check_static(src: Option<ArrayLayout>, dst: Option<ArrayLayout>) {
+    if let (Some(a), Some(b)) = (src, dst)
+        && let Err(e) = LoopNest::relayout(&a, &b)
+    {
+        e.panic();
+    }
+}
+
+impl<S: Storage, L: TensorLayout> TensorBase<S, L>
+where
+    S::Elem: Element,
+{
+    /// Copies every element into `dst`, which holds the same logical array
+    /// (element type and dims) in its own layout. `dst`'s padding slots
+    /// are left as they are.
+    ///
+    /// For two static layouts a shape or element-type mismatch is a
+    /// compile error.
+    ///
+    /// ```
+    /// use layout_tensor::{RuntimeLayout, TensorBuf};
+    /// let rm = RuntimeLayout::parse("f32[16,256]{1,0}").unwrap();
+    /// let tiled = RuntimeLayout::parse("f32[16,256]{1,0:T(8,128)}").unwrap();
+    /// let src = TensorBuf::from_fn(rm, |i| (i[0] * 256 + i[1]) as f32).unwrap();
+    /// let mut dst = TensorBuf::<_, f32>::zeroed(tiled).unwrap();
+    /// src.relayout_into(&mut dst).unwrap();
+    /// assert_eq!(dst[[9, 130]], (9 * 256 + 130) as f32);
+    /// assert_eq!(dst.as_slice()[128], 256.0); // row 1 of the first tile
+    /// ```
+    ///
+    /// # Errors
+    /// The layouts differ in element type, rank or a dimension's size.
+    pub fn relayout_into<S2, L2>(&self, dst: &mut TensorBase<S2, L2>) -> Result<(), Error>
+    where
+        S2: StorageMut<Elem = S::Elem>,
+        L2: TensorLayout,
+    {
+        const { check_static(L::FIXED_LAYOUT, L2::FIXED_LAYOUT) };
+        let (a, b) = (*self.array_layout(), *dst.array_layout());
+        let nest = LoopNest::relayout(&a, &b)?;
+        let src = self.as_slice();
+        let out = dst.as_mut_slice();
+        match nest {
+            Some(nest) => copy_nest(&nest, src, out),
+            None => {
+                // No common digits (a `*` merge, or cuts that do not
+                // divide each other): element by element.
+                let mut from = a.elements();
+                let mut to = b.elements();
+                while let (Some(s), Some(d)) = (from.next_offset(), to.next_offset()) {
+                    out[d] = src[s];
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// A new tensor holding the same array in `layout`, padding slots set
+    /// to the layout's padding value (zero when it names none).
+    ///
+    /// # Errors
+    /// As [`TensorBase::relayout_into`], or a padding value the element
+    /// type does not have.
+    #[cfg(feature = "alloc")]
+    pub fn relayout<L2: TensorLayout>(
+        &self,
+        layout: L2,
+    ) -> Result<crate::TensorBuf<L2, S::Elem>, Error> {
+        let mut out = crate::TensorBuf::zeroed(layout)?;
+        out.fill_padding()?;
+        self.relayout_into(&mut out)?;
+        Ok(out)
+    }
+}
+
+/// Copies every element of `src` to `dst` along `nest`.
+pub(crate) fn copy_nest<T: Copy>(nest: &LoopNest, src: &[T], dst: &mut [T]) {
+    let strides = nest.block_strides();
+    nest.for_each_block(
+        #[inline(always)]
+        |[s, d], rows, len| copy_block(src, dst, [s, d], rows, len, strides),
+    );
+}
+
+/// Copies one block of `rows × len` elements: element `(r, i)` goes from
+/// `src[s + r*so + i*si]` to `dst[d + r*do + i*di]`.
+#[inline(always)]
+fn copy_block<T: Copy>(
+    src: &[T],
+    dst: &mut [T],
+    [s, d]: [usize; 2],
+    rows: usize,
+    len: usize,
+    [[so, d_o], [si, di]]: [[usize; 2]; 2],
+) {
+    if si == 1 && di == 1 {
+        // Contiguous runs in both buffers.
+        let (mut s, mut d) = (s, d);
+        for _ in 0..rows {
+            dst[d..d + len].copy_from_slice(&src[s..s + len]);
+            s += so;
+            d += d_o;
+        }
+    } else if d_o == 1 && len <= 16 && so == 1 {
+        // The inner level is short and the outer one is contiguous in both
+        // (an interleave such as `T(2,1)` inside a tile): swap the loops so
+        // that reads run along the source.
+        for i in 0..len {
+            let src = &src[s + i * si..s + i * si + rows];
+            let base = d + i * di;
+            for (r, v) in src.iter().enumerate() {
+                dst[base + r] = *v;
+            }
+        }
+    } else {
+        let (mut s, mut d) = (s, d);
+        for _ in 0..rows {
+            let src_run = &src[s..];
+            let dst_run = &mut dst[d..];
+            for i in 0..len {
+                dst_run[i * di] = src_run[i * si];
+            }
+            s += so;
+            d += d_o;
+        }
+    }
+}

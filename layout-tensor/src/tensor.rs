@@ -1,0 +1,577 @@
+//! [`TensorBase`]: elements stored where a layout says, over any
+//! [`Storage`], with the aliases users name: [`Tensor`] (inline, static
+//! layouts, `const`-constructible), [`TensorView`] / [`TensorViewMut`]
+//! (borrowed) and `TensorBuf` (owned `Vec`, with `alloc`).
+
+use core::fmt;
+
+use layout_core::{ArrayLayout, Error, ErrorKind, Locus, PaddingValue, Slot};
+
+use crate::element::Element;
+use crate::iter::{Iter, Slots};
+use crate::layout::{ConstTensorLayout, TensorLayout};
+use crate::storage::{Storage, StorageMut};
+
+/// Elements of type `T` in the slots of a buffer, placed by layout `L`.
+///
+/// Every tensor type is this struct with some storage `S`; all methods
+/// are written once here. The buffer always has exactly the layout's
+/// `buffer_len` slots; slots that hold no element (tile padding,
+/// `pad(..)`, the `L(n)` tail) are part of it and are reached only
+/// through [`TensorBase::as_slice`] and [`TensorBase::slots`].
+pub struct TensorBase<S, L> {
+    layout: L,
+    storage: S,
+}
+
+/// A tensor with inline storage of exactly `N` slots, for a static layout
+/// (`N` is the layout's `BUFFER_LEN`, checked at compile time). Its
+/// constructors are `const fn`, so it can sit in a `static`:
+///
+/// ```
+/// use layout_tensor::Tensor;
+/// type A = tessera::layout!(f32[3,5]{1,0:T(2,2)});
+/// static WEIGHTS: Tensor<A, f32, { A::BUFFER_LEN }> = Tensor::zeroed();
+/// assert_eq!(WEIGHTS[[2, 3]], 0.0);
+/// assert_eq!(WEIGHTS.as_slice().len(), 24);
+/// ```
+pub type Tensor<L, T, const N: usize> = TensorBase<[T; N], L>;
+
+/// A tensor borrowing its slots.
+pub type TensorView<'a, L, T> = TensorBase<&'a [T], L>;
+
+/// A tensor borrowing its slots mutably.
+pub type TensorViewMut<'a, L, T> = TensorBase<&'a mut [T], L>;
+
+/// A tensor owning its slots in a `Vec` (for run-time layouts, or static
+/// ones too large for the stack).
+#[cfg(feature = "alloc")]
+pub type TensorBuf<L, T> = TensorBase<alloc::vec::Vec<T>, L>;
+
+/// Checks that `T` is the element type of `layout`, one slot per element.
+pub(crate) const fn check_element<T: Element>(layout: &ArrayLayout) -> Result<(), Error> {
+    if layout.element_type() as u32 != T::TYPE as u32 {
+        return Err(Error::at(
+            ErrorKind::ElementTypeMismatch {
+                expected: layout.element_type(),
+                found: T::TYPE,
+            },
+            Locus::ElementType,
+        ));
+    }
+    let storage_bits = core::mem::size_of::<T>() * 8;
+    if layout.element_size_in_bits() != storage_bits {
+        return Err(Error::at(
+            ErrorKind::ElementWidthMismatch {
+                layout_bits: layout.element_size_in_bits(),
+                storage_bits,
+            },
+            Locus::Attribute("E"),
+        ));
+    }
+    Ok(())
+}
+
+/// The value `pad(..:word)` asks padding slots to hold, if any.
+pub(crate) const fn padding_value<T: Element>(layout: &ArrayLayout) -> Option<T> {
+    let value = match layout.layout().padding() {
+        Some(p) => p.value(),
+        None => PaddingValue::Unspecified,
+    };
+    match value {
+        PaddingValue::Unspecified | PaddingValue::Zero => Some(T::ZERO),
+        PaddingValue::One => Some(T::ONE),
+        PaddingValue::Lowest => T::LOWEST,
+        PaddingValue::Highest => T::HIGHEST,
+    }
+}
+
+/// Why [`padding_value`] is `None`.
+pub(crate) fn padding_value_error(layout: &ArrayLayout) -> Error {
+    let word = layout.layout().padding().map_or("", |p| p.value().name());
+    Error::at(
+        ErrorKind::PaddingValueUndefined {
+            value: word,
+            element_type: layout.element_type(),
+        },
+        Locus::Attribute("pad"),
+    )
+}
+
+/// Panics with `e`'s message in `const` context.
+const fn fail(e: Error) -> ! {
+    e.panic()
+}
+
+impl<L: ConstTensorLayout, T: Element, const N: usize> TensorBase<[T; N], L> {
+    /// Compile-time checks of a static tensor type.
+    const CHECK: () = {
+        if let Err(e) = check_element::<T>(&L::LAYOUT) {
+            fail(e);
+        }
+        assert!(
+            N == L::LAYOUT.buffer_len(),
+            "the array length N must be the layout's BUFFER_LEN"
+        );
+    };
+
+    /// Every slot zero. `const`, so the tensor can be a `static`.
+    pub const fn zeroed() -> Self {
+        Self::filled(T::ZERO)
+    }
+
+    /// Every slot, padding included, `value`.
+    pub const fn filled(value: T) -> Self {
+        let () = Self::CHECK;
+        TensorBase {
+            layout: L::VALUE,
+            storage: [value; N],
+        }
+    }
+
+    /// Elements `value`, padding slots the layout's padding value (`pad(..:
+    /// lowest)` and the like; zero when the layout names none). Walks every
+    /// slot with the engine, so in a `static` it costs compile time only.
+    ///
+    /// # Panics
+    /// If the layout's padding value does not exist for `T` (`lowest` of a
+    /// complex type); in a `static` this is a compile error.
+    pub const fn with_padding_value(value: T) -> Self {
+        let () = Self::CHECK;
+        let pad = match padding_value::<T>(&L::LAYOUT) {
+            Some(p) => p,
+            None => panic!("the layout's padding value does not exist for this element type"),
+        };
+        let mut storage = [value; N];
+        let mut o = 0;
+        while o < N {
+            if let Ok(Slot::Padding) = L::LAYOUT.slot(o) {
+                storage[o] = pad;
+            }
+            o += 1;
+        }
+        TensorBase {
+            layout: L::VALUE,
+            storage,
+        }
+    }
+
+    /// A tensor over `slots`, given in memory order (as produced by a tool
+    /// that writes this layout, or by [`TensorBase::as_slice`]).
+    pub const fn from_slots(slots: [T; N]) -> Self {
+        let () = Self::CHECK;
+        TensorBase {
+            layout: L::VALUE,
+            storage: slots,
+        }
+    }
+
+    /// The slots, by value.
+    pub const fn into_slots(self) -> [T; N] {
+        // A const fn cannot move out of a struct with a generic layout
+        // field that might need dropping; layouts are `Copy`.
+        let TensorBase { layout: _, storage } = self;
+        storage
+    }
+}
+
+impl<'a, L: TensorLayout, T: Element> TensorBase<&'a [T], L> {
+    /// A view of `slots` in `layout`.
+    ///
+    /// # Errors
+    /// `T` is not the layout's element type, or `slots` is shorter than the
+    /// layout's buffer. Extra slots are ignored.
+    pub fn new(layout: L, slots: &'a [T]) -> Result<Self, Error> {
+        let n = checked_len::<T>(layout.array_layout(), slots.len())?;
+        Ok(TensorBase {
+            layout,
+            storage: &slots[..n],
+        })
+    }
+}
+
+impl<'a, L: TensorLayout, T: Element> TensorBase<&'a mut [T], L> {
+    /// A mutable view of `slots` in `layout`.
+    ///
+    /// # Errors
+    /// As [`TensorView::new`].
+    pub fn new(layout: L, slots: &'a mut [T]) -> Result<Self, Error> {
+        let n = checked_len::<T>(layout.array_layout(), slots.len())?;
+        Ok(TensorBase {
+            layout,
+            storage: &mut slots[..n],
+        })
+    }
+}
+
+#[cfg(feature = "alloc")]
+impl<L: TensorLayout, T: Element> TensorBase<alloc::vec::Vec<T>, L> {
+    /// A tensor with every slot zero.
+    ///
+    /// # Errors
+    /// `T` is not the layout's element type.
+    pub fn zeroed(layout: L) -> Result<Self, Error> {
+        Self::filled(layout, T::ZERO)
+    }
+
+    /// A tensor with every slot, padding included, `value`.
+    ///
+    /// # Errors
+    /// `T` is not the layout's element type.
+    pub fn filled(layout: L, value: T) -> Result<Self, Error> {
+        check_element::<T>(layout.array_layout())?;
+        let n = layout.array_layout().buffer_len();
+        Ok(TensorBase {
+            layout,
+            storage: alloc::vec![value; n],
+        })
+    }
+
+    /// A tensor over `slots` in memory order.
+    ///
+    /// # Errors
+    /// As [`TensorView::new`]; extra slots are dropped.
+    pub fn from_vec(layout: L, mut slots: alloc::vec::Vec<T>) -> Result<Self, Error> {
+        let n = checked_len::<T>(layout.array_layout(), slots.len())?;
+        slots.truncate(n);
+        Ok(TensorBase {
+            layout,
+            storage: slots,
+        })
+    }
+
+    /// A tensor whose element at each logical index is `f(index)`,
+    /// padding slots the layout's padding value (zero when it names none).
+    ///
+    /// # Errors
+    /// `T` is not the layout's element type, or the layout's padding value
+    /// does not exist for `T`.
+    pub fn from_fn(layout: L, mut f: impl FnMut(&[usize]) -> T) -> Result<Self, Error> {
+        let mut t = Self::zeroed(layout)?;
+        t.fill_padding()?;
+        t.for_each_mut(|index, slot| *slot = f(index));
+        Ok(t)
+    }
+
+    /// The slots, by value.
+    pub fn into_vec(self) -> alloc::vec::Vec<T> {
+        self.storage
+    }
+}
+
+/// `layout`'s buffer length, after checking `T` and that `len` slots are
+/// enough.
+fn checked_len<T: Element>(layout: &ArrayLayout, len: usize) -> Result<usize, Error> {
+    check_element::<T>(layout)?;
+    let needed = layout.buffer_len();
+    if len < needed {
+        return Err(Error::new(ErrorKind::BufferTooShort { needed, found: len }));
+    }
+    Ok(needed)
+}
+
+impl<S: Storage, L: TensorLayout> TensorBase<S, L>
+where
+    S::Elem: Element,
+{
+    /// The layout.
+    pub fn layout(&self) -> &L {
+        &self.layout
+    }
+
+    /// The layout as the engine's value.
+    pub fn array_layout(&self) -> &ArrayLayout {
+        self.layout.array_layout()
+    }
+
+    /// All slots in memory order, padding included.
+    #[inline]
+    pub fn as_slice(&self) -> &[S::Elem] {
+        self.storage.as_slice()
+    }
+
+    /// All slots as bytes.
+    #[inline]
+    pub fn as_bytes(&self) -> &[u8] {
+        bytemuck::cast_slice(self.storage.as_slice())
+    }
+
+    /// A view of the same slots.
+    pub fn view(&self) -> TensorView<'_, L, S::Elem> {
+        TensorBase {
+            layout: self.layout.clone(),
+            storage: self.storage.as_slice(),
+        }
+    }
+
+    /// Checks an index's length against a layout whose type fixes the rank.
+    #[inline(always)]
+    const fn check_rank<const R: usize>() {
+        if let Some(rank) = L::FIXED_RANK {
+            assert!(
+                rank == R,
+                "the index has a different number of entries than the layout has dimensions"
+            );
+        }
+    }
+
+    /// The element at `index`, or `None` when it is out of bounds.
+    #[inline]
+    pub fn get<const R: usize>(&self, index: [usize; R]) -> Option<&S::Elem> {
+        const { Self::check_rank::<R>() };
+        self.get_dyn(&index)
+    }
+
+    /// The element at `index` given as a slice (for ranks known only at
+    /// run time), or `None` when it is out of bounds or has the wrong
+    /// number of entries.
+    #[inline]
+    pub fn get_dyn(&self, index: &[usize]) -> Option<&S::Elem> {
+        if !self.layout.is_in_bounds(index) {
+            return None;
+        }
+        self.storage
+            .as_slice()
+            .get(self.layout.offset_unchecked(index))
+    }
+
+    /// The element at `index` without the logical bounds check. Still
+    /// safe: an index out of bounds reads some element of the buffer, or
+    /// panics when its offset falls past the buffer.
+    #[inline]
+    pub fn get_unchecked<const R: usize>(&self, index: [usize; R]) -> &S::Elem {
+        const { Self::check_rank::<R>() };
+        &self.storage.as_slice()[self.layout.offset_unchecked(&index)]
+    }
+
+    /// The offset of `index`, or why there is none.
+    ///
+    /// # Errors
+    /// Wrong number of entries, or an entry out of bounds (the engine's
+    /// message, naming the dimension, the index and the bound).
+    #[inline]
+    pub fn offset(&self, index: &[usize]) -> Result<usize, Error> {
+        if self.layout.is_in_bounds(index) {
+            Ok(self.layout.offset_unchecked(index))
+        } else {
+            Err(self.bounds_error(index))
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn bounds_error(&self, index: &[usize]) -> Error {
+        match self.array_layout().check_index(index) {
+            Err(e) => e,
+            Ok(()) => Error::new(ErrorKind::IndexRankMismatch {
+                expected: self.array_layout().rank(),
+                found: index.len(),
+            }),
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    #[track_caller]
+    fn out_of_bounds(&self, index: &[usize]) -> ! {
+        panic!("{}", self.bounds_error(index))
+    }
+
+    /// The elements in logical (row-major index) order.
+    pub fn iter(&self) -> Iter<'_, S::Elem> {
+        Iter::new(self.storage.as_slice(), self.array_layout())
+    }
+
+    /// Every slot in memory order: the logical index it holds (`None` for
+    /// padding) and its value.
+    pub fn slots(&self) -> Slots<'_, S::Elem> {
+        Slots::new(self.storage.as_slice(), self.array_layout())
+    }
+
+    /// Calls `f(index, &element)` for every element in logical order.
+    pub fn for_each(&self, mut f: impl FnMut(&[usize], &S::Elem)) {
+        let data = self.storage.as_slice();
+        for (index, offset) in self.array_layout().elements() {
+            f(&index, &data[offset]);
+        }
+    }
+}
+
+impl<S: StorageMut, L: TensorLayout> TensorBase<S, L>
+where
+    S::Elem: Element,
+{
+    /// All slots in memory order, writable.
+    #[inline]
+    pub fn as_mut_slice(&mut self) -> &mut [S::Elem] {
+        self.storage.as_mut_slice()
+    }
+
+    /// All slots as writable bytes (for element types where every byte
+    /// pattern is a value, so not `bool`).
+    #[inline]
+    pub fn as_bytes_mut(&mut self) -> &mut [u8]
+    where
+        S::Elem: bytemuck::Pod,
+    {
+        bytemuck::cast_slice_mut(self.storage.as_mut_slice())
+    }
+
+    /// A mutable view of the same slots.
+    pub fn view_mut(&mut self) -> TensorViewMut<'_, L, S::Elem> {
+        TensorBase {
+            layout: self.layout.clone(),
+            storage: self.storage.as_mut_slice(),
+        }
+    }
+
+    /// The element at `index`, writable, or `None` when it is out of
+    /// bounds.
+    #[inline]
+    pub fn get_mut<const R: usize>(&mut self, index: [usize; R]) -> Option<&mut S::Elem> {
+        const { Self::check_rank::<R>() };
+        self.get_dyn_mut(&index)
+    }
+
+    /// The element at `index` given as a slice, writable.
+    #[inline]
+    pub fn get_dyn_mut(&mut self, index: &[usize]) -> Option<&mut S::Elem> {
+        if !self.layout.is_in_bounds(index) {
+            return None;
+        }
+        let offset = self.layout.offset_unchecked(index);
+        self.storage.as_mut_slice().get_mut(offset)
+    }
+
+    /// The element at `index` without the logical bounds check, writable
+    /// (safe, as [`TensorBase::get_unchecked`]).
+    #[inline]
+    pub fn get_unchecked_mut<const R: usize>(&mut self, index: [usize; R]) -> &mut S::Elem {
+        const { Self::check_rank::<R>() };
+        let offset = self.layout.offset_unchecked(&index);
+        &mut self.storage.as_mut_slice()[offset]
+    }
+
+    /// Calls `f(index, &mut element)` for every element in logical order.
+    pub fn for_each_mut(&mut self, mut f: impl FnMut(&[usize], &mut S::Elem)) {
+        let layout = *self.layout.array_layout();
+        let data = self.storage.as_mut_slice();
+        for (index, offset) in layout.elements() {
+            f(&index, &mut data[offset]);
+        }
+    }
+
+    /// Sets every element (not the padding) to `value`.
+    pub fn fill(&mut self, value: S::Elem) {
+        self.for_each_mut(|_, slot| *slot = value);
+    }
+
+    /// Sets every padding slot to the layout's padding value (zero when
+    /// the layout names none).
+    ///
+    /// # Errors
+    /// The padding value does not exist for the element type (`lowest`
+    /// of a complex type).
+    pub fn fill_padding(&mut self) -> Result<(), Error> {
+        let layout = *self.layout.array_layout();
+        let Some(pad) = padding_value::<S::Elem>(&layout) else {
+            return Err(padding_value_error(&layout));
+        };
+        let data = self.storage.as_mut_slice();
+        for (slot, value) in layout.slots().zip(data.iter_mut()) {
+            if slot == Slot::Padding {
+                *value = pad;
+            }
+        }
+        Ok(())
+    }
+}
+
+impl<S: Storage, L: TensorLayout, const R: usize> core::ops::Index<[usize; R]> for TensorBase<S, L>
+where
+    S::Elem: Element,
+{
+    type Output = S::Elem;
+
+    /// # Panics
+    /// If `index` is out of bounds, with a message naming the dimension,
+    /// the index and the bound (like slice indexing).
+    #[inline]
+    #[track_caller]
+    fn index(&self, index: [usize; R]) -> &S::Elem {
+        const { Self::check_rank::<R>() };
+        if !self.layout.is_in_bounds(&index) {
+            self.out_of_bounds(&index);
+        }
+        &self.storage.as_slice()[self.layout.offset_unchecked(&index)]
+    }
+}
+
+impl<S: StorageMut, L: TensorLayout, const R: usize> core::ops::IndexMut<[usize; R]>
+    for TensorBase<S, L>
+where
+    S::Elem: Element,
+{
+    /// # Panics
+    /// If `index` is out of bounds, as [`Index`](core::ops::Index).
+    #[inline]
+    #[track_caller]
+    fn index_mut(&mut self, index: [usize; R]) -> &mut S::Elem {
+        const { Self::check_rank::<R>() };
+        if !self.layout.is_in_bounds(&index) {
+            self.out_of_bounds(&index);
+        }
+        let offset = self.layout.offset_unchecked(&index);
+        &mut self.storage.as_mut_slice()[offset]
+    }
+}
+
+impl<S: Storage + Clone, L: TensorLayout> Clone for TensorBase<S, L> {
+    fn clone(&self) -> Self {
+        TensorBase {
+            layout: self.layout.clone(),
+            storage: self.storage.clone(),
+        }
+    }
+}
+
+impl<S: Storage + Copy, L: TensorLayout + Copy> Copy for TensorBase<S, L> {}
+
+impl<S: Storage, L: TensorLayout> fmt::Debug for TensorBase<S, L>
+where
+    S::Elem: Element + fmt::Debug,
+{
+    /// The layout and the elements in logical order.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Tensor")
+            .field("layout", &format_args!("{}", self.array_layout()))
+            .field("elements", &DebugElements(self))
+            .finish()
+    }
+}
+
+struct DebugElements<'a, S, L>(&'a TensorBase<S, L>);
+
+impl<S: Storage, L: TensorLayout> fmt::Debug for DebugElements<'_, S, L>
+where
+    S::Elem: Element + fmt::Debug,
+{
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list().entries(self.0.iter()).finish()
+    }
+}
+
+impl<S: Storage, S2: Storage<Elem = S::Elem>, L: TensorLayout, L2: TensorLayout>
+    PartialEq<TensorBase<S2, L2>> for TensorBase<S, L>
+where
+    S::Elem: Element + PartialEq,
+{
+    /// Same logical shape and the same elements at every index (layouts
+    /// and padding may differ).
+    fn eq(&self, other: &TensorBase<S2, L2>) -> bool {
+        let (a, b) = (self.array_layout(), other.array_layout());
+        a.element_type() == b.element_type()
+            && a.sizes().as_slice() == b.sizes().as_slice()
+            && self.iter().eq(other.iter())
+    }
+}
