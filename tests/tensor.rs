@@ -1,0 +1,318 @@
+//! Tensors checked against the engine: every access path (indexing,
+//! `get`, iteration in logical and memory order, relayout) agrees with
+//! `ArrayLayout::offset` / `slot` for thousands of generated layouts.
+
+use proptest::prelude::*;
+use proptest::test_runner::Config as ProptestConfig;
+use tessera::{
+    ArrayLayout, Layout, Padding, PaddingValue, PrimitiveType, RuntimeLayout, Shape, Slot, Tile,
+    TileDim, TensorBuf, TensorView, TensorViewMut,
+};
+
+/// A layout of f32 elements from plain data.
+#[derive(Clone, Debug)]
+struct Spec {
+    dims: Vec<usize>,
+    m2m: Vec<usize>,
+    tiles: Vec<Vec<Option<usize>>>,
+    padded: Option<Vec<usize>>,
+    align: usize,
+}
+
+impl Spec {
+    fn build(&self, ty: PrimitiveType) -> ArrayLayout {
+        let tiles: Vec<Tile> = self
+            .tiles
+            .iter()
+            .map(|t| {
+                let e: Vec<TileDim> = t
+                    .iter()
+                    .map(|e| e.map_or(TileDim::Combined, TileDim::Size))
+                    .collect();
+                Tile::new(&e).unwrap()
+            })
+            .collect();
+        let padding = self
+            .padded
+            .as_ref()
+            .map(|p| Padding::new(p, PaddingValue::Zero).unwrap());
+        let layout = Layout::new(&self.m2m)
+            .unwrap()
+            .with_tiles(&tiles)
+            .unwrap()
+            .with_padding(padding)
+            .with_tail_padding_alignment(self.align)
+            .unwrap();
+        let shape = Shape::new(ty, &self.dims)
+            .unwrap()
+            .with_layout(layout)
+            .unwrap();
+        ArrayLayout::new(shape).unwrap()
+    }
+}
+
+fn tile(k: usize) -> impl Strategy<Value = Vec<Option<usize>>> {
+    let entry = prop_oneof![6 => (1usize..=4).prop_map(Some), 1 => Just(None)];
+    (proptest::collection::vec(entry, k - 1), 1usize..=4).prop_map(|(mut v, last)| {
+        v.push(Some(last));
+        v
+    })
+}
+
+/// Layouts of rank 0..=3 with dims 0..=6, any minor_to_major, up to 3
+/// tile levels (with `*`), `pad(..)` and `L(n)`.
+fn spec() -> impl Strategy<Value = Spec> {
+    (0usize..=3).prop_flat_map(|rank| {
+        let dim = prop_oneof![1 => Just(0usize), 8 => 1usize..=6];
+        (
+            proptest::collection::vec(dim, rank),
+            Just((0..rank).collect::<Vec<usize>>()).prop_shuffle(),
+            proptest::collection::vec((1usize..=rank + 1).prop_flat_map(tile), 0..=3),
+            proptest::option::of(proptest::collection::vec(0usize..=2, rank)),
+            prop_oneof![3 => Just(1usize), 1 => 1usize..=4],
+        )
+            .prop_map(|(dims, m2m, tiles, extra, align)| {
+                let padded = extra.map(|x| dims.iter().zip(&x).map(|(d, x)| d + x).collect());
+                Spec {
+                    dims,
+                    m2m,
+                    tiles,
+                    padded,
+                    align,
+                }
+            })
+    })
+}
+
+/// Two layouts of the same dims.
+fn spec_pair() -> impl Strategy<Value = (Spec, Spec)> {
+    (spec(), spec()).prop_map(|(a, mut b)| {
+        let rank = a.dims.len();
+        if b.m2m.len() != rank {
+            b.m2m = a.m2m.iter().rev().copied().collect();
+        }
+        b.padded = b
+            .padded
+            .filter(|p| p.len() == rank)
+            .map(|p| p.iter().zip(&a.dims).map(|(p, d)| (*p).max(*d)).collect());
+        b.dims = a.dims.clone();
+        (a, b)
+    })
+}
+
+fn row_major(dims: &[usize]) -> Vec<Vec<usize>> {
+    let n: usize = dims.iter().product();
+    (0..n)
+        .map(|mut k| {
+            let mut idx = vec![0; dims.len()];
+            for d in (0..dims.len()).rev() {
+                idx[d] = k % dims[d];
+                k /= dims[d];
+            }
+            idx
+        })
+        .collect()
+}
+
+/// A distinct nonzero value per logical index.
+fn value_of(index: &[usize]) -> f32 {
+    index.iter().fold(1.0, |acc, &i| acc * 8.0 + i as f32)
+}
+
+fn config() -> ProptestConfig {
+    ProptestConfig {
+        cases: 3000,
+        failure_persistence: None,
+        ..ProptestConfig::default()
+    }
+}
+
+const SENTINEL: f32 = -7.5;
+
+proptest! {
+    #![proptest_config(config())]
+
+    /// Every read path finds each element where the engine puts it.
+    #[test]
+    fn access_paths_agree_with_engine(spec in spec()) {
+        let layout = spec.build(PrimitiveType::F32);
+        let t = TensorBuf::from_fn(RuntimeLayout::new(layout), value_of).unwrap();
+        let indices = row_major(&spec.dims);
+        for idx in &indices {
+            let o = layout.offset(idx).unwrap();
+            prop_assert_eq!(t.as_slice()[o], value_of(idx));
+            prop_assert_eq!(t.get_dyn(idx), Some(&value_of(idx)));
+            prop_assert_eq!(t.offset(idx), Ok(o));
+        }
+        // Out of bounds and wrong rank are refused, not misread.
+        let mut past = spec.dims.clone();
+        if !past.is_empty() {
+            prop_assert_eq!(t.get_dyn(&past), None);
+            past.pop();
+            prop_assert_eq!(t.get_dyn(&past), None);
+        }
+        // Logical order.
+        let values: Vec<f32> = t.iter().copied().collect();
+        let expected: Vec<f32> = indices.iter().map(|i| value_of(i)).collect();
+        prop_assert_eq!(&values, &expected);
+        let indexed: Vec<Vec<usize>> = t.iter().indexed().map(|(i, _)| i.to_vec()).collect();
+        prop_assert_eq!(&indexed, &indices);
+        // Memory order: the engine's slot for each offset, and padding
+        // holds the layout's padding value (zero).
+        let mut count = 0;
+        for (o, (index, value)) in t.slots().enumerate() {
+            match layout.slot(o).unwrap() {
+                Slot::Element(i) => {
+                    prop_assert_eq!(index.as_deref(), Some(&i[..]));
+                    prop_assert_eq!(*value, value_of(&i));
+                }
+                Slot::Padding => {
+                    prop_assert_eq!(index, None);
+                    prop_assert_eq!(*value, 0.0);
+                }
+            }
+            count += 1;
+        }
+        prop_assert_eq!(count, layout.buffer_len());
+    }
+
+    /// Relayout puts every element where the destination's engine says,
+    /// leaves its padding untouched, and back again is the identity.
+    #[test]
+    fn relayout_round_trips((a, b) in spec_pair()) {
+        let (la, lb) = (a.build(PrimitiveType::F32), b.build(PrimitiveType::F32));
+        let src = TensorBuf::from_fn(RuntimeLayout::new(la), value_of).unwrap();
+        let mut slots = vec![SENTINEL; lb.buffer_len()];
+        let mut dst = TensorViewMut::new(RuntimeLayout::new(lb), &mut slots).unwrap();
+        src.relayout_into(&mut dst).unwrap();
+        for (o, v) in slots.iter().enumerate() {
+            match lb.slot(o).unwrap() {
+                Slot::Element(i) => prop_assert_eq!(*v, value_of(&i), "slot {}", o),
+                Slot::Padding => prop_assert_eq!(*v, SENTINEL, "padding slot {}", o),
+            }
+        }
+        let there = TensorView::new(RuntimeLayout::new(lb), &slots).unwrap();
+        let back = there.relayout(RuntimeLayout::new(la)).unwrap();
+        prop_assert_eq!(back.as_slice(), src.as_slice());
+        prop_assert!(back == there);
+    }
+}
+
+#[test]
+fn index_panics_name_the_dimension_and_bound() {
+    let t = TensorBuf::<_, f32>::zeroed(RuntimeLayout::parse("f32[3,5]{1,0:T(2,2)}").unwrap())
+        .unwrap();
+    let err = std::panic::catch_unwind(|| t[[1, 5]]).unwrap_err();
+    let msg = err.downcast_ref::<String>().unwrap();
+    assert_eq!(msg, "index 5 is out of bounds for dimension `1` of size 5");
+    let err = std::panic::catch_unwind(|| t[[1, 2, 3]]).unwrap_err();
+    let msg = err.downcast_ref::<String>().unwrap();
+    assert!(msg.contains("3"), "{msg}");
+}
+
+#[test]
+fn construction_errors_name_the_mismatch() {
+    let l = RuntimeLayout::parse("bf16[4,4]").unwrap();
+    let data = [0.0f32; 16];
+    let err = TensorView::new(l, &data[..]).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "element type `f32` does not match the layout's element type `bf16`"
+    );
+    let l = RuntimeLayout::parse("f32[4,4]{1,0:T(8)}").unwrap();
+    let err = TensorView::new(l, &data[..]).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "the buffer has 16 slots but the layout needs 32"
+    );
+    let a = TensorBuf::<_, f32>::zeroed(RuntimeLayout::parse("f32[4,4]").unwrap()).unwrap();
+    let err = a
+        .relayout(RuntimeLayout::parse("f32[4,5]").unwrap())
+        .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "dimension `1` has size 4 in the source but 5 in the destination"
+    );
+    let err = a
+        .relayout(RuntimeLayout::parse("s32[4,4]").unwrap())
+        .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "element type `f32` does not match the layout's element type `s32`"
+    );
+}
+
+type Tiled = tessera::layout!(f32[3,5]{1,0:T(2,2)});
+type RowMajor = tessera::layout!(f32[3,5]);
+type Padded = tessera::layout!(f32[3,5]{1,0:pad(4,8:lowest)});
+
+static WEIGHTS: tessera::Tensor<Tiled, f32, { Tiled::BUFFER_LEN }> = tessera::Tensor::from_slots([
+    0.0, 1.0, 5.0, 6.0, 2.0, 3.0, 7.0, 8.0, 4.0, 0.0, 9.0, 0.0, //
+    10.0, 11.0, 0.0, 0.0, 12.0, 13.0, 0.0, 0.0, 14.0, 0.0, 0.0, 0.0,
+]);
+
+#[test]
+fn static_tensor_in_a_static() {
+    for y in 0..3 {
+        for x in 0..5 {
+            assert_eq!(WEIGHTS[[y, x]], (y * 5 + x) as f32);
+        }
+    }
+    let mut rm = tessera::Tensor::<RowMajor, f32, { RowMajor::BUFFER_LEN }>::zeroed();
+    WEIGHTS.relayout_into(&mut rm).unwrap();
+    let expected: Vec<f32> = (0..15).map(|v| v as f32).collect();
+    assert_eq!(rm.as_slice(), &expected[..]);
+    assert!(rm == WEIGHTS);
+}
+
+#[test]
+fn const_padding_value_fills_padding_slots() {
+    const T: tessera::Tensor<Padded, f32, { Padded::BUFFER_LEN }> =
+        tessera::Tensor::with_padding_value(1.0);
+    assert_eq!(T.as_slice().len(), 32);
+    let layout = T.array_layout();
+    for (o, v) in T.as_slice().iter().enumerate() {
+        match layout.slot(o).unwrap() {
+            Slot::Element(_) => assert_eq!(*v, 1.0),
+            Slot::Padding => assert_eq!(*v, f32::NEG_INFINITY),
+        }
+    }
+}
+
+#[test]
+fn static_and_runtime_views_agree() {
+    let data: Vec<f32> = (0..24).map(|v| v as f32).collect();
+    let s = TensorView::new(Tiled::NEW, &data).unwrap();
+    let r = TensorView::new(RuntimeLayout::new(Tiled::LAYOUT), &data).unwrap();
+    for y in 0..3 {
+        for x in 0..5 {
+            assert_eq!(s[[y, x]], r[[y, x]]);
+            assert_eq!(s.get([y, x]), Some(&data[Tiled::offset([y, x])]));
+        }
+    }
+    assert_eq!(s.get([3, 0]), None);
+    assert!(s.iter().eq(r.iter()));
+}
+
+#[test]
+fn bytes_views() {
+    let mut t = tessera::Tensor::<RowMajor, f32, { RowMajor::BUFFER_LEN }>::zeroed();
+    t[[0, 1]] = 1.0;
+    assert_eq!(&t.as_bytes()[4..8], &1.0f32.to_le_bytes());
+    t.as_bytes_mut()[8..12].copy_from_slice(&2.0f32.to_le_bytes());
+    assert_eq!(t[[0, 2]], 2.0);
+}
+
+#[test]
+fn half_and_complex_elements() {
+    use num_complex::Complex;
+    let l = RuntimeLayout::parse("bf16[2,3]{0,1}").unwrap();
+    let t = TensorBuf::from_fn(l, |i| half::bf16::from_f32((i[0] * 3 + i[1]) as f32)).unwrap();
+    assert_eq!(t[[1, 2]], half::bf16::from_f32(5.0));
+    let l = RuntimeLayout::parse("c64[2,2]").unwrap();
+    let t = TensorBuf::from_fn(l, |i| Complex::new(i[0] as f32, i[1] as f32)).unwrap();
+    assert_eq!(t[[1, 0]], Complex::new(1.0, 0.0));
+    let l = RuntimeLayout::parse("c64[2,2]{1,0:pad(2,3:lowest)}").unwrap();
+    let err = TensorBuf::<_, Complex<f32>>::from_fn(l, |_| Complex::new(0.0, 0.0)).unwrap_err();
+    assert_eq!(err.to_string(), "element type `c64` has no `lowest` value to pad with");
+}
