@@ -9,8 +9,8 @@ pub use layout_tensor as tensor;
 #[cfg(feature = "alloc")]
 pub use layout_tensor::TensorBuf;
 pub use layout_tensor::{
-    ConstTensorLayout, Element, RuntimeLayout, Tensor, TensorBase, TensorLayout, TensorView,
-    TensorViewMut,
+    ConstTensorLayout, Element, IndexRank, RelayoutFrom, RuntimeLayout, Stores, Tensor, TensorBase,
+    TensorLayout, TensorView, TensorViewMut,
 };
 
 /// A layout known at compile time, as a zero-sized type, from XLA's text:

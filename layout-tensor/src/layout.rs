@@ -5,7 +5,9 @@
 use layout_core::terms::OffsetTerms;
 use layout_core::typelevel::{AttrSpec, DimList, NumList, TileList};
 use layout_core::walk::LoopNest;
-use layout_core::{ArrayLayout, Error, StaticLayout};
+use layout_core::{ArrayLayout, Error, PrimitiveType, StaticLayout};
+
+use crate::element::Element;
 
 /// A layout a tensor can be stored in. Implemented by the static layouts
 /// of `layout!` (zero-sized: every method folds to constants) and by
@@ -165,4 +167,116 @@ impl TensorLayout for RuntimeLayout {
             _ => self.layout.offset_unchecked(index),
         }
     }
+}
+
+/// A layout that takes indices of `R` entries: every rank for
+/// [`RuntimeLayout`] (checked at run time), only its own for a static
+/// layout, so a wrong-length index into a static tensor is a compile
+/// error.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` does not take an index of {R} entries",
+    label = "the index length differs from this layout's rank"
+)]
+pub trait IndexRank<const R: usize>: TensorLayout {}
+
+impl<const R: usize> IndexRank<R> for RuntimeLayout {}
+
+impl<const R: usize, const T: u32, const RMD: bool, D, M, Ti, A> IndexRank<R>
+    for StaticLayout<R, T, RMD, D, M, Ti, A>
+where
+    D: DimList,
+    M: NumList,
+    Ti: TileList,
+    A: AttrSpec,
+{
+}
+
+/// A layout whose elements a Rust type `E` can hold: any [`Element`] for
+/// [`RuntimeLayout`] (checked when a tensor is built), only its own
+/// element type for a static layout, so a mismatch is a compile error.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` does not hold `{E}` elements",
+    label = "the layout's element type is not `{E}`"
+)]
+pub trait Stores<E: Element>: TensorLayout {}
+
+impl<E: Element> Stores<E> for RuntimeLayout {}
+
+macro_rules! stores {
+    ($($(#[$cfg:meta])* $t:ty => $xla:ident;)*) => {$(
+        $(#[$cfg])*
+        impl<const R: usize, const RMD: bool, D, M, Ti, A> Stores<$t>
+            for StaticLayout<R, { PrimitiveType::$xla as u32 }, RMD, D, M, Ti, A>
+        where
+            D: DimList,
+            M: NumList,
+            Ti: TileList,
+            A: AttrSpec,
+        {
+        }
+    )*};
+}
+
+stores! {
+    bool => Pred;
+    i8 => S8;
+    i16 => S16;
+    i32 => S32;
+    i64 => S64;
+    u8 => U8;
+    u16 => U16;
+    u32 => U32;
+    u64 => U64;
+    f32 => F32;
+    f64 => F64;
+    #[cfg(feature = "half")] half::f16 => F16;
+    #[cfg(feature = "half")] half::bf16 => Bf16;
+    #[cfg(feature = "num-complex")] num_complex::Complex<f32> => C64;
+    #[cfg(feature = "num-complex")] num_complex::Complex<f64> => C128;
+}
+
+/// A layout that tensors in layout `L` can be copied into: any pair
+/// involving a [`RuntimeLayout`] (checked at run time), and two static
+/// layouts of the same element type and dims, so a mismatch between
+/// static layouts is a compile error.
+#[diagnostic::on_unimplemented(
+    message = "cannot relayout from `{L}` to `{Self}`",
+    label = "the two layouts differ in element type or dimensions"
+)]
+pub trait RelayoutFrom<L>: TensorLayout {}
+
+impl RelayoutFrom<RuntimeLayout> for RuntimeLayout {}
+
+impl<const R: usize, const T: u32, const RMD: bool, D, M, Ti, A>
+    RelayoutFrom<StaticLayout<R, T, RMD, D, M, Ti, A>> for RuntimeLayout
+where
+    D: DimList,
+    M: NumList,
+    Ti: TileList,
+    A: AttrSpec,
+{
+}
+
+impl<const R: usize, const T: u32, const RMD: bool, D, M, Ti, A> RelayoutFrom<RuntimeLayout>
+    for StaticLayout<R, T, RMD, D, M, Ti, A>
+where
+    D: DimList,
+    M: NumList,
+    Ti: TileList,
+    A: AttrSpec,
+{
+}
+
+impl<const R: usize, const T: u32, const RMD1: bool, const RMD2: bool, D, M1, M2, Ti1, Ti2, A1, A2>
+    RelayoutFrom<StaticLayout<R, T, RMD1, D, M1, Ti1, A1>>
+    for StaticLayout<R, T, RMD2, D, M2, Ti2, A2>
+where
+    D: DimList,
+    M1: NumList,
+    M2: NumList,
+    Ti1: TileList,
+    Ti2: TileList,
+    A1: AttrSpec,
+    A2: AttrSpec,
+{
 }

@@ -39,7 +39,7 @@ mod tensor;
 
 pub use element::Element;
 pub use iter::{Indexed, Iter, Slots};
-pub use layout::{ConstTensorLayout, RuntimeLayout, TensorLayout};
+pub use layout::{ConstTensorLayout, IndexRank, RelayoutFrom, RuntimeLayout, Stores, TensorLayout};
 pub use storage::{Storage, StorageMut};
 #[cfg(feature = "alloc")]
 pub use tensor::TensorBuf;

@@ -12,7 +12,7 @@ use layout_core::walk::LoopNest;
 use layout_core::{ArrayLayout, Error};
 
 use crate::element::Element;
-use crate::layout::TensorLayout;
+use crate::layout::{RelayoutFrom, Stores, TensorLayout};
 use crate::storage::{Storage, StorageMut};
 use crate::tensor::TensorBase;
 
@@ -54,7 +54,7 @@ where
     pub fn relayout_into<S2, L2>(&self, dst: &mut TensorBase<S2, L2>) -> Result<(), Error>
     where
         S2: StorageMut<Elem = S::Elem>,
-        L2: TensorLayout,
+        L2: RelayoutFrom<L>,
     {
         const { check_static(L::FIXED_LAYOUT, L2::FIXED_LAYOUT) };
         let (a, b) = (*self.array_layout(), *dst.array_layout());
@@ -83,7 +83,7 @@ where
     /// As [`TensorBase::relayout_into`], or a padding value the element
     /// type does not have.
     #[cfg(feature = "alloc")]
-    pub fn relayout<L2: TensorLayout>(
+    pub fn relayout<L2: RelayoutFrom<L> + Stores<S::Elem>>(
         &self,
         layout: L2,
     ) -> Result<crate::TensorBuf<L2, S::Elem>, Error> {

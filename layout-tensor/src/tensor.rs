@@ -9,7 +9,7 @@ use layout_core::{ArrayLayout, Error, ErrorKind, Locus, PaddingValue, Slot};
 
 use crate::element::Element;
 use crate::iter::{Iter, Slots};
-use crate::layout::{ConstTensorLayout, TensorLayout};
+use crate::layout::{ConstTensorLayout, IndexRank, Stores, TensorLayout};
 use crate::storage::{Storage, StorageMut};
 
 /// Elements of type `T` in the slots of a buffer, placed by layout `L`.
@@ -103,7 +103,7 @@ const fn fail(e: Error) -> ! {
     e.panic()
 }
 
-impl<L: ConstTensorLayout, T: Element, const N: usize> TensorBase<[T; N], L> {
+impl<L: ConstTensorLayout + Stores<T>, T: Element, const N: usize> TensorBase<[T; N], L> {
     /// Compile-time checks of a static tensor type.
     const CHECK: () = {
         if let Err(e) = check_element::<T>(&L::LAYOUT) {
@@ -175,7 +175,7 @@ impl<L: ConstTensorLayout, T: Element, const N: usize> TensorBase<[T; N], L> {
     }
 }
 
-impl<'a, L: TensorLayout, T: Element> TensorBase<&'a [T], L> {
+impl<'a, L: Stores<T>, T: Element> TensorBase<&'a [T], L> {
     /// A view of `slots` in `layout`.
     ///
     /// # Errors
@@ -190,7 +190,7 @@ impl<'a, L: TensorLayout, T: Element> TensorBase<&'a [T], L> {
     }
 }
 
-impl<'a, L: TensorLayout, T: Element> TensorBase<&'a mut [T], L> {
+impl<'a, L: Stores<T>, T: Element> TensorBase<&'a mut [T], L> {
     /// A mutable view of `slots` in `layout`.
     ///
     /// # Errors
@@ -205,7 +205,7 @@ impl<'a, L: TensorLayout, T: Element> TensorBase<&'a mut [T], L> {
 }
 
 #[cfg(feature = "alloc")]
-impl<L: TensorLayout, T: Element> TensorBase<alloc::vec::Vec<T>, L> {
+impl<L: Stores<T>, T: Element> TensorBase<alloc::vec::Vec<T>, L> {
     /// A tensor with every slot zero.
     ///
     /// # Errors
@@ -304,21 +304,12 @@ where
         }
     }
 
-    /// Checks an index's length against a layout whose type fixes the rank.
-    #[inline(always)]
-    const fn check_rank<const R: usize>() {
-        if let Some(rank) = L::FIXED_RANK {
-            assert!(
-                rank == R,
-                "the index has a different number of entries than the layout has dimensions"
-            );
-        }
-    }
-
     /// The element at `index`, or `None` when it is out of bounds.
     #[inline]
-    pub fn get<const R: usize>(&self, index: [usize; R]) -> Option<&S::Elem> {
-        const { Self::check_rank::<R>() };
+    pub fn get<const R: usize>(&self, index: [usize; R]) -> Option<&S::Elem>
+    where
+        L: IndexRank<R>,
+    {
         self.get_dyn(&index)
     }
 
@@ -339,8 +330,10 @@ where
     /// safe: an index out of bounds reads some element of the buffer, or
     /// panics when its offset falls past the buffer.
     #[inline]
-    pub fn get_unchecked<const R: usize>(&self, index: [usize; R]) -> &S::Elem {
-        const { Self::check_rank::<R>() };
+    pub fn get_unchecked<const R: usize>(&self, index: [usize; R]) -> &S::Elem
+    where
+        L: IndexRank<R>,
+    {
         &self.storage.as_slice()[self.layout.offset_unchecked(&index)]
     }
 
@@ -428,8 +421,10 @@ where
     /// The element at `index`, writable, or `None` when it is out of
     /// bounds.
     #[inline]
-    pub fn get_mut<const R: usize>(&mut self, index: [usize; R]) -> Option<&mut S::Elem> {
-        const { Self::check_rank::<R>() };
+    pub fn get_mut<const R: usize>(&mut self, index: [usize; R]) -> Option<&mut S::Elem>
+    where
+        L: IndexRank<R>,
+    {
         self.get_dyn_mut(&index)
     }
 
@@ -446,8 +441,10 @@ where
     /// The element at `index` without the logical bounds check, writable
     /// (safe, as [`TensorBase::get_unchecked`]).
     #[inline]
-    pub fn get_unchecked_mut<const R: usize>(&mut self, index: [usize; R]) -> &mut S::Elem {
-        const { Self::check_rank::<R>() };
+    pub fn get_unchecked_mut<const R: usize>(&mut self, index: [usize; R]) -> &mut S::Elem
+    where
+        L: IndexRank<R>,
+    {
         let offset = self.layout.offset_unchecked(&index);
         &mut self.storage.as_mut_slice()[offset]
     }
@@ -487,7 +484,7 @@ where
     }
 }
 
-impl<S: Storage, L: TensorLayout, const R: usize> core::ops::Index<[usize; R]> for TensorBase<S, L>
+impl<S: Storage, L: IndexRank<R>, const R: usize> core::ops::Index<[usize; R]> for TensorBase<S, L>
 where
     S::Elem: Element,
 {
@@ -499,7 +496,6 @@ where
     #[inline]
     #[track_caller]
     fn index(&self, index: [usize; R]) -> &S::Elem {
-        const { Self::check_rank::<R>() };
         if !self.layout.is_in_bounds(&index) {
             self.out_of_bounds(&index);
         }
@@ -507,7 +503,7 @@ where
     }
 }
 
-impl<S: StorageMut, L: TensorLayout, const R: usize> core::ops::IndexMut<[usize; R]>
+impl<S: StorageMut, L: IndexRank<R>, const R: usize> core::ops::IndexMut<[usize; R]>
     for TensorBase<S, L>
 where
     S::Elem: Element,
@@ -517,7 +513,6 @@ where
     #[inline]
     #[track_caller]
     fn index_mut(&mut self, index: [usize; R]) -> &mut S::Elem {
-        const { Self::check_rank::<R>() };
         if !self.layout.is_in_bounds(&index) {
             self.out_of_bounds(&index);
         }
