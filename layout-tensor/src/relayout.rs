@@ -12,7 +12,7 @@ use layout_core::walk::LoopNest;
 use layout_core::{ArrayLayout, Error};
 
 use crate::element::Element;
-use crate::layout::{RelayoutFrom, Stores, TensorLayout};
+use crate::layout::{RelayoutFrom, TensorLayout};
 use crate::storage::{Storage, StorageMut};
 use crate::tensor::TensorBase;
 
@@ -83,7 +83,7 @@ where
     /// As [`TensorBase::relayout_into`], or a padding value the element
     /// type does not have.
     #[cfg(feature = "alloc")]
-    pub fn relayout<L2: RelayoutFrom<L> + Stores<S::Elem>>(
+    pub fn relayout<L2: RelayoutFrom<L> + crate::layout::Stores<S::Elem>>(
         &self,
         layout: L2,
     ) -> Result<crate::TensorBuf<L2, S::Elem>, Error> {

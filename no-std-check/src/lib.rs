@@ -33,3 +33,23 @@ const _: () =
 pub fn packed_offset(i: usize, j: usize) -> usize {
     Packed::offset([i, j])
 }
+
+/// Weights in flash: a static tensor in a tiled layout, built in `const`.
+pub static WEIGHTS: ::tessera_renamed::Tensor<Tiled, f32, { Tiled::BUFFER_LEN }> =
+    ::tessera_renamed::Tensor::filled(0.5);
+
+/// Reads an element (compiled for the target).
+pub fn weight(y: usize, x: usize) -> ::core::option::Option<f32> {
+    WEIGHTS.get([y, x]).copied()
+}
+
+/// Copies the tiled weights into a row-major stack buffer (relayout
+/// without an allocator).
+pub fn unpack() -> [f32; 15] {
+    type RowMajor = ::tessera_renamed::layout!(f32[3,5]);
+    let mut out = ::tessera_renamed::Tensor::<RowMajor, f32, 15>::zeroed();
+    if WEIGHTS.relayout_into(&mut out).is_err() {
+        return [0.0; 15];
+    }
+    out.into_slots()
+}
