@@ -5,8 +5,8 @@
 use proptest::prelude::*;
 use proptest::test_runner::Config as ProptestConfig;
 use tessera::{
-    ArrayLayout, Layout, Padding, PaddingValue, PrimitiveType, RuntimeLayout, Shape, Slot, Tile,
-    TileDim, TensorBuf, TensorView, TensorViewMut,
+    ArrayLayout, Layout, Padding, PaddingValue, PrimitiveType, RuntimeLayout, Shape, Slot,
+    TensorBuf, TensorView, TensorViewMut, Tile, TileDim,
 };
 
 /// A layout of f32 elements from plain data.
@@ -200,8 +200,8 @@ proptest! {
 
 #[test]
 fn index_panics_name_the_dimension_and_bound() {
-    let t = TensorBuf::<_, f32>::zeroed(RuntimeLayout::parse("f32[3,5]{1,0:T(2,2)}").unwrap())
-        .unwrap();
+    let t =
+        TensorBuf::<_, f32>::zeroed(RuntimeLayout::parse("f32[3,5]{1,0:T(2,2)}").unwrap()).unwrap();
     let err = std::panic::catch_unwind(|| t[[1, 5]]).unwrap_err();
     let msg = err.downcast_ref::<String>().unwrap();
     assert_eq!(msg, "index 5 is out of bounds for dimension `1` of size 5");
@@ -314,5 +314,68 @@ fn half_and_complex_elements() {
     assert_eq!(t[[1, 0]], Complex::new(1.0, 0.0));
     let l = RuntimeLayout::parse("c64[2,2]{1,0:pad(2,3:lowest)}").unwrap();
     let err = TensorBuf::<_, Complex<f32>>::from_fn(l, |_| Complex::new(0.0, 0.0)).unwrap_err();
-    assert_eq!(err.to_string(), "element type `c64` has no `lowest` value to pad with");
+    assert_eq!(
+        err.to_string(),
+        "element type `c64` has no `lowest` value to pad with"
+    );
+}
+
+/// The kernels' special cases (contiguous runs, the `(2,1)` and `(4,1)`
+/// interleaves, strided transposes, partial tiles) against the engine.
+#[test]
+fn tpu_tilings_pack_and_unpack() {
+    for (src, dst) in [
+        ("f32[16,256]{1,0}", "f32[16,256]{1,0:T(8,128)}"),
+        ("f32[21,300]{1,0}", "f32[21,300]{1,0:T(8,128)}"),
+        ("f32[21,300]{1,0}", "f32[21,300]{0,1:T(8,128)}"),
+        ("bf16[16,256]{1,0}", "bf16[16,256]{1,0:T(8,128)(2,1)}"),
+        ("bf16[19,130]{1,0}", "bf16[19,130]{1,0:T(8,128)(2,1)}"),
+        ("s8[32,256]{1,0}", "s8[32,256]{1,0:T(32,128)(4,1)}"),
+        ("s8[35,129]{1,0}", "s8[35,129]{1,0:T(32,128)(4,1)}"),
+    ] {
+        let a = tessera::ArrayLayout::parse(src).unwrap();
+        let b = tessera::ArrayLayout::parse(dst).unwrap();
+        let n = a.buffer_len();
+        // Values are slot numbers, held in whichever element type.
+        let check = |src_slots: &[u64], dst_slots: &[u64]| {
+            for (index, o) in a.elements() {
+                assert_eq!(
+                    dst_slots[b.offset(&index).unwrap()],
+                    src_slots[o],
+                    "{src} -> {dst} at {index:?}"
+                );
+            }
+        };
+        match a.element_type() {
+            PrimitiveType::F32 => {
+                let s: Vec<f32> = (0..n).map(|v| v as f32).collect();
+                let sv = TensorView::new(RuntimeLayout::new(a), &s).unwrap();
+                let t = sv.relayout(RuntimeLayout::new(b)).unwrap();
+                let back = t.relayout(RuntimeLayout::new(a)).unwrap();
+                assert_eq!(back.as_slice(), &s[..]);
+                let d: Vec<u64> = t.as_slice().iter().map(|&v| v as u64).collect();
+                check(&(0..n as u64).collect::<Vec<_>>(), &d);
+            }
+            PrimitiveType::Bf16 => {
+                let s: Vec<half::bf16> = (0..n).map(|v| half::bf16::from_f32(v as f32)).collect();
+                let sv = TensorView::new(RuntimeLayout::new(a), &s).unwrap();
+                let t = sv.relayout(RuntimeLayout::new(b)).unwrap();
+                let back = t.relayout(RuntimeLayout::new(a)).unwrap();
+                assert_eq!(back.as_slice(), &s[..]);
+                let d: Vec<u64> = t.as_slice().iter().map(|&v| v.to_f32() as u64).collect();
+                let s: Vec<u64> = s.iter().map(|&v| v.to_f32() as u64).collect();
+                check(&s, &d);
+            }
+            _ => {
+                let s: Vec<i8> = (0..n).map(|v| v as i8).collect();
+                let sv = TensorView::new(RuntimeLayout::new(a), &s).unwrap();
+                let t = sv.relayout(RuntimeLayout::new(b)).unwrap();
+                let back = t.relayout(RuntimeLayout::new(a)).unwrap();
+                assert_eq!(back.as_slice(), &s[..]);
+                let d: Vec<u64> = t.as_slice().iter().map(|&v| v as u8 as u64).collect();
+                let s: Vec<u64> = s.iter().map(|&v| v as u8 as u64).collect();
+                check(&s, &d);
+            }
+        }
+    }
 }

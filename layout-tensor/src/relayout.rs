@@ -122,16 +122,15 @@ fn copy_block<T: Copy>(
             s += so;
             d += d_o;
         }
-    } else if d_o == 1 && len <= 16 && so == 1 {
-        // The inner level is short and the outer one is contiguous in both
-        // (an interleave such as `T(2,1)` inside a tile): swap the loops so
-        // that reads run along the source.
-        for i in 0..len {
-            let src = &src[s + i * si..s + i * si + rows];
-            let base = d + i * di;
-            for (r, v) in src.iter().enumerate() {
-                dst[base + r] = *v;
-            }
+    } else if so == 1 && di == 1 && d_o == len && (len == 2 || len == 4) {
+        // An interleave inside a tile (`T(2,1)`, `T(4,1)`): the block is
+        // dense in the destination and each of its `len` source rows is
+        // contiguous. Read the rows side by side, write whole groups.
+        let dst = &mut dst[d..d + rows * len];
+        if len == 2 {
+            interleave::<T, 2>(src, s, si, dst);
+        } else {
+            interleave::<T, 4>(src, s, si, dst);
         }
     } else {
         let (mut s, mut d) = (s, d);
@@ -143,6 +142,22 @@ fn copy_block<T: Copy>(
             }
             s += so;
             d += d_o;
+        }
+    }
+}
+
+/// `dst[r * K + i] = src[s + i * row_stride + r]` for every `r` of
+/// `dst.len() / K` and `i < K`: `K` contiguous source rows interleaved.
+#[inline(always)]
+fn interleave<T: Copy, const K: usize>(src: &[T], s: usize, row_stride: usize, dst: &mut [T]) {
+    let rows = dst.len() / K;
+    let src_rows: [&[T]; K] = core::array::from_fn(|i| {
+        let start = s + i * row_stride;
+        &src[start..start + rows]
+    });
+    for (r, group) in dst.chunks_exact_mut(K).enumerate() {
+        for (i, out) in group.iter_mut().enumerate() {
+            *out = src_rows[i][r];
         }
     }
 }
