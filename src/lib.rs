@@ -41,7 +41,8 @@ macro_rules! layout {
 /// What `layout!`'s expansion names. Not public API.
 #[doc(hidden)]
 pub mod __private {
+    pub use layout_core::mixed_layout::MixedLayout;
     pub use layout_core::static_layout::{Invalid, StaticLayout};
-    pub use layout_core::typelevel::{AtMost, Attrs, N, NoPad, Pad, Split};
+    pub use layout_core::typelevel::{AtMost, Attrs, Dyn, N, NoPad, Pad, Split};
     pub use layout_macros::__layout as layout_macro;
 }

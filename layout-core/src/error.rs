@@ -380,6 +380,24 @@ pub enum ErrorKind {
         /// The element type.
         element_type: PrimitiveType,
     },
+    /// A run-time extent given for a dim that the layout fixes.
+    StaticDimensionMismatch {
+        /// The logical dimension.
+        dim: usize,
+        /// Its static size.
+        expected: usize,
+        /// The extent given.
+        found: usize,
+    },
+    /// A run-time extent above its `<=N` bound.
+    BoundExceeded {
+        /// The logical dimension.
+        dim: usize,
+        /// The bound `N`.
+        bound: usize,
+        /// The extent given.
+        found: usize,
+    },
     /// A value outside what a sub-byte element type can hold.
     ValueOutOfRange {
         /// The value.
@@ -758,6 +776,26 @@ const fn describe(kind: &ErrorKind, m: &mut Message) {
             m.push_str(" bits but the storage holds ");
             m.push_usize(storage_bits);
             m.push_str(" bits per element");
+        }
+        ErrorKind::StaticDimensionMismatch {
+            dim,
+            expected,
+            found,
+        } => {
+            m.push_str("dimension ");
+            m.push_code_usize(dim);
+            m.push_str(" is static with size ");
+            m.push_usize(expected);
+            m.push_str(", but the extent given is ");
+            m.push_usize(found);
+        }
+        ErrorKind::BoundExceeded { dim, bound, found } => {
+            m.push_str("extent ");
+            m.push_usize(found);
+            m.push_str(" of dimension ");
+            m.push_code_usize(dim);
+            m.push_str(" is above its bound <=");
+            m.push_usize(bound);
         }
         ErrorKind::PaddingValueUndefined {
             value,

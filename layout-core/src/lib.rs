@@ -12,6 +12,7 @@ pub mod index_util;
 pub mod layout;
 pub mod layout_util;
 pub mod message;
+pub mod mixed_layout;
 pub mod runtime;
 pub mod shape;
 pub mod shape_util;
@@ -27,6 +28,7 @@ pub use element::PrimitiveType;
 pub use error::{ByteSpan, Error, ErrorKind, Locus, Report};
 pub use layout::{Layout, LayoutEquality, Padding, PaddingValue, SparsePhysicalShape, SplitConfig};
 pub use message::{Message, Snippet};
+pub use mixed_layout::MixedLayout;
 pub use runtime::{
     ArrayLayout, DigitSource, DimVec, PhysicalDim, PhysicalDims, PhysicalShape, Slot,
 };

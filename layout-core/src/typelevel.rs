@@ -33,6 +33,11 @@ pub struct N<const V: usize>;
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct AtMost<const V: usize>;
 
+/// A dynamic dimension `?`, whose extent is known only at run time (see
+/// [`MixedLayout`](crate::MixedLayout)).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Dyn;
+
 /// A type that stands for one number.
 pub trait Num {
     /// The number.
@@ -55,6 +60,10 @@ impl<const V: usize> DimSpec for N<V> {
 
 impl<const V: usize> DimSpec for AtMost<V> {
     const DIM: Dim = Dim::Bounded(V);
+}
+
+impl DimSpec for Dyn {
+    const DIM: Dim = Dim::Unbounded;
 }
 
 /// A tuple of [`Num`]s: `(N<1>, N<0>)`.

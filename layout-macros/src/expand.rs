@@ -3,7 +3,7 @@
 //! an `Invalid` placeholder type.
 
 use layout_core::typelevel::padding_value_code;
-use layout_core::{ArrayLayout, Dim, text};
+use layout_core::{ArrayLayout, Dim, Shape, text};
 use proc_macro2::{Literal, TokenStream, TokenTree};
 use quote::quote;
 
@@ -16,12 +16,37 @@ pub(crate) fn layout(input: TokenStream) -> Result<TokenStream, TokenStream> {
     let (krate, shape) = split_crate_path(input)?;
     let source = Source::new(shape);
     let checked = match text::parse_shape(&source.text) {
-        Ok(parsed) => ArrayLayout::new(parsed.shape)
-            .map_err(|e| diagnostic::to_syn(&e, Some(&parsed.spans), &source)),
+        Ok(parsed) => {
+            let template = parsed.shape;
+            // `?` dims are checked with the engine at a probe extent of 1:
+            // every rule that does not depend on the extent applies.
+            let mut dims = [Dim::Static(0); layout_core::MAX_RANK];
+            for (d, dim) in template.dims().iter().enumerate() {
+                dims[d] = match dim {
+                    Dim::Unbounded => Dim::Static(1),
+                    other => *other,
+                };
+            }
+            let probe = Shape::with_dims(template.element_type(), &dims[..template.rank()])
+                .and_then(|s| match template.layout() {
+                    Some(l) => s.with_layout(*l),
+                    None => Ok(s),
+                })
+                .and_then(ArrayLayout::new);
+            probe
+                .map(|l| (l, template))
+                .map_err(|e| diagnostic::to_syn(&e, Some(&parsed.spans), &source))
+        }
         Err(e) => Err(diagnostic::to_syn(&e, None, &source)),
     };
     match checked {
-        Ok(layout) => Ok(static_type(&krate, &layout)),
+        Ok((layout, template)) => {
+            if template.dims().iter().all(|d| matches!(d, Dim::Static(_))) {
+                Ok(static_type(&krate, &layout))
+            } else {
+                Ok(mixed_type(&krate, &layout, &template))
+            }
+        }
         Err(e) => Err(placeholder(&krate, &e)),
     }
 }
@@ -74,17 +99,48 @@ fn num_list(krate: &TokenStream, values: impl IntoIterator<Item = usize>) -> Tok
 /// (never from the user's tokens), so equal layouts give equal types.
 fn static_type(krate: &TokenStream, layout: &ArrayLayout) -> TokenStream {
     let shape = layout.shape();
-    let l = layout.layout();
     let rank = num(shape.rank());
-    let element = TokenTree::Literal(Literal::u32_unsuffixed(
-        shape.element_type().xla_enum_value(),
-    ));
+    let element = element(layout);
     let dense = if layout.is_row_major_dense() {
         quote!(true)
     } else {
         quote!(false)
     };
-    let dims = tuple(shape.dims().iter().map(|d| match *d {
+    let dims = dim_list(krate, shape.dims());
+    let (m2m, tiles, attrs) = layout_params(krate, layout);
+    quote! {
+        #krate::__private::StaticLayout<#rank, #element, #dense, #dims, #m2m, #tiles, #attrs>
+    }
+}
+
+/// The type of a layout with `?` or `<=N` dims: `template` has the dims as
+/// written (canonical), `layout` is the engine's check of it at a probe
+/// extent, whose canonical layout the type carries.
+fn mixed_type(krate: &TokenStream, layout: &ArrayLayout, template: &Shape) -> TokenStream {
+    let rank = num(template.rank());
+    let dynamic = template
+        .dims()
+        .iter()
+        .filter(|d| !matches!(d, Dim::Static(_)))
+        .count();
+    let dynamic = num(dynamic);
+    let element = element(layout);
+    let dims = dim_list(krate, template.dims());
+    let (m2m, tiles, attrs) = layout_params(krate, layout);
+    quote! {
+        #krate::__private::MixedLayout<#rank, #dynamic, #element, #dims, #m2m, #tiles, #attrs>
+    }
+}
+
+fn element(layout: &ArrayLayout) -> TokenStream {
+    TokenTree::Literal(Literal::u32_unsuffixed(
+        layout.shape().element_type().xla_enum_value(),
+    ))
+    .into()
+}
+
+fn dim_list(krate: &TokenStream, dims: &[Dim]) -> TokenStream {
+    tuple(dims.iter().map(|d| match *d {
         Dim::Static(n) => {
             let n = num(n);
             quote! { #krate::__private::N<#n> }
@@ -93,8 +149,16 @@ fn static_type(krate: &TokenStream, layout: &ArrayLayout) -> TokenStream {
             let n = num(n);
             quote! { #krate::__private::AtMost<#n> }
         }
-        Dim::Unbounded => unreachable!("ArrayLayout::new rejects `?`"),
-    }));
+        Dim::Unbounded => quote! { #krate::__private::Dyn },
+    }))
+}
+
+/// `minor_to_major`, the tiles and the other attributes as types.
+fn layout_params(
+    krate: &TokenStream,
+    layout: &ArrayLayout,
+) -> (TokenStream, TokenStream, TokenStream) {
+    let l = layout.layout();
     let m2m = num_list(krate, l.minor_to_major().iter().map(|&d| usize::from(d)));
     let tiles = tuple(
         l.tiles()
@@ -123,12 +187,10 @@ fn static_type(krate: &TokenStream, layout: &ArrayLayout) -> TokenStream {
     let bits = TokenTree::Literal(Literal::u32_unsuffixed(l.element_size_in_bits()));
     let space = TokenTree::Literal(Literal::u32_unsuffixed(l.memory_space()));
     let prefix = num(l.dynamic_shape_metadata_prefix_bytes());
-    quote! {
-        #krate::__private::StaticLayout<
-            #rank, #element, #dense, #dims, #m2m, #tiles,
-            #krate::__private::Attrs<#align, #bits, #space, #prefix, #splits, #pad>
-        >
-    }
+    let attrs = quote! {
+        #krate::__private::Attrs<#align, #bits, #space, #prefix, #splits, #pad>
+    };
+    (m2m, tiles, attrs)
 }
 
 #[cfg(test)]

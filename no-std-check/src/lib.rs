@@ -28,6 +28,17 @@ const _: () = ::core::assert!(Packed::PHYSICAL_BYTE_SIZE == 16 * 256 * 2);
 const _: () =
     ::core::assert!(AllAttributes::RANK == 2 && AllAttributes::BUFFER_LEN.is_multiple_of(2));
 
+/// Rows known only at run time, tile math folded to constants.
+pub type Rows = ::tessera_renamed::layout!(bf16[?,1024]{1,0:T(8,128)(2,1)});
+
+/// An offset through a mixed layout (compiled for the target).
+pub fn rows_offset(rows: usize, i: usize, j: usize) -> ::core::option::Option<usize> {
+    match Rows::new([rows, 1024]) {
+        ::core::result::Result::Ok(l) => l.try_offset([i, j]).ok(),
+        ::core::result::Result::Err(_) => ::core::option::Option::None,
+    }
+}
+
 /// A run-time offset through the static type (kept so it is compiled for
 /// the target).
 pub fn packed_offset(i: usize, j: usize) -> usize {

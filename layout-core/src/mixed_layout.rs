@@ -1,0 +1,620 @@
+//! [`MixedLayout`]: a layout whose element type, tiles and static dims are
+//! fixed at compile time while some dims (`?`, or `<=N`) are known only at
+//! run time. `tessera::layout!(bf16[?,1024]{1,0:T(8,128)(2,1)})` names one.
+//!
+//! The value holds only the run-time extents (`[usize; K]`, one per `?` or
+//! `<=N` dim). Everything else is an associated const computed by the
+//! engine:
+//!
+//! - a `<=N` dim is laid out with room for `N` (XLA's rule for bounded
+//!   dims), so its extent only bounds the indices: offsets, strides and the
+//!   buffer length are the bound's, all constants;
+//! - a `?` dim changes the physical (tiled) shape. The engine lays the
+//!   layout out twice at compile time, with two probe extents, and keeps
+//!   the offset formula `sum(stride * ((index[d] / div) % modulus))` with
+//!   every `div` and `modulus` a constant, and each stride a constant
+//!   times `ceil(extent / div)` of the `?` dims' tile counts that are more
+//!   minor. For the usual "rows at run time" layout (`?` the most major
+//!   dim) every stride is a constant and the offset costs what the fully
+//!   static layout's does.
+//!
+//! ```
+//! use layout_core::typelevel::{DefaultAttrs, Dyn, N};
+//! use layout_core::MixedLayout;
+//! // What `layout!(f32[?,8]{1,0:T(2,4)})` expands to (F32 is XLA enum 11).
+//! type Rows = MixedLayout<2, 1, 11, (Dyn, N<8>), (N<1>, N<0>), ((N<2>, N<4>),), DefaultAttrs>;
+//! let l = Rows::new([5, 8]).unwrap();
+//! assert_eq!(l.dims(), [5, 8]);
+//! assert_eq!(l.buffer_len(), 48); // 3 tile rows of 2x4, 2 tiles each
+//! assert_eq!(l.offset([4, 7]), l.to_runtime().offset(&[4, 7]).unwrap());
+//! assert!(Rows::new([5, 9]).is_err()); // dim 1 is static
+//! assert_eq!(l.to_string(), "f32[?,8]{1,0:T(2,4)}");
+//! ```
+
+use core::fmt;
+use core::marker::PhantomData;
+
+use crate::error::{Error, ErrorKind, Locus};
+use crate::layout::Padding;
+use crate::runtime::{ArrayLayout, DigitSource};
+use crate::shape::{Dim, Shape};
+use crate::static_layout::build_array_layout;
+use crate::typelevel::{AttrSpec, DimList, NumList, TileList};
+use crate::{MAX_PHYSICAL_RANK, MAX_RANK};
+
+/// A layout with `K` dims known only at run time (`?` or `<=N`) among its
+/// `RANK`: the value holds their extents, everything else is constant.
+/// Write it with `tessera::layout!`, not by hand (see the [module
+/// docs](self)).
+pub struct MixedLayout<
+    const RANK: usize,
+    const K: usize,
+    const ELEMENT: u32,
+    Dims,
+    MinorToMajor,
+    Tiles,
+    A,
+> {
+    extents: [usize; K],
+    params: PhantomData<fn() -> (Dims, MinorToMajor, Tiles, A)>,
+}
+
+/// One term of a mixed layout's offset: `stride * ((index[dim] / div) %
+/// modulus)` where `stride` is `static_stride` times the tile counts of
+/// the `?` dims in `dynamic_factors` (a bit set over
+/// [`MixedPlan::dynamic_sizes`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct MixedTerm {
+    /// The logical dimension.
+    pub dim: usize,
+    /// The divisor.
+    pub div: usize,
+    /// The modulus, or 0 for none.
+    pub modulus: usize,
+    /// The product of the static physical sizes more minor than this one.
+    pub static_stride: usize,
+    /// Bit `j` set: the stride also has the factor
+    /// `ceil(extent[dynamic_sizes[j].0] / dynamic_sizes[j].1)`.
+    pub dynamic_factors: u64,
+}
+
+/// The offset formula of a [`MixedLayout`], computed at compile time.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct MixedPlan {
+    /// Whether every physical dim has a digit formula; when not, offsets
+    /// come from the engine on the concrete layout.
+    pub separable: bool,
+    len: usize,
+    terms: [MixedTerm; MAX_PHYSICAL_RANK],
+    dynamic_len: usize,
+    dynamic_sizes: [(usize, usize); MAX_PHYSICAL_RANK],
+}
+
+impl MixedPlan {
+    /// The terms.
+    pub const fn terms(&self) -> &[MixedTerm] {
+        self.terms.split_at(self.len).0
+    }
+
+    /// The physical dims whose size depends on a `?` dim, as `(logical
+    /// dim, div)`: size `ceil(extent / div)`.
+    pub const fn dynamic_sizes(&self) -> &[(usize, usize)] {
+        self.dynamic_sizes.split_at(self.dynamic_len).0
+    }
+}
+
+const NO_TERM: MixedTerm = MixedTerm {
+    dim: 0,
+    div: 1,
+    modulus: 0,
+    static_stride: 0,
+    dynamic_factors: 0,
+};
+
+/// `dims` with every `?` replaced by `probe`.
+const fn probe_dims(dims: &[Dim], probe: usize) -> [Dim; MAX_RANK] {
+    let mut out = [Dim::Static(0); MAX_RANK];
+    let mut d = 0;
+    while d < dims.len() {
+        out[d] = match dims[d] {
+            Dim::Unbounded => Dim::Static(probe),
+            other => other,
+        };
+        d += 1;
+    }
+    out
+}
+
+/// Compares the layouts of two probes and derives the plan, or says why
+/// the `?` dims cannot be folded.
+const fn derive_plan(a: &ArrayLayout, b: &ArrayLayout, probes: [usize; 2]) -> MixedPlan {
+    let mut plan = MixedPlan {
+        separable: true,
+        len: 0,
+        terms: [NO_TERM; MAX_PHYSICAL_RANK],
+        dynamic_len: 0,
+        dynamic_sizes: [(0, 1); MAX_PHYSICAL_RANK],
+    };
+    let (pa, pb) = (a.physical_dims(), b.physical_dims());
+    let (pa, pb) = (pa.as_slice(), pb.as_slice());
+    if !a.physical_dims().is_separable() {
+        plan.separable = false;
+        return plan;
+    }
+    assert!(
+        pa.len() == pb.len(),
+        "the physical rank of this layout depends on its `?` dims; use a run-time layout"
+    );
+    // Which physical dims have a size that follows a `?` dim.
+    let mut dynamic = [usize::MAX; MAX_PHYSICAL_RANK];
+    let mut p = 0;
+    while p < pa.len() {
+        if pa[p].size != pb[p].size {
+            let ok = match pa[p].source {
+                DigitSource::Logical {
+                    dim,
+                    div,
+                    modulus: None,
+                } => {
+                    pa[p].size == probes[0].div_ceil(div)
+                        && pb[p].size == probes[1].div_ceil(div)
+                        && a.size(dim) == probes[0]
+                        && b.size(dim) == probes[1]
+                }
+                _ => false,
+            };
+            assert!(
+                ok,
+                "this layout's tiling of a `?` dim cannot be folded to constants; use a run-time layout"
+            );
+            if let DigitSource::Logical { dim, div, .. } = pa[p].source {
+                dynamic[p] = plan.dynamic_len;
+                plan.dynamic_sizes[plan.dynamic_len] = (dim, div);
+                plan.dynamic_len += 1;
+            }
+        }
+        p += 1;
+    }
+    // Strides: static sizes multiply into the static part, dynamic ones
+    // set their bit.
+    let mut static_stride = 1usize;
+    let mut factors = 0u64;
+    let mut p = pa.len();
+    let mut terms_rev = [NO_TERM; MAX_PHYSICAL_RANK];
+    let mut n = 0;
+    while p > 0 {
+        p -= 1;
+        if let DigitSource::Logical { dim, div, modulus } = pa[p].source {
+            terms_rev[n] = MixedTerm {
+                dim,
+                div,
+                modulus: match modulus {
+                    Some(m) => m,
+                    None => 0,
+                },
+                static_stride,
+                dynamic_factors: factors,
+            };
+            n += 1;
+        }
+        if dynamic[p] == usize::MAX {
+            static_stride = static_stride.saturating_mul(pa[p].size);
+        } else {
+            factors |= 1u64 << dynamic[p];
+        }
+    }
+    // Major to minor, as the physical dims.
+    let mut i = 0;
+    while i < n {
+        plan.terms[i] = terms_rev[n - 1 - i];
+        i += 1;
+    }
+    plan.len = n;
+    plan
+}
+
+impl<const R: usize, const K: usize, const T: u32, D, M, Ti, A> MixedLayout<R, K, T, D, M, Ti, A>
+where
+    D: DimList,
+    M: NumList,
+    Ti: TileList,
+    A: AttrSpec,
+{
+    /// Number of dimensions.
+    pub const RANK: usize = R;
+
+    /// The element type.
+    pub const ELEMENT_TYPE: crate::PrimitiveType = Self::TEMPLATE.element_type();
+
+    /// The logical dims that are known only at run time, in order.
+    pub const DYNAMIC_DIMS: [usize; K] = {
+        let mut out = [0usize; K];
+        let mut n = 0;
+        let mut d = 0;
+        while d < D::DIMS.len() {
+            if !matches!(D::DIMS[d], Dim::Static(_)) {
+                assert!(n < K, "K is less than the number of `?` and `<=N` dims");
+                out[n] = d;
+                n += 1;
+            }
+            d += 1;
+        }
+        assert!(n == K, "K differs from the number of `?` and `<=N` dims");
+        assert!(D::DIMS.len() == R, "RANK differs from the number of dims");
+        out
+    };
+
+    /// For each logical dim, its position in [`Self::DYNAMIC_DIMS`]
+    /// (`usize::MAX` for a static dim).
+    const DYNAMIC_POSITION: [usize; R] = {
+        let mut out = [usize::MAX; R];
+        let mut k = 0;
+        while k < K {
+            out[Self::DYNAMIC_DIMS[k]] = k;
+            k += 1;
+        }
+        out
+    };
+
+    /// A static dim's size, or a `<=N` dim's bound (0 for `?`).
+    pub const DIMS: [usize; R] = {
+        let mut out = [0usize; R];
+        let mut d = 0;
+        while d < R {
+            out[d] = match D::DIMS[d] {
+                Dim::Static(n) | Dim::Bounded(n) => n,
+                Dim::Unbounded => 0,
+            };
+            d += 1;
+        }
+        out
+    };
+
+    /// The two probe extents used for `?` dims: larger than every tile,
+    /// so no digit degenerates, and apart by a multiple of every tile.
+    const PROBES: [usize; 2] = {
+        let tiles = Ti::TILES;
+        let mut span = 1usize;
+        let mut t = 0;
+        while t < tiles.len() {
+            let raw = tiles[t].raw();
+            let mut j = 0;
+            while j < raw.len() {
+                if raw[j] > 1 {
+                    span = span.saturating_mul(raw[j]);
+                }
+                j += 1;
+            }
+            t += 1;
+        }
+        [span + 1, span * 2 + 3]
+    };
+
+    /// Builds the engine's layout with `dims`.
+    const fn build(dims: &[Dim], padding: Option<Padding>) -> Result<ArrayLayout, Error> {
+        build_array_layout(
+            R,
+            T,
+            dims,
+            M::VALUES,
+            Ti::TILES,
+            (
+                A::TAIL_PADDING_ALIGNMENT,
+                A::ELEMENT_SIZE_IN_BITS,
+                A::MEMORY_SPACE,
+                A::DYNAMIC_SHAPE_METADATA_PREFIX_BYTES,
+            ),
+            A::SPLITS,
+            padding,
+        )
+    }
+
+    const fn probe(probe: usize) -> ArrayLayout {
+        let dims = probe_dims(D::DIMS, probe);
+        match Self::build(dims.split_at(R).0, A::PADDING) {
+            Ok(l) => l,
+            Err(e) => e.panic(),
+        }
+    }
+
+    /// The layout's template as XLA's text, `?` and `<=N` included.
+    pub const TEMPLATE: Shape = {
+        let layout = Self::probe(Self::PROBES[0]);
+        let shape = match Shape::without_layout_from_dims(layout.element_type(), D::DIMS) {
+            Ok(s) => s,
+            Err(e) => e.panic(),
+        };
+        match shape.with_layout(*layout.layout()) {
+            Ok(s) => s,
+            Err(e) => e.panic(),
+        }
+    };
+
+    /// The offset formula (see the [module docs](self)). Evaluating it
+    /// for a layout whose `?` tiling cannot be folded is a compile error.
+    pub const PLAN: MixedPlan = derive_plan(
+        &Self::probe(Self::PROBES[0]),
+        &Self::probe(Self::PROBES[1]),
+        Self::PROBES,
+    );
+
+    /// The buffer length when no dim is `?` (`<=N` dims take their
+    /// bound's room), so that bounded layouts get inline storage
+    /// (`[T; Bounded::BUFFER_LEN]`). Evaluating it for a layout with a `?`
+    /// dim is a compile error.
+    pub const BUFFER_LEN: usize = {
+        let mut d = 0;
+        while d < R {
+            assert!(
+                !matches!(D::DIMS[d], Dim::Unbounded),
+                "this layout has a `?` dim: its buffer length is known only at run time"
+            );
+            d += 1;
+        }
+        Self::probe(1).buffer_len()
+    };
+
+    /// Checks `dims` against the layout (static dims must match, `<=N`
+    /// dims must not exceed `N`) and that its buffer fits `usize`.
+    ///
+    /// # Errors
+    /// The first dim that breaks a rule, or an overflow.
+    pub const fn new(dims: [usize; R]) -> Result<Self, Error> {
+        let mut extents = [0usize; K];
+        let mut d = 0;
+        while d < R {
+            match D::DIMS[d] {
+                Dim::Static(n) if dims[d] != n => {
+                    return Err(Error::at(
+                        ErrorKind::StaticDimensionMismatch {
+                            dim: d,
+                            expected: n,
+                            found: dims[d],
+                        },
+                        Locus::Dim(d),
+                    ));
+                }
+                Dim::Bounded(bound) if dims[d] > bound => {
+                    return Err(Error::at(
+                        ErrorKind::BoundExceeded {
+                            dim: d,
+                            bound,
+                            found: dims[d],
+                        },
+                        Locus::Dim(d),
+                    ));
+                }
+                _ => {}
+            }
+            let k = Self::DYNAMIC_POSITION[d];
+            if k != usize::MAX {
+                extents[k] = dims[d];
+            }
+            d += 1;
+        }
+        let l = MixedLayout {
+            extents,
+            params: PhantomData,
+        };
+        match l.try_to_runtime() {
+            Ok(_) => Ok(l),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// The run-time extents, one per [`Self::DYNAMIC_DIMS`] entry.
+    pub const fn extents(&self) -> [usize; K] {
+        self.extents
+    }
+
+    /// The size of every dim: static sizes and run-time extents.
+    #[inline(always)]
+    pub const fn dims(&self) -> [usize; R] {
+        let mut out = Self::DIMS;
+        let mut k = 0;
+        while k < K {
+            out[Self::DYNAMIC_DIMS[k]] = self.extents[k];
+            k += 1;
+        }
+        out
+    }
+
+    /// The concrete layout, for the engine's other figures.
+    const fn try_to_runtime(&self) -> Result<ArrayLayout, Error> {
+        let sizes = self.dims();
+        let mut dims = [Dim::Static(0); MAX_RANK];
+        let mut padded = [0usize; MAX_RANK];
+        let mut any_bounded = false;
+        let mut d = 0;
+        while d < R {
+            dims[d] = Dim::Static(sizes[d]);
+            padded[d] = match D::DIMS[d] {
+                Dim::Bounded(bound) => {
+                    any_bounded = true;
+                    bound
+                }
+                _ => sizes[d],
+            };
+            d += 1;
+        }
+        // A bounded dim keeps its bound's room: the same placement as the
+        // extent padded to the bound.
+        let padding = match A::PADDING {
+            Some(p) => Some(p),
+            None if any_bounded => match Padding::new(
+                padded.split_at(R).0,
+                crate::layout::PaddingValue::Unspecified,
+            ) {
+                Ok(p) => Some(p),
+                Err(e) => return Err(e),
+            },
+            None => None,
+        };
+        Self::build(dims.split_at(R).0, padding)
+    }
+
+    /// The concrete run-time layout of this value: the same offsets, with
+    /// the extents in place of `?` and `<=N`.
+    pub const fn to_runtime(&self) -> ArrayLayout {
+        match self.try_to_runtime() {
+            Ok(l) => l,
+            Err(_) => panic!("checked by MixedLayout::new"),
+        }
+    }
+
+    /// Number of slots in the buffer.
+    pub const fn buffer_len(&self) -> usize {
+        self.to_runtime().buffer_len()
+    }
+
+    /// Whether each entry of `index` is below its dim's size.
+    #[inline(always)]
+    pub const fn is_in_bounds(&self, index: [usize; R]) -> bool {
+        let dims = self.dims();
+        let mut d = 0;
+        while d < R {
+            if index[d] >= dims[d] {
+                return false;
+            }
+            d += 1;
+        }
+        true
+    }
+
+    /// The offset of `index` without bounds checks: exact in bounds,
+    /// meaningless (never a panic) outside.
+    #[inline(always)]
+    pub const fn offset_unchecked(&self, index: [usize; R]) -> usize {
+        let plan = &Self::PLAN;
+        if !plan.separable {
+            return self.to_runtime().offset_unchecked(&index);
+        }
+        // The tile counts of the `?` dims (a constant trip count, usually 0).
+        let mut dynamic = [1usize; MAX_PHYSICAL_RANK];
+        let mut j = 0;
+        while j < plan.dynamic_len {
+            let (dim, div) = plan.dynamic_sizes[j];
+            dynamic[j] = self.extents[Self::DYNAMIC_POSITION[dim]].div_ceil(div);
+            j += 1;
+        }
+        let mut offset = 0usize;
+        let mut p = 0;
+        while p < plan.len {
+            let t = &plan.terms[p];
+            let q = index[t.dim] / t.div;
+            let digit = if t.modulus == 0 { q } else { q % t.modulus };
+            let mut stride = t.static_stride;
+            let mut j = 0;
+            while j < plan.dynamic_len {
+                if t.dynamic_factors & (1 << j) != 0 {
+                    stride = stride.wrapping_mul(dynamic[j]);
+                }
+                j += 1;
+            }
+            offset = offset.wrapping_add(digit.wrapping_mul(stride));
+            p += 1;
+        }
+        offset
+    }
+
+    /// The offset of the element at `index`.
+    ///
+    /// # Panics
+    /// If an entry is out of bounds, naming the dim, the index and the
+    /// extent.
+    #[inline]
+    #[track_caller]
+    pub const fn offset(&self, index: [usize; R]) -> usize {
+        match self.try_offset(index) {
+            Ok(o) => o,
+            Err(e) => e.panic(),
+        }
+    }
+
+    /// The offset of the element at `index`, or why there is none.
+    ///
+    /// # Errors
+    /// An entry out of bounds.
+    #[inline]
+    pub const fn try_offset(&self, index: [usize; R]) -> Result<usize, Error> {
+        if self.is_in_bounds(index) {
+            return Ok(self.offset_unchecked(index));
+        }
+        let dims = self.dims();
+        match crate::index::check_index(&dims, &index) {
+            Ok(()) => Ok(self.offset_unchecked(index)),
+            Err(e) => Err(e),
+        }
+    }
+}
+
+impl<const R: usize, const K: usize, const T: u32, D, M, Ti, A> Clone
+    for MixedLayout<R, K, T, D, M, Ti, A>
+{
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<const R: usize, const K: usize, const T: u32, D, M, Ti, A> Copy
+    for MixedLayout<R, K, T, D, M, Ti, A>
+{
+}
+
+impl<const R: usize, const K: usize, const T: u32, D, M, Ti, A> PartialEq
+    for MixedLayout<R, K, T, D, M, Ti, A>
+{
+    fn eq(&self, other: &Self) -> bool {
+        self.extents == other.extents
+    }
+}
+
+impl<const R: usize, const K: usize, const T: u32, D, M, Ti, A> Eq
+    for MixedLayout<R, K, T, D, M, Ti, A>
+{
+}
+
+impl<const R: usize, const K: usize, const T: u32, D, M, Ti, A> fmt::Display
+    for MixedLayout<R, K, T, D, M, Ti, A>
+where
+    D: DimList,
+    M: NumList,
+    Ti: TileList,
+    A: AttrSpec,
+{
+    /// XLA's text of the template, e.g. `bf16[?,1024]{1,0:T(8,128)(2,1)}`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(&Self::TEMPLATE, f)
+    }
+}
+
+impl<const R: usize, const K: usize, const T: u32, D, M, Ti, A> fmt::Debug
+    for MixedLayout<R, K, T, D, M, Ti, A>
+where
+    D: DimList,
+    M: NumList,
+    Ti: TileList,
+    A: AttrSpec,
+{
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "MixedLayout({} with dims {:?})",
+            Self::TEMPLATE,
+            self.dims()
+        )
+    }
+}
+
+impl<const R: usize, const K: usize, const T: u32, D, M, Ti, A> crate::AnyLayout
+    for MixedLayout<R, K, T, D, M, Ti, A>
+where
+    D: DimList,
+    M: NumList,
+    Ti: TileList,
+    A: AttrSpec,
+{
+    fn array_layout(&self) -> ArrayLayout {
+        self.to_runtime()
+    }
+}

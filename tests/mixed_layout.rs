@@ -1,0 +1,132 @@
+//! Layouts with `?` and `<=N` dims (`MixedLayout`) against the engine:
+//! for every extent in a range, every offset equals the concrete run-time
+//! layout's, and the concrete layout places elements as XLA's bounded
+//! layout (the bound's room) does.
+
+use tessera::{ArrayLayout, ErrorKind, layout};
+
+/// Every index of `dims` in row-major order.
+fn indices(dims: &[usize]) -> Vec<Vec<usize>> {
+    let n: usize = dims.iter().product();
+    (0..n)
+        .map(|mut k| {
+            let mut idx = vec![0; dims.len()];
+            for d in (0..dims.len()).rev() {
+                idx[d] = k % dims[d];
+                k /= dims[d];
+            }
+            idx
+        })
+        .collect()
+}
+
+/// Checks `layout!(tokens)` for each of `extents` (the full dims), against
+/// the engine on the same text with the extents written in.
+macro_rules! check_mixed {
+    ($rank:literal; [$($dims:expr),*]; $($shape:tt)*) => {{
+        type L = layout!($($shape)*);
+        let template = stringify!($($shape)*).replace(' ', "");
+        for dims in [$($dims),*] {
+            let dims: [usize; $rank] = dims;
+            let l = L::new(dims).unwrap_or_else(|e| panic!("{template} {dims:?}: {e}"));
+            assert_eq!(l.dims(), dims);
+            let rt = l.to_runtime();
+            assert_eq!(&rt.sizes()[..], &dims[..]);
+            assert_eq!(l.buffer_len(), rt.buffer_len());
+            for idx in indices(&dims) {
+                let idx: [usize; $rank] = idx.try_into().unwrap();
+                assert_eq!(Ok(l.offset(idx)), rt.offset(&idx), "{template} {dims:?} {idx:?}");
+                assert_eq!(l.offset_unchecked(idx), l.offset(idx));
+            }
+            // One past the extent of each dim is refused.
+            for d in 0..$rank {
+                let mut past = [0usize; $rank];
+                past[d] = dims[d];
+                if dims.iter().all(|&n| n > 0) {
+                    assert!(l.try_offset(past).is_err(), "{template} {dims:?} {past:?}");
+                }
+            }
+        }
+    }};
+}
+
+#[test]
+fn dynamic_rows_of_tpu_tiles() {
+    check_mixed!(2; [[0, 256], [1, 256], [7, 256], [8, 256], [9, 256], [17, 256]];
+        bf16[?,256]{1,0:T(8,128)(2,1)});
+    check_mixed!(2; [[3, 5], [4, 8], [9, 1]]; f32[?,?]{1,0:T(2,4)});
+    check_mixed!(2; [[5, 3], [8, 4], [1, 9]]; f32[?,?]{0,1:T(2,4)});
+    check_mixed!(3; [[2, 3, 5], [2, 1, 7], [2, 4, 4]]; f32[2,?,?]{2,0,1:T(2,2)});
+    check_mixed!(2; [[6, 5], [13, 5]]; s8[?,5]{0,1:T(4,2)(2,1)});
+    check_mixed!(2; [[6, 5], [13, 5]]; f32[?,5]{1,0:T(4)L(8)});
+}
+
+#[test]
+fn bounded_dims_keep_the_bounds_room() {
+    check_mixed!(3; [[2, 0, 4], [2, 2, 4], [2, 3, 4]]; f32[2,<=3,4]{2,0,1});
+    check_mixed!(2; [[5, 1], [5, 7]]; f32[5,<=7]{0,1:T(4,2)});
+    check_mixed!(2; [[3, 16], [64, 16]]; f32[<=64,16]);
+    // Offsets are the bound layout's, whatever the extent.
+    type B = layout!(f32[<=64,16]{1,0:T(8,8)});
+    let bound: ArrayLayout = "f32[<=64,16]{1,0:T(8,8)}".parse().unwrap();
+    assert_eq!(B::BUFFER_LEN, bound.buffer_len());
+    let l = B::new([10, 16]).unwrap();
+    assert_eq!(l.buffer_len(), B::BUFFER_LEN);
+    for idx in indices(&[10, 16]) {
+        assert_eq!(Ok(l.offset([idx[0], idx[1]])), bound.offset(&idx));
+    }
+}
+
+#[test]
+fn new_checks_static_dims_and_bounds() {
+    type Rows = layout!(bf16[?,1024]{1,0:T(8,128)(2,1)});
+    let err = Rows::new([4, 1000]).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "dimension `1` is static with size 1024, but the extent given is 1000"
+    );
+    type Bounded = layout!(f32[<=64,16]);
+    let err = Bounded::new([65, 16]).unwrap_err();
+    assert_eq!(
+        err.kind(),
+        ErrorKind::BoundExceeded {
+            dim: 0,
+            bound: 64,
+            found: 65
+        }
+    );
+    assert_eq!(
+        err.to_string(),
+        "extent 65 of dimension `0` is above its bound <=64"
+    );
+    type Huge = layout!(f32[?,?]);
+    assert!(matches!(
+        Huge::new([usize::MAX / 2, 3]).unwrap_err().kind(),
+        ErrorKind::Overflow { .. }
+    ));
+    let l = Rows::new([3, 1024]).unwrap();
+    let err = l.try_offset([3, 0]).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "index 3 is out of bounds for dimension `0` of size 3"
+    );
+}
+
+#[test]
+fn canonical_types_and_text() {
+    type A = layout!(bf16[?,1024]{1,0:T(8,128)(2,1)});
+    type B = layout!(bf16[ ?, 1024 ]<1,0:T(8,128)(2,1)E(0)>);
+    assert_eq!(std::any::TypeId::of::<A>(), std::any::TypeId::of::<B>());
+    let l = A::new([5, 1024]).unwrap();
+    assert_eq!(l.to_string(), "bf16[?,1024]{1,0:T(8,128)(2,1)}");
+    type C = layout!(f32[<=64,16]);
+    assert_eq!(C::new([3, 16]).unwrap().to_string(), "f32[<=64,16]{1,0}");
+    // Only the run-time extents are stored.
+    assert_eq!(std::mem::size_of::<A>(), std::mem::size_of::<usize>());
+    type D = layout!(f32[?,?,4]);
+    assert_eq!(std::mem::size_of::<D>(), 2 * std::mem::size_of::<usize>());
+    // The `?` rows of a TPU tiling are the most major dim: no stride
+    // depends on them.
+    assert!(A::PLAN.dynamic_sizes().iter().all(|&(dim, _)| dim == 0));
+    assert!(A::PLAN.terms().iter().all(|t| t.dynamic_factors == 0));
+}
