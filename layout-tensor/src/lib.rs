@@ -33,6 +33,7 @@ extern crate alloc;
 pub mod element;
 mod iter;
 mod layout;
+pub mod packed;
 mod relayout;
 mod storage;
 mod tensor;
@@ -40,6 +41,11 @@ mod tensor;
 pub use element::Element;
 pub use iter::{Indexed, Iter, Slots};
 pub use layout::{ConstTensorLayout, IndexRank, RelayoutFrom, RuntimeLayout, Stores, TensorLayout};
+#[cfg(feature = "alloc")]
+pub use packed::PackedBuf;
+pub use packed::{
+    Packed, PackedBase, PackedIter, PackedView, PackedViewMut, StoresPacked, SubByte, SubByteLayout,
+};
 pub use storage::{Storage, StorageMut};
 #[cfg(feature = "alloc")]
 pub use tensor::TensorBuf;

@@ -1,0 +1,840 @@
+//! Packed sub-byte tensors checked against a plain reference of XLA's
+//! `PackIntN` rule (the slot at offset `o` with `n` bits per slot lives in
+//! byte `o*n/8`, shifted left by `8 - n - o*n%8`), for thousands of
+//! generated layouts of every sub-byte element type.
+
+use layout_tensor::packed::{F4e2m1fn, Pred, S1, S2, S4, U1, U2, U4};
+use layout_tensor::{
+    Packed, PackedBuf, PackedView, PackedViewMut, RuntimeLayout, SubByte, TensorBuf,
+};
+use proptest::prelude::*;
+use proptest::test_runner::Config as ProptestConfig;
+use tessera::{
+    ArrayLayout, ErrorKind, Layout, Padding, PaddingValue, PrimitiveType, Shape, Slot, Tile,
+    TileDim,
+};
+
+// ---------------------------------------------------------------------
+// Generated layouts
+// ---------------------------------------------------------------------
+
+const TYPES: [PrimitiveType; 8] = [
+    PrimitiveType::S4,
+    PrimitiveType::U4,
+    PrimitiveType::S2,
+    PrimitiveType::U2,
+    PrimitiveType::S1,
+    PrimitiveType::U1,
+    PrimitiveType::F4e2m1fn,
+    PrimitiveType::Pred,
+];
+
+/// A sub-byte layout from plain data.
+#[derive(Clone, Debug)]
+struct Spec {
+    ty: PrimitiveType,
+    dims: Vec<usize>,
+    m2m: Vec<usize>,
+    tiles: Vec<Vec<Option<usize>>>,
+    /// `E(n)`, 0 for none.
+    bits: u32,
+    padded: Option<Vec<usize>>,
+    align: usize,
+}
+
+impl Spec {
+    fn build(&self) -> ArrayLayout {
+        let tiles: Vec<Tile> = self
+            .tiles
+            .iter()
+            .map(|t| {
+                let e: Vec<TileDim> = t
+                    .iter()
+                    .map(|e| e.map_or(TileDim::Combined, TileDim::Size))
+                    .collect();
+                Tile::new(&e).unwrap()
+            })
+            .collect();
+        let padding = self
+            .padded
+            .as_ref()
+            .map(|p| Padding::new(p, PaddingValue::Zero).unwrap());
+        let layout = Layout::new(&self.m2m)
+            .unwrap()
+            .with_tiles(&tiles)
+            .unwrap()
+            .with_element_size_in_bits(self.bits)
+            .with_padding(padding)
+            .with_tail_padding_alignment(self.align)
+            .unwrap();
+        let shape = Shape::new(self.ty, &self.dims)
+            .unwrap()
+            .with_layout(layout)
+            .unwrap();
+        ArrayLayout::new(shape).unwrap_or_else(|e| panic!("{self:?}: {e}"))
+    }
+}
+
+fn tile(k: usize) -> impl Strategy<Value = Vec<Option<usize>>> {
+    let entry = prop_oneof![6 => (1usize..=4).prop_map(Some), 1 => Just(None)];
+    let last = prop_oneof![(1usize..=4), Just(8usize)];
+    (proptest::collection::vec(entry, k - 1), last).prop_map(|(mut v, last)| {
+        v.push(Some(last));
+        v
+    })
+}
+
+/// `E(n)` values valid for `ty` (0 = none).
+fn widths(ty: PrimitiveType) -> Vec<u32> {
+    [0, 1, 2, 4, 8]
+        .into_iter()
+        .filter(|&e| e == 0 || e >= ty.bit_width())
+        .collect()
+}
+
+/// Layouts of rank 0..=3 with dims 0..=6, any minor_to_major, up to 3
+/// tile levels (repeated tiling, `*`), `E(n)` or none, `pad(..)`, `L(n)`,
+/// of every sub-byte element type.
+fn spec_of(ty: PrimitiveType) -> impl Strategy<Value = Spec> {
+    (0usize..=3).prop_flat_map(move |rank| {
+        let dim = prop_oneof![1 => Just(0usize), 8 => 1usize..=6];
+        (
+            proptest::collection::vec(dim, rank),
+            Just((0..rank).collect::<Vec<usize>>()).prop_shuffle(),
+            proptest::collection::vec((1usize..=rank + 1).prop_flat_map(tile), 0..=3),
+            proptest::sample::select(widths(ty)),
+            proptest::option::of(proptest::collection::vec(0usize..=2, rank)),
+            prop_oneof![3 => Just(1usize), 1 => 1usize..=4],
+        )
+            .prop_map(move |(dims, m2m, tiles, bits, extra, align)| {
+                let padded = extra.map(|x| dims.iter().zip(&x).map(|(d, x)| d + x).collect());
+                Spec {
+                    ty,
+                    dims,
+                    m2m,
+                    tiles,
+                    bits,
+                    padded,
+                    align,
+                }
+            })
+    })
+}
+
+fn spec() -> impl Strategy<Value = Spec> {
+    proptest::sample::select(TYPES.to_vec()).prop_flat_map(spec_of)
+}
+
+/// Two layouts of the same element type and dims (any `E(n)` each).
+fn spec_pair() -> impl Strategy<Value = (Spec, Spec)> {
+    spec().prop_flat_map(|a| {
+        let ty = a.ty;
+        (Just(a), spec_of(ty)).prop_map(|(a, mut b)| {
+            let rank = a.dims.len();
+            if b.m2m.len() != rank {
+                b.m2m = a.m2m.iter().rev().copied().collect();
+            }
+            b.padded = b
+                .padded
+                .filter(|p| p.len() == rank)
+                .map(|p| p.iter().zip(&a.dims).map(|(p, d)| (*p).max(*d)).collect());
+            b.dims = a.dims.clone();
+            (a, b)
+        })
+    })
+}
+
+/// Two row-major layouts `[rows, cols]` with long rows, each packed at
+/// the type's own width and padded to some row length by a `T(1,k)`
+/// tile: the relayout's runs are long and start at every bit phase, so
+/// whole bytes are copied between ragged ends.
+fn long_run_pair() -> impl Strategy<Value = (Spec, Spec)> {
+    (
+        proptest::sample::select(TYPES.to_vec()),
+        1usize..=3,
+        0usize..=40,
+    )
+        .prop_flat_map(|(ty, rows, cols)| {
+            let one = move |tile: Option<usize>| Spec {
+                ty,
+                dims: vec![rows, cols],
+                m2m: vec![1, 0],
+                tiles: tile
+                    .map(|k| vec![vec![Some(1), Some(k)]])
+                    .unwrap_or_default(),
+                bits: ty.bit_width(),
+                padded: None,
+                align: 1,
+            };
+            let tile = proptest::option::of(1usize..=48);
+            (tile.clone(), tile).prop_map(move |(a, b)| (one(a), one(b)))
+        })
+}
+
+fn row_major(dims: &[usize]) -> Vec<Vec<usize>> {
+    let n: usize = dims.iter().product();
+    (0..n)
+        .map(|mut k| {
+            let mut idx = vec![0; dims.len()];
+            for d in (0..dims.len()).rev() {
+                idx[d] = k % dims[d];
+                k /= dims[d];
+            }
+            idx
+        })
+        .collect()
+}
+
+fn config() -> ProptestConfig {
+    ProptestConfig {
+        cases: 2500,
+        failure_persistence: None,
+        ..ProptestConfig::default()
+    }
+}
+
+// ---------------------------------------------------------------------
+// The reference
+// ---------------------------------------------------------------------
+
+/// Values as integers, for the reference (which does not use the
+/// crate's own encoding).
+trait TestValue: Copy + PartialEq + std::fmt::Debug {
+    fn from_i64(v: i64) -> Option<Self>;
+}
+
+impl TestValue for i8 {
+    fn from_i64(v: i64) -> Option<i8> {
+        i8::try_from(v).ok()
+    }
+}
+
+impl TestValue for u8 {
+    fn from_i64(v: i64) -> Option<u8> {
+        u8::try_from(v).ok()
+    }
+}
+
+impl TestValue for bool {
+    fn from_i64(v: i64) -> Option<bool> {
+        match v {
+            0 => Some(false),
+            1 => Some(true),
+            _ => None,
+        }
+    }
+}
+
+/// The values of `ty`, as integers.
+fn range(ty: PrimitiveType) -> std::ops::Range<i64> {
+    let w = ty.bit_width();
+    if ty.is_signed_integral() {
+        -(1 << (w - 1))..(1 << (w - 1))
+    } else {
+        0..(1 << w)
+    }
+}
+
+/// The `n` bits a value of `ty` occupies: its two's complement low `w`
+/// bits, upper bits zero (`PackIntN`'s `input & LsbMask(n)` of an
+/// ml_dtypes value).
+fn reference_bits(ty: PrimitiveType, v: i64) -> u8 {
+    (v & ((1 << ty.bit_width()) - 1)) as u8
+}
+
+/// Writes `field` into slot `offset` of `bytes` by the `PackIntN` rule.
+fn reference_write(bytes: &mut [u8], offset: usize, n: usize, field: u8) {
+    if n == 8 {
+        bytes[offset] = field;
+        return;
+    }
+    let bit = offset * n;
+    let shift = 8 - n - bit % 8;
+    let mask = (((1u16 << n) - 1) as u8) << shift;
+    bytes[bit / 8] = (bytes[bit / 8] & !mask) | (field << shift);
+}
+
+/// The `n`-bit field of slot `offset`.
+fn reference_read(bytes: &[u8], offset: usize, n: usize) -> u8 {
+    if n == 8 {
+        return bytes[offset];
+    }
+    let bit = offset * n;
+    let shift = 8 - n - bit % 8;
+    (bytes[bit / 8] >> shift) & (((1u16 << n) - 1) as u8)
+}
+
+/// A value of `ty` per logical index, from a seed.
+fn values_for(ty: PrimitiveType, count: usize, seed: u64) -> Vec<i64> {
+    let r = range(ty);
+    let span = (r.end - r.start) as u64;
+    let mut x = seed | 1;
+    (0..count)
+        .map(|_| {
+            // xorshift64
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            r.start + (x % span) as i64
+        })
+        .collect()
+}
+
+/// The buffer the reference expects: `fill` everywhere, each element's
+/// bits at its engine offset.
+fn reference_bytes(layout: &ArrayLayout, values: &[i64], fill: u8) -> Vec<u8> {
+    let n = layout.element_size_in_bits();
+    let mut bytes = vec![fill; layout.physical_byte_size()];
+    for (index, v) in row_major(layout.sizes().as_slice()).iter().zip(values) {
+        let offset = layout.offset(index).unwrap();
+        reference_write(
+            &mut bytes,
+            offset,
+            n,
+            reference_bits(layout.element_type(), *v),
+        );
+    }
+    bytes
+}
+
+// ---------------------------------------------------------------------
+// The checks, generic over the element type
+// ---------------------------------------------------------------------
+
+fn typed<E: SubByte>(values: &[i64]) -> Vec<E::Value>
+where
+    E::Value: TestValue,
+{
+    values
+        .iter()
+        .map(|v| E::Value::from_i64(*v).unwrap())
+        .collect()
+}
+
+/// set/get round trip, bits where the reference says, and every other
+/// construction path agreeing.
+fn check_round_trip<E: SubByte>(layout: ArrayLayout, seed: u64) -> Result<(), TestCaseError>
+where
+    E::Value: TestValue,
+{
+    let rt = RuntimeLayout::new(layout);
+    let indices = row_major(layout.sizes().as_slice());
+    let ints = values_for(layout.element_type(), indices.len(), seed);
+    let values = typed::<E>(&ints);
+
+    let mut t = PackedBuf::<_, E>::zeroed(rt).unwrap();
+    prop_assert_eq!(t.as_bytes().len(), layout.physical_byte_size());
+    for (index, v) in indices.iter().zip(&values) {
+        t.set_dyn(index, *v).unwrap();
+    }
+    for (index, v) in indices.iter().zip(&values) {
+        prop_assert_eq!(t.get_dyn(index), Some(*v), "index {:?}", index);
+    }
+    let expected = reference_bytes(&layout, &ints, 0);
+    prop_assert_eq!(t.as_bytes(), &expected[..], "{}", layout);
+    prop_assert_eq!(t.iter().collect::<Vec<_>>(), values.clone());
+    prop_assert_eq!(t.iter().len(), indices.len());
+
+    // Slot by slot: elements hold their bits, padding stays zero.
+    let n = layout.element_size_in_bits();
+    for offset in 0..layout.buffer_len() {
+        let field = t.slot_bits(offset).unwrap();
+        prop_assert_eq!(field, reference_read(&expected, offset, n));
+        if layout.slot(offset).unwrap() == Slot::Padding {
+            prop_assert_eq!(field, 0);
+        }
+    }
+    prop_assert_eq!(t.slot_bits(layout.buffer_len()), None);
+
+    // Out-of-bounds reads and writes.
+    if layout.rank() > 0 {
+        let mut bad = vec![0; layout.rank()];
+        bad[0] = layout.size(0);
+        prop_assert_eq!(t.get_dyn(&bad), None);
+        let before = t.as_bytes().to_vec();
+        let err = t.set_dyn(&bad, values.first().copied().unwrap_or(E::ZERO));
+        let out_of_bounds = matches!(
+            err.map_err(|e| e.kind()),
+            Err(ErrorKind::IndexOutOfBounds { .. })
+        );
+        prop_assert!(out_of_bounds);
+        prop_assert_eq!(t.as_bytes(), &before[..]);
+    }
+
+    // The other constructors.
+    let from_values = PackedBuf::<_, E>::from_values(rt, values.iter().copied()).unwrap();
+    prop_assert_eq!(from_values.as_bytes(), &expected[..]);
+    let mut k = 0;
+    let from_fn = PackedBuf::<_, E>::from_fn(rt, |i| {
+        assert_eq!(i, &indices[k][..]);
+        k += 1;
+        values[k - 1]
+    })
+    .unwrap();
+    prop_assert_eq!(from_fn.as_bytes(), &expected[..]);
+    let view = PackedView::<_, E>::new(rt, &expected).unwrap();
+    prop_assert!(view == t);
+    let mut copy = expected.clone();
+    let mut view_mut = PackedViewMut::<_, E>::new(rt, &mut copy).unwrap();
+    let mut seen = Vec::new();
+    view_mut.view().for_each(|i, v| seen.push((i.to_vec(), v)));
+    prop_assert_eq!(
+        seen,
+        indices
+            .iter()
+            .cloned()
+            .zip(values.iter().copied())
+            .collect::<Vec<_>>()
+    );
+    view_mut.write_values(values.iter().copied()).unwrap();
+    prop_assert_eq!(&copy, &expected);
+    Ok(())
+}
+
+/// Values outside the type's range are rejected, and nothing is written.
+fn check_out_of_range<E: SubByte>(layout: ArrayLayout) -> Result<(), TestCaseError>
+where
+    E::Value: TestValue,
+{
+    let ty = layout.element_type();
+    let r = range(ty);
+    let mut t = PackedBuf::<_, E>::zeroed(RuntimeLayout::new(layout)).unwrap();
+    let index = vec![0; layout.rank()];
+    for v in -300i64..300 {
+        let Some(value) = E::Value::from_i64(v) else {
+            continue;
+        };
+        if r.contains(&v) {
+            prop_assert!(E::to_bits(value).is_ok());
+            continue;
+        }
+        let expected = ErrorKind::ValueOutOfRange {
+            value: v,
+            element_type: ty,
+        };
+        prop_assert_eq!(E::to_bits(value).map_err(|e| e.kind()), Err(expected));
+        if layout.element_count() > 0 {
+            let err = t.set_dyn(&index, value).unwrap_err();
+            prop_assert_eq!(err.kind(), expected);
+            prop_assert!(t.as_bytes().iter().all(|b| *b == 0));
+            let err = t.write_values(std::iter::repeat_n(value, layout.element_count()));
+            prop_assert_eq!(err.map_err(|e| e.kind()), Err(expected));
+        }
+    }
+    Ok(())
+}
+
+/// A → B into a buffer of 0xFF bytes leaves padding bits untouched; B → A
+/// gives back A's bytes.
+fn check_relayout<E: SubByte>(
+    a: ArrayLayout,
+    b: ArrayLayout,
+    seed: u64,
+) -> Result<(), TestCaseError>
+where
+    E::Value: TestValue,
+{
+    let indices = row_major(a.sizes().as_slice());
+    let ints = values_for(a.element_type(), indices.len(), seed);
+    let values = typed::<E>(&ints);
+    let (ra, rb) = (RuntimeLayout::new(a), RuntimeLayout::new(b));
+    let src = PackedBuf::<_, E>::from_values(ra, values.iter().copied()).unwrap();
+
+    let mut dst = PackedBuf::<_, E>::from_vec(rb, vec![0xFF; b.physical_byte_size()]).unwrap();
+    src.relayout_into(&mut dst).unwrap();
+    let expected = reference_bytes(&b, &ints, 0xFF);
+    prop_assert_eq!(dst.as_bytes(), &expected[..], "{} -> {}", a, b);
+    for (index, v) in indices.iter().zip(&values) {
+        prop_assert_eq!(dst.get_dyn(index), Some(*v));
+    }
+    let nb = b.element_size_in_bits();
+    for offset in 0..b.buffer_len() {
+        if b.slot(offset).unwrap() == Slot::Padding {
+            prop_assert_eq!(dst.slot_bits(offset), Some(((1u16 << nb) - 1) as u8));
+        }
+    }
+
+    let mut back = PackedBuf::<_, E>::zeroed(ra).unwrap();
+    dst.relayout_into(&mut back).unwrap();
+    prop_assert_eq!(back.as_bytes(), src.as_bytes(), "{} -> {} -> {}", a, b, a);
+    prop_assert!(back == src && dst == src);
+    Ok(())
+}
+
+/// Calls `$f::<Marker>($args)` for the marker of `$ty`.
+macro_rules! dispatch {
+    ($ty:expr, $f:ident($($arg:expr),*)) => {
+        match $ty {
+            PrimitiveType::S4 => $f::<S4>($($arg),*),
+            PrimitiveType::U4 => $f::<U4>($($arg),*),
+            PrimitiveType::S2 => $f::<S2>($($arg),*),
+            PrimitiveType::U2 => $f::<U2>($($arg),*),
+            PrimitiveType::S1 => $f::<S1>($($arg),*),
+            PrimitiveType::U1 => $f::<U1>($($arg),*),
+            PrimitiveType::F4e2m1fn => $f::<F4e2m1fn>($($arg),*),
+            PrimitiveType::Pred => $f::<Pred>($($arg),*),
+            other => panic!("not a sub-byte type: {other}"),
+        }
+    };
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    /// Every logical index reads back what was written, and the bits sit
+    /// where the `PackIntN` reference puts them.
+    #[test]
+    fn set_get_round_trip_matches_pack_int_n(spec in spec(), seed in any::<u64>()) {
+        let layout = spec.build();
+        dispatch!(spec.ty, check_round_trip(layout, seed))?;
+    }
+
+    /// Values outside the element type's range are errors, never wrapped.
+    #[test]
+    fn out_of_range_values_are_rejected(spec in spec()) {
+        let layout = spec.build();
+        dispatch!(spec.ty, check_out_of_range(layout))?;
+    }
+
+    /// Relayout between two packed layouts (any `E(n)` each) is exact,
+    /// leaves padding bits alone, and A → B → A is the identity.
+    #[test]
+    fn relayout_round_trips_and_keeps_padding((a, b) in spec_pair(), seed in any::<u64>()) {
+        let (la, lb) = (a.build(), b.build());
+        dispatch!(a.ty, check_relayout(la, lb, seed))?;
+    }
+
+    /// The same for long contiguous runs (the whole-byte copy path).
+    #[test]
+    fn relayout_long_runs((a, b) in long_run_pair(), seed in any::<u64>()) {
+        let (la, lb) = (a.build(), b.build());
+        dispatch!(a.ty, check_relayout(la, lb, seed))?;
+    }
+}
+
+// ---------------------------------------------------------------------
+// Deterministic tests
+// ---------------------------------------------------------------------
+
+type W = tessera::layout!(s4[4,8]{1,0:E(4)});
+
+/// The doc example's int4 weights.
+static WEIGHTS: Packed<W, { W::PHYSICAL_BYTE_SIZE }> = Packed::from_bytes([
+    0x01, 0x23, 0x45, 0x67, // row 0:  0  1  2  3  4  5  6  7
+    0xFE, 0xDC, 0xBA, 0x98, // row 1: -1 -2 -3 -4 -5 -6 -7 -8
+    0x70, 0x70, 0x70, 0x70, // row 2:  7  0  7  0  7  0  7  0
+    0x00, 0x00, 0x00, 0x0F, // row 3:  0  0  0  0  0  0  0 -1
+]);
+
+#[test]
+fn doc_example_weights() {
+    let expected: [[i8; 8]; 4] = [
+        [0, 1, 2, 3, 4, 5, 6, 7],
+        [-1, -2, -3, -4, -5, -6, -7, -8],
+        [7, 0, 7, 0, 7, 0, 7, 0],
+        [0, 0, 0, 0, 0, 0, 0, -1],
+    ];
+    assert_eq!(W::PHYSICAL_BYTE_SIZE, 16);
+    for (i, row) in expected.iter().enumerate() {
+        for (j, v) in row.iter().enumerate() {
+            assert_eq!(WEIGHTS.get([i, j]), Some(*v), "[{i}, {j}]");
+        }
+    }
+    assert_eq!(WEIGHTS.get([4, 0]), None);
+    assert_eq!(WEIGHTS.get([0, 8]), None);
+    assert_eq!(
+        WEIGHTS.iter().collect::<Vec<i8>>(),
+        expected.iter().flatten().copied().collect::<Vec<i8>>()
+    );
+    // Writing the same values through `set` gives the same bytes.
+    let mut copy = Packed::<W, { W::PHYSICAL_BYTE_SIZE }>::zeroed();
+    for (i, row) in expected.iter().enumerate() {
+        for (j, v) in row.iter().enumerate() {
+            copy.set([i, j], *v).unwrap();
+        }
+    }
+    assert_eq!(copy.as_bytes(), WEIGHTS.as_bytes());
+    assert!(copy == WEIGHTS);
+    assert_eq!(
+        format!("{:?}", WEIGHTS.view()).split(", elements").next(),
+        Some("Packed { layout: s4[4,8]{1,0:E(4)}")
+    );
+}
+
+/// A static packed tensor built entirely in `const` context.
+const MASK_BYTES: [u8; 2] = {
+    type P = tessera::layout!(pred[3,3]{1,0:E(1)});
+    const EYE: Packed<P, { P::PHYSICAL_BYTE_SIZE }> =
+        Packed::from_bytes([0b1000_1000, 0b1000_0000]);
+    EYE.into_bytes()
+};
+
+type Mask = tessera::layout!(pred[3,3]{1,0:E(1)});
+static IDENTITY: Packed<Mask, { Mask::PHYSICAL_BYTE_SIZE }> = Packed::from_bytes(MASK_BYTES);
+static EMPTY: Packed<Mask, { Mask::PHYSICAL_BYTE_SIZE }> = Packed::zeroed();
+
+#[test]
+fn const_static_packed() {
+    assert_eq!(Mask::PHYSICAL_BYTE_SIZE, 2); // 9 bits
+    for i in 0..3 {
+        for j in 0..3 {
+            assert_eq!(IDENTITY.get([i, j]), Some(i == j));
+            assert_eq!(EMPTY.get([i, j]), Some(false));
+        }
+    }
+    assert_eq!(EMPTY.as_bytes(), &[0, 0]);
+    // The seven bits after the ninth slot are not slots.
+    assert_eq!(IDENTITY.slot_bits(8), Some(1));
+    assert_eq!(IDENTITY.slot_bits(9), None);
+}
+
+#[test]
+fn tiled_static_layout() {
+    // 2×4 tiles of int4: tile (0,0) holds rows 0-1, columns 0-3.
+    type T = tessera::layout!(s4[3,5]{1,0:T(2,4)E(4)});
+    assert_eq!(T::BUFFER_LEN, 32);
+    let mut t = Packed::<T, { T::PHYSICAL_BYTE_SIZE }>::zeroed();
+    for i in 0..3 {
+        for j in 0..5 {
+            t.set([i, j], (i * 5 + j) as i8 - 7).unwrap();
+        }
+    }
+    // Row 0 of tile (0,0): -7 -6 -5 -4; row 1: -2 -1 0 1.
+    assert_eq!(&t.as_bytes()[..4], &[0x9A, 0xBC, 0xEF, 0x01]);
+    // Tile (0,1): column 4 of rows 0 and 1, then padding.
+    assert_eq!(&t.as_bytes()[4..8], &[0xD0, 0x00, 0x20, 0x00]);
+    let mut wide =
+        PackedBuf::<_, S4>::zeroed(RuntimeLayout::parse("s4[3,5]{0,1}").unwrap()).unwrap();
+    t.relayout_into(&mut wide).unwrap();
+    // Column 0: -7, -2, 3, one per byte, upper bits zero.
+    assert_eq!(wide.as_bytes()[..3], [0x09, 0x0E, 0x03]);
+    assert!(wide == t);
+}
+
+#[test]
+fn pred_packs_eight_per_byte_high_bit_first() {
+    let l = RuntimeLayout::parse("pred[10]{0:E(1)}").unwrap();
+    let t = PackedBuf::<_, Pred>::from_values(l, (0..10).map(|i| i % 3 == 0)).unwrap();
+    assert_eq!(t.as_bytes(), &[0b1001_0010, 0b0100_0000]);
+    let l2 = RuntimeLayout::parse("pred[10]{0:E(2)}").unwrap();
+    let mut t2 = PackedBuf::<_, Pred>::zeroed(l2).unwrap();
+    t.relayout_into(&mut t2).unwrap();
+    assert_eq!(
+        t2.as_bytes(),
+        &[0b01_00_00_01, 0b00_00_01_00, 0b00_01_00_00]
+    );
+    // pred without E: one per byte, like `bool`.
+    let l8 = RuntimeLayout::parse("pred[10]{0}").unwrap();
+    let mut t8 = PackedBuf::<_, Pred>::zeroed(l8).unwrap();
+    t.relayout_into(&mut t8).unwrap();
+    assert_eq!(t8.as_bytes(), &[1, 0, 0, 1, 0, 0, 1, 0, 0, 1]);
+}
+
+#[test]
+fn s4_between_e4_and_one_per_byte() {
+    let packed = RuntimeLayout::parse("s4[2,5]{1,0:E(4)}").unwrap();
+    let bytes = RuntimeLayout::parse("s4[2,5]{1,0}").unwrap();
+    let values: Vec<i8> = (-5..5).collect();
+    let a = PackedBuf::<_, S4>::from_values(packed, values.iter().copied()).unwrap();
+    assert_eq!(a.as_bytes(), &[0xBC, 0xDE, 0xF0, 0x12, 0x34]);
+    let mut b = PackedBuf::<_, S4>::from_vec(bytes, vec![0xAA; 10]).unwrap();
+    a.relayout_into(&mut b).unwrap();
+    // One value per byte, in the low nibble, upper bits zero.
+    assert_eq!(b.as_bytes(), &[0x0B, 0x0C, 0x0D, 0x0E, 0x0F, 0, 1, 2, 3, 4]);
+    let mut back = PackedBuf::<_, S4>::zeroed(packed).unwrap();
+    b.relayout_into(&mut back).unwrap();
+    assert_eq!(back.as_bytes(), a.as_bytes());
+    // Reads ignore the upper bits of a wide slot (ml_dtypes does too).
+    let sloppy = PackedBuf::<_, S4>::from_vec(bytes, vec![0xFB; 10]).unwrap();
+    assert_eq!(sloppy.get([0, 0]), Some(-5));
+}
+
+/// Runs copied a byte at a time: equal bit phase in both buffers (with
+/// ragged ends), and unequal phase (slot by slot); padding bits stay.
+#[test]
+fn relayout_whole_bytes_keeps_neighbours() {
+    let src_layout = RuntimeLayout::parse("u1[2,20]{1,0:E(1)}").unwrap();
+    let values: Vec<u8> = (0..40).map(|k| ((k * 7 + 3) % 5 < 2) as u8).collect();
+    let src = PackedBuf::<_, U1>::from_values(src_layout, values.iter().copied()).unwrap();
+    for dst_text in [
+        "u1[2,20]{1,0:T(1,28)E(1)}", // row 1 at bit 28: same phase as 20
+        "u1[2,20]{1,0:T(1,24)E(1)}", // row 1 at bit 24: another phase
+        "u1[2,20]{1,0:T(1,21)E(1)}",
+        "u1[2,20]{0,1:E(1)}",
+    ] {
+        let l = RuntimeLayout::parse(dst_text).unwrap();
+        let n = l.array_layout().physical_byte_size();
+        let mut dst = PackedBuf::<_, U1>::from_vec(l, vec![0xFF; n]).unwrap();
+        src.relayout_into(&mut dst).unwrap();
+        let ints: Vec<i64> = values.iter().map(|v| i64::from(*v)).collect();
+        assert_eq!(
+            dst.as_bytes(),
+            &reference_bytes(l.array_layout(), &ints, 0xFF)[..],
+            "{dst_text}"
+        );
+        let mut back = PackedBuf::<_, U1>::zeroed(src_layout).unwrap();
+        dst.relayout_into(&mut back).unwrap();
+        assert_eq!(back.as_bytes(), src.as_bytes(), "{dst_text}");
+    }
+}
+
+#[test]
+fn pack_and_unpack_tensors() {
+    let s8 = RuntimeLayout::parse("s8[3,4]{0,1}").unwrap();
+    let unpacked = TensorBuf::from_fn(s8, |i| (i[0] * 4 + i[1]) as i8 - 6).unwrap();
+    let s4 = RuntimeLayout::parse("s4[3,4]{1,0:T(2,2)E(4)}").unwrap();
+    let packed = PackedBuf::<_, S4>::from_tensor(s4, &unpacked).unwrap();
+    for i in 0..3 {
+        for j in 0..4 {
+            assert_eq!(packed.get([i, j]), Some((i * 4 + j) as i8 - 6));
+        }
+    }
+    let round = packed
+        .to_tensor(RuntimeLayout::parse("s8[3,4]{1,0}").unwrap())
+        .unwrap();
+    assert!(round == unpacked);
+
+    // A value that does not fit s4 is an error.
+    let too_big = TensorBuf::from_fn(s8, |i| (i[0] * 4 + i[1]) as i8).unwrap();
+    let err = PackedBuf::<_, S4>::from_tensor(s4, &too_big).unwrap_err();
+    assert_eq!(err.to_string(), "value 8 does not fit element type `s4`");
+
+    // bool tensors and packed pred.
+    let bools = TensorBuf::from_fn(RuntimeLayout::parse("pred[9]{0}").unwrap(), |i| {
+        i[0] % 2 == 1
+    })
+    .unwrap();
+    let bits =
+        PackedBuf::<_, Pred>::from_tensor(RuntimeLayout::parse("pred[9]{0:E(1)}").unwrap(), &bools)
+            .unwrap();
+    assert_eq!(bits.as_bytes(), &[0b0101_0101, 0]);
+
+    // Dims must match.
+    let err = PackedBuf::<_, S4>::from_tensor(
+        RuntimeLayout::parse("s4[3,5]{1,0:E(4)}").unwrap(),
+        &unpacked,
+    )
+    .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "dimension `1` has size 4 in the source but 5 in the destination"
+    );
+}
+
+#[test]
+fn f4e2m1fn_values() {
+    let expected = [
+        0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0, -0.0, -0.5, -1.0, -1.5, -2.0, -3.0, -4.0, -6.0,
+    ];
+    for (bits, v) in expected.iter().enumerate() {
+        let decoded = F4e2m1fn::to_f32(bits as u8);
+        assert_eq!(decoded.to_bits(), f32::to_bits(*v), "{bits:#06b}");
+        assert_eq!(F4e2m1fn::from_f32(*v), Some(bits as u8));
+    }
+    assert_eq!(F4e2m1fn::from_f32(5.0), None);
+    assert_eq!(F4e2m1fn::from_f32(f32::NAN), None);
+    assert_eq!(F4e2m1fn::from_f32(f32::INFINITY), None);
+
+    type A = tessera::layout!(f4e2m1fn[2,2]{1,0:E(4)});
+    let mut a = Packed::<A, { A::PHYSICAL_BYTE_SIZE }>::zeroed();
+    a.set([1, 1], F4e2m1fn::from_f32(-1.5).unwrap()).unwrap();
+    assert_eq!(a.get_f32([1, 1]), Some(-1.5));
+    assert_eq!(a.as_bytes(), &[0x00, 0x0B]);
+    assert_eq!(
+        a.set([0, 0], 16).unwrap_err().to_string(),
+        "value 16 does not fit element type `f4e2m1fn`"
+    );
+}
+
+#[test]
+fn error_messages() {
+    let bytes = [0u8; 8];
+    let msg = |r: Result<PackedView<'_, RuntimeLayout, S4>, tessera::Error>| {
+        r.map(|_| ()).unwrap_err().to_string()
+    };
+    assert_eq!(
+        msg(PackedView::new(
+            RuntimeLayout::parse("u4[4]{0:E(4)}").unwrap(),
+            &bytes
+        )),
+        "element type `s4` does not match the layout's element type `u4`"
+    );
+    assert_eq!(
+        msg(PackedView::new(
+            RuntimeLayout::parse("f32[2]").unwrap(),
+            &bytes
+        )),
+        "element type `s4` does not match the layout's element type `f32`"
+    );
+    assert_eq!(
+        msg(PackedView::new(
+            RuntimeLayout::parse("s4[2]{0:E(16)}").unwrap(),
+            &bytes
+        )),
+        "the layout stores elements in 16 bits but the storage holds 8 bits per element"
+    );
+    assert_eq!(
+        msg(PackedView::new(
+            RuntimeLayout::parse("s4[17]{0:E(4)}").unwrap(),
+            &bytes
+        )),
+        "the buffer has 8 slots but the layout needs 9"
+    );
+
+    let l = RuntimeLayout::parse("s2[2,3]{1,0:E(2)}").unwrap();
+    let mut t = PackedBuf::<_, S2>::zeroed(l).unwrap();
+    assert_eq!(
+        t.set([0, 0], 2).unwrap_err().to_string(),
+        "value 2 does not fit element type `s2`"
+    );
+    assert_eq!(
+        t.set([0, 0], -3).unwrap_err().to_string(),
+        "value -3 does not fit element type `s2`"
+    );
+    assert_eq!(
+        t.set([2, 0], 1).unwrap_err().to_string(),
+        "index 2 is out of bounds for dimension `0` of size 2"
+    );
+    assert_eq!(
+        t.set_dyn(&[0], 1).unwrap_err().to_string(),
+        "index has 1 entry but the layout has rank 2"
+    );
+    assert_eq!(
+        t.write_values([1, 0, -1]).unwrap_err().to_string(),
+        "the buffer has 3 slots but the layout needs 6"
+    );
+    assert_eq!(
+        t.write_values([0; 7]).unwrap_err().kind(),
+        ErrorKind::Overflow {
+            what: "the number of values (more than the layout has elements)"
+        }
+    );
+    let other = RuntimeLayout::parse("s2[2,4]{1,0:E(2)}").unwrap();
+    let mut dst = PackedBuf::<_, S2>::zeroed(other).unwrap();
+    assert_eq!(
+        t.relayout_into(&mut dst).unwrap_err().to_string(),
+        "dimension `1` has size 3 in the source but 4 in the destination"
+    );
+    let err =
+        PackedBuf::<_, U1>::zeroed(RuntimeLayout::parse("u2[4]{0:E(2)}").unwrap()).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "element type `u1` does not match the layout's element type `u2`"
+    );
+}
+
+#[test]
+fn unsigned_and_one_bit_ranges() {
+    assert_eq!(U4::to_bits(15), Ok(15));
+    assert!(U4::to_bits(16).is_err());
+    assert_eq!(U2::to_bits(3), Ok(3));
+    assert!(U2::to_bits(4).is_err());
+    assert_eq!(U1::to_bits(1), Ok(1));
+    assert!(U1::to_bits(2).is_err());
+    assert_eq!(S1::to_bits(-1), Ok(1));
+    assert!(S1::to_bits(1).is_err());
+    assert_eq!(S1::from_bits(1), -1);
+    assert_eq!(S2::from_bits(0b10), -2);
+    assert_eq!(S4::from_bits(0xF8), -8); // upper bits ignored
+    assert!(!Pred::from_bits(0b10)); // the low bit only
+}
