@@ -16,6 +16,9 @@ type RowMajor = layout!(f32[64,256]);
 type Padded = layout!(f32[60,250]{1,0:pad(64,256)});
 type Tiled = layout!(f32[64,256]{1,0:T(8,128)});
 type Packed = layout!(bf16[64,256]{1,0:T(8,128)(2,1)});
+/// Issue #6: rows known only at run time, against the same static layout.
+type WideStatic = layout!(bf16[64,1024]{1,0:T(8,128)(2,1)});
+type WideRows = layout!(bf16[?,1024]{1,0:T(8,128)(2,1)});
 
 /// Hand-written offsets, as a kernel author would write them.
 mod hand {
@@ -96,6 +99,32 @@ fn offsets(c: &mut Criterion) {
     pair!(c, "padded", Padded, hand::padded, 60, 250);
     pair!(c, "tiled_8x128", Tiled, hand::tiled, ROWS, COLS);
     pair!(c, "tiled_8x128_2x1", Packed, hand::packed, ROWS, COLS);
+    mixed(c);
+}
+
+/// `offset` of a mixed layout (`?` rows, extent opaque to the optimiser)
+/// against the fully static layout with the same rows.
+fn mixed(c: &mut Criterion) {
+    let rows = black_box(ROWS);
+    let l = black_box(WideRows::new([rows, 1024]).unwrap());
+    let idx = indices(ROWS, 1024);
+    for &ix in &idx {
+        assert_eq!(l.offset(ix), WideStatic::offset(ix));
+    }
+    let mut g = c.benchmark_group("mixed_rows_bf16_8x128_2x1");
+    g.bench_function(BenchmarkId::new("static", "checked"), |b| {
+        b.iter(|| sum(black_box(&idx), WideStatic::offset))
+    });
+    g.bench_function(BenchmarkId::new("mixed", "checked"), |b| {
+        b.iter(|| sum(black_box(&idx), |ix| l.offset(ix)))
+    });
+    g.bench_function(BenchmarkId::new("static", "unchecked"), |b| {
+        b.iter(|| sum(black_box(&idx), WideStatic::offset_unchecked))
+    });
+    g.bench_function(BenchmarkId::new("mixed", "unchecked"), |b| {
+        b.iter(|| sum(black_box(&idx), |ix| l.offset_unchecked(ix)))
+    });
+    g.finish();
 }
 
 criterion_group!(benches, offsets);

@@ -130,3 +130,94 @@ fn canonical_types_and_text() {
     assert!(A::PLAN.dynamic_sizes().iter().all(|&(dim, _)| dim == 0));
     assert!(A::PLAN.terms().iter().all(|t| t.dynamic_factors == 0));
 }
+
+mod tensors {
+    use tessera::{
+        IndexRank, RuntimeLayout, Tensor, TensorBuf, TensorLayout, TensorView, TensorViewMut,
+        layout,
+    };
+
+    type Rows = layout!(bf16[?,256]{1,0:T(8,128)(2,1)});
+    type RowsF32 = layout!(f32[?,256]{1,0:T(8,128)});
+    type Static = layout!(f32[19,256]{1,0:T(8,128)});
+    type RowMajor = layout!(f32[19,256]);
+
+    /// A kernel generic over every kind of layout.
+    fn total<L: TensorLayout + IndexRank<2>>(t: &TensorView<'_, L, f32>) -> f32 {
+        let dims = t.array_layout().sizes();
+        let mut sum = 0.0;
+        for i in 0..dims[0] {
+            for j in 0..dims[1] {
+                sum += t[[i, j]];
+            }
+        }
+        sum
+    }
+
+    #[test]
+    fn generic_kernels_take_static_runtime_and_mixed_layouts() {
+        let rows = RowsF32::new([19, 256]).unwrap();
+        let mixed = TensorBuf::from_fn(rows, |i| (i[0] * 256 + i[1]) as f32).unwrap();
+        let mut st = vec![0.0f32; Static::BUFFER_LEN];
+        let mut st = TensorViewMut::new(Static::NEW, &mut st).unwrap();
+        mixed.relayout_into(&mut st).unwrap();
+        let rt = st.relayout(RuntimeLayout::new(rows.to_runtime())).unwrap();
+        let expected: f32 = (0..19 * 256).map(|v| v as f32).sum();
+        assert_eq!(total(&mixed.view()), expected);
+        assert_eq!(total(&st.view()), expected);
+        assert_eq!(total(&rt.view()), expected);
+        assert_eq!(mixed.as_slice(), st.as_slice());
+        assert_eq!(mixed.as_slice(), rt.as_slice());
+        // And into a plain row-major buffer, through the static path.
+        let mut out = Tensor::<RowMajor, f32, { RowMajor::BUFFER_LEN }>::zeroed();
+        mixed.relayout_into(&mut out).unwrap();
+        assert!(
+            out.as_slice()
+                .iter()
+                .enumerate()
+                .all(|(k, &v)| v == k as f32)
+        );
+    }
+
+    #[test]
+    fn mixed_tensors_index_iterate_and_check_extents() {
+        let l = Rows::new([11, 256]).unwrap();
+        let t =
+            TensorBuf::from_fn(l, |i| half::bf16::from_f32((i[0] * 3 + i[1] % 7) as f32)).unwrap();
+        assert_eq!(t.as_slice().len(), l.buffer_len());
+        assert_eq!(t[[10, 255]], half::bf16::from_f32(30.0 + 3.0));
+        assert_eq!(t.get([11, 0]), None);
+        assert_eq!(t.iter().count(), 11 * 256);
+        for (index, value) in t.iter().indexed() {
+            assert_eq!(
+                *value,
+                half::bf16::from_f32((index[0] * 3 + index[1] % 7) as f32)
+            );
+        }
+        // A mismatching extent is a run-time error naming the dim.
+        let other = RowsF32::new([12, 256]).unwrap();
+        let f = TensorBuf::<_, f32>::zeroed(RowsF32::new([11, 256]).unwrap()).unwrap();
+        let mut g = TensorBuf::<_, f32>::zeroed(other).unwrap();
+        let err = f.relayout_into(&mut g).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "dimension `0` has size 11 in the source but 12 in the destination"
+        );
+    }
+
+    #[test]
+    fn bounded_tensors_have_inline_storage() {
+        type Bounded = layout!(f32[<=64,16]);
+        let l = Bounded::new([10, 16]).unwrap();
+        let mut t = Tensor::<Bounded, f32, { Bounded::BUFFER_LEN }>::zeroed_in(l).unwrap();
+        assert_eq!(
+            core::mem::size_of_val(&t),
+            64 * 16 * 4 + core::mem::size_of::<usize>()
+        );
+        t[[9, 15]] = 2.0;
+        assert_eq!(t.as_slice()[9 * 16 + 15], 2.0);
+        assert_eq!(t.get([10, 0]), None); // past the extent, inside the room
+        assert_eq!(t.iter().count(), 160);
+        assert!(Tensor::<Bounded, f32, 100>::zeroed_in(l).is_err());
+    }
+}

@@ -38,7 +38,7 @@ use crate::error::{Error, ErrorKind, Locus};
 use crate::layout::Padding;
 use crate::runtime::{ArrayLayout, DigitSource};
 use crate::shape::{Dim, Shape};
-use crate::static_layout::build_array_layout;
+use crate::static_layout::{Params, build_array_layout};
 use crate::typelevel::{AttrSpec, DimList, NumList, TileList};
 use crate::{MAX_PHYSICAL_RANK, MAX_RANK};
 
@@ -56,7 +56,7 @@ pub struct MixedLayout<
     A,
 > {
     extents: [usize; K],
-    params: PhantomData<fn() -> (Dims, MinorToMajor, Tiles, A)>,
+    params: Params<Dims, MinorToMajor, Tiles, A>,
 }
 
 /// One term of a mixed layout's offset: `stride * ((index[dim] / div) %

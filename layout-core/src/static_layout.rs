@@ -74,7 +74,7 @@ pub struct StaticLayout<
 
 /// The parameters as a zero-sized field that keeps `Send`/`Sync` and
 /// variance independent of them.
-type Params<D, M, T, A> = PhantomData<fn() -> (D, M, T, A)>;
+pub(crate) type Params<D, M, T, A> = PhantomData<fn() -> (D, M, T, A)>;
 
 /// The placeholder type `layout!` expands to when the layout is invalid:
 /// its const argument holds the `compile_error!`, so the one error is

@@ -5,7 +5,7 @@
 use layout_core::terms::OffsetTerms;
 use layout_core::typelevel::{AttrSpec, DimList, NumList, TileList};
 use layout_core::walk::LoopNest;
-use layout_core::{ArrayLayout, Error, PrimitiveType, StaticLayout};
+use layout_core::{ArrayLayout, Error, MixedLayout, PrimitiveType, StaticLayout};
 
 use crate::element::Element;
 
@@ -20,8 +20,10 @@ pub trait TensorLayout: Clone {
     /// mismatches are then compile errors.
     const FIXED_LAYOUT: Option<ArrayLayout>;
 
-    /// The layout as the engine's value.
-    fn array_layout(&self) -> &ArrayLayout;
+    /// The layout as the engine's value (for a [`MixedLayout`], the
+    /// concrete layout of its extents, built on each call: tensors call it
+    /// to set up iteration and relayout, never per element).
+    fn array_layout(&self) -> ArrayLayout;
 
     /// Whether `index` has one entry per dimension, each in bounds.
     fn is_in_bounds(&self, index: &[usize]) -> bool;
@@ -33,7 +35,7 @@ pub trait TensorLayout: Clone {
     /// The nest that walks the elements in logical order (see
     /// [`LoopNest::logical`]).
     fn logical_nest(&self) -> Option<LoopNest> {
-        LoopNest::logical(self.array_layout())
+        LoopNest::logical(&self.array_layout())
     }
 }
 
@@ -58,8 +60,8 @@ where
     const FIXED_LAYOUT: Option<ArrayLayout> = Some(Self::LAYOUT);
 
     #[inline(always)]
-    fn array_layout(&self) -> &ArrayLayout {
-        &<Self as ConstTensorLayout>::LAYOUT
+    fn array_layout(&self) -> ArrayLayout {
+        <Self as ConstTensorLayout>::LAYOUT
     }
 
     #[inline(always)]
@@ -151,8 +153,8 @@ impl TensorLayout for RuntimeLayout {
     const FIXED_LAYOUT: Option<ArrayLayout> = None;
 
     #[inline]
-    fn array_layout(&self) -> &ArrayLayout {
-        &self.layout
+    fn array_layout(&self) -> ArrayLayout {
+        self.layout
     }
 
     #[inline]
@@ -272,6 +274,181 @@ impl<const R: usize, const T: u32, const RMD1: bool, const RMD2: bool, D, M1, M2
     for StaticLayout<R, T, RMD2, D, M2, Ti2, A2>
 where
     D: DimList,
+    M1: NumList,
+    M2: NumList,
+    Ti1: TileList,
+    Ti2: TileList,
+    A1: AttrSpec,
+    A2: AttrSpec,
+{
+}
+
+impl<const R: usize, const K: usize, const T: u32, D, M, Ti, A> TensorLayout
+    for MixedLayout<R, K, T, D, M, Ti, A>
+where
+    D: DimList,
+    M: NumList,
+    Ti: TileList,
+    A: AttrSpec,
+{
+    const FIXED_RANK: Option<usize> = Some(R);
+    const FIXED_LAYOUT: Option<ArrayLayout> = None;
+
+    fn array_layout(&self) -> ArrayLayout {
+        self.to_runtime()
+    }
+
+    #[inline(always)]
+    fn is_in_bounds(&self, index: &[usize]) -> bool {
+        match <&[usize; R]>::try_from(index) {
+            Ok(i) => MixedLayout::is_in_bounds(self, *i),
+            Err(_) => false,
+        }
+    }
+
+    #[inline(always)]
+    fn offset_unchecked(&self, index: &[usize]) -> usize {
+        match <&[usize; R]>::try_from(index) {
+            Ok(i) => MixedLayout::offset_unchecked(self, *i),
+            Err(_) => self.to_runtime().offset_unchecked(index),
+        }
+    }
+}
+
+impl<const R: usize, const K: usize, const T: u32, D, M, Ti, A> IndexRank<R>
+    for MixedLayout<R, K, T, D, M, Ti, A>
+where
+    D: DimList,
+    M: NumList,
+    Ti: TileList,
+    A: AttrSpec,
+{
+}
+
+macro_rules! mixed_stores {
+    ($($(#[$cfg:meta])* $t:ty => $xla:ident;)*) => {$(
+        $(#[$cfg])*
+        impl<const R: usize, const K: usize, D, M, Ti, A> Stores<$t>
+            for MixedLayout<R, K, { PrimitiveType::$xla as u32 }, D, M, Ti, A>
+        where
+            D: DimList,
+            M: NumList,
+            Ti: TileList,
+            A: AttrSpec,
+        {
+        }
+    )*};
+}
+
+mixed_stores! {
+    bool => Pred;
+    i8 => S8;
+    i16 => S16;
+    i32 => S32;
+    i64 => S64;
+    u8 => U8;
+    u16 => U16;
+    u32 => U32;
+    u64 => U64;
+    f32 => F32;
+    f64 => F64;
+    #[cfg(feature = "half")] half::f16 => F16;
+    #[cfg(feature = "half")] half::bf16 => Bf16;
+    #[cfg(feature = "num-complex")] num_complex::Complex<f32> => C64;
+    #[cfg(feature = "num-complex")] num_complex::Complex<f64> => C128;
+}
+
+/// Mixed layouts relayout to and from anything of the same rank and
+/// element type; their extents are checked at run time.
+impl<const R: usize, const K: usize, const T: u32, D, M, Ti, A> RelayoutFrom<RuntimeLayout>
+    for MixedLayout<R, K, T, D, M, Ti, A>
+where
+    D: DimList,
+    M: NumList,
+    Ti: TileList,
+    A: AttrSpec,
+{
+}
+
+impl<const R: usize, const K: usize, const T: u32, D, M, Ti, A>
+    RelayoutFrom<MixedLayout<R, K, T, D, M, Ti, A>> for RuntimeLayout
+where
+    D: DimList,
+    M: NumList,
+    Ti: TileList,
+    A: AttrSpec,
+{
+}
+
+impl<
+    const R: usize,
+    const K: usize,
+    const T: u32,
+    const RMD: bool,
+    D1,
+    D2,
+    M1,
+    M2,
+    Ti1,
+    Ti2,
+    A1,
+    A2,
+> RelayoutFrom<StaticLayout<R, T, RMD, D1, M1, Ti1, A1>> for MixedLayout<R, K, T, D2, M2, Ti2, A2>
+where
+    D1: DimList,
+    D2: DimList,
+    M1: NumList,
+    M2: NumList,
+    Ti1: TileList,
+    Ti2: TileList,
+    A1: AttrSpec,
+    A2: AttrSpec,
+{
+}
+
+impl<
+    const R: usize,
+    const K: usize,
+    const T: u32,
+    const RMD: bool,
+    D1,
+    D2,
+    M1,
+    M2,
+    Ti1,
+    Ti2,
+    A1,
+    A2,
+> RelayoutFrom<MixedLayout<R, K, T, D2, M2, Ti2, A2>> for StaticLayout<R, T, RMD, D1, M1, Ti1, A1>
+where
+    D1: DimList,
+    D2: DimList,
+    M1: NumList,
+    M2: NumList,
+    Ti1: TileList,
+    Ti2: TileList,
+    A1: AttrSpec,
+    A2: AttrSpec,
+{
+}
+
+impl<
+    const R: usize,
+    const K1: usize,
+    const K2: usize,
+    const T: u32,
+    D1,
+    D2,
+    M1,
+    M2,
+    Ti1,
+    Ti2,
+    A1,
+    A2,
+> RelayoutFrom<MixedLayout<R, K1, T, D1, M1, Ti1, A1>> for MixedLayout<R, K2, T, D2, M2, Ti2, A2>
+where
+    D1: DimList,
+    D2: DimList,
     M1: NumList,
     M2: NumList,
     Ti1: TileList,

@@ -564,7 +564,7 @@ impl<'a, L: StoresPacked<E>, E: SubByte> PackedBase<&'a [u8], L, E> {
     /// byte, or `bytes` is shorter than the layout's byte size. Extra
     /// bytes are ignored.
     pub fn new(layout: L, bytes: &'a [u8]) -> Result<Self, Error> {
-        let n = checked_len(E::TYPE, layout.array_layout(), bytes.len())?;
+        let n = checked_len(E::TYPE, &layout.array_layout(), bytes.len())?;
         Ok(PackedBase {
             layout,
             storage: &bytes[..n],
@@ -579,7 +579,7 @@ impl<'a, L: StoresPacked<E>, E: SubByte> PackedBase<&'a mut [u8], L, E> {
     /// # Errors
     /// As [`PackedView::new`].
     pub fn new(layout: L, bytes: &'a mut [u8]) -> Result<Self, Error> {
-        let n = checked_len(E::TYPE, layout.array_layout(), bytes.len())?;
+        let n = checked_len(E::TYPE, &layout.array_layout(), bytes.len())?;
         Ok(PackedBase {
             layout,
             storage: &mut bytes[..n],
@@ -596,7 +596,7 @@ impl<L: StoresPacked<E>, E: SubByte> PackedBase<alloc::vec::Vec<u8>, L, E> {
     /// The layout's element type is not `E`'s, or its `E(n)` is wider
     /// than a byte.
     pub fn zeroed(layout: L) -> Result<Self, Error> {
-        check_packed(E::TYPE, layout.array_layout())?;
+        check_packed(E::TYPE, &layout.array_layout())?;
         let n = layout.array_layout().physical_byte_size();
         Ok(PackedBase {
             layout,
@@ -610,7 +610,7 @@ impl<L: StoresPacked<E>, E: SubByte> PackedBase<alloc::vec::Vec<u8>, L, E> {
     /// # Errors
     /// As [`PackedView::new`]; extra bytes are dropped.
     pub fn from_vec(layout: L, mut bytes: alloc::vec::Vec<u8>) -> Result<Self, Error> {
-        let n = checked_len(E::TYPE, layout.array_layout(), bytes.len())?;
+        let n = checked_len(E::TYPE, &layout.array_layout(), bytes.len())?;
         bytes.truncate(n);
         Ok(PackedBase {
             layout,
@@ -701,7 +701,7 @@ impl<S: Storage<Elem = u8>, L: TensorLayout, E: SubByte> PackedBase<S, L, E> {
     }
 
     /// The layout as the engine's value.
-    pub fn array_layout(&self) -> &ArrayLayout {
+    pub fn array_layout(&self) -> ArrayLayout {
         self.layout.array_layout()
     }
 
@@ -840,7 +840,7 @@ impl<S: Storage<Elem = u8>, L: TensorLayout, E: SubByte> PackedBase<S, L, E> {
         L2: RelayoutFrom<L>,
     {
         const { check_static(L::FIXED_LAYOUT, L2::FIXED_LAYOUT) };
-        let (a, b) = (*self.array_layout(), *dst.array_layout());
+        let (a, b) = (self.array_layout(), dst.array_layout());
         let nest = LoopNest::relayout(&a, &b)?;
         let (na, nb) = (self.bits_per_slot(), dst.bits_per_slot());
         let value_mask = low_mask(E::TYPE.bit_width());
@@ -890,8 +890,8 @@ impl<S: Storage<Elem = u8>, L: TensorLayout, E: SubByte> PackedBase<S, L, E> {
         L2: TensorLayout,
         E::Value: Element,
     {
-        let b = *dst.array_layout();
-        check_same_dims(self.array_layout(), &b)?;
+        let b = dst.array_layout();
+        check_same_dims(&self.array_layout(), &b)?;
         let out = dst.as_mut_slice();
         let mut from = self.iter();
         let mut to = b.elements();
@@ -1025,7 +1025,7 @@ impl<S: StorageMut<Elem = u8>, L: TensorLayout, E: SubByte> PackedBase<S, L, E> 
         L2: TensorLayout,
         E::Value: Element,
     {
-        check_same_dims(src.array_layout(), self.array_layout())?;
+        check_same_dims(&src.array_layout(), &self.array_layout())?;
         self.write_values(src.iter().copied())
     }
 }

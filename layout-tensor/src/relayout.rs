@@ -57,7 +57,7 @@ where
         L2: RelayoutFrom<L>,
     {
         const { check_static(L::FIXED_LAYOUT, L2::FIXED_LAYOUT) };
-        let (a, b) = (*self.array_layout(), *dst.array_layout());
+        let (a, b) = (self.array_layout(), dst.array_layout());
         let nest = LoopNest::relayout(&a, &b)?;
         let src = self.as_slice();
         let out = dst.as_mut_slice();

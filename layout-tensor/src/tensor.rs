@@ -175,6 +175,37 @@ impl<L: ConstTensorLayout + Stores<T>, T: Element, const N: usize> TensorBase<[T
     }
 }
 
+impl<L: Stores<T>, T: Element, const N: usize> TensorBase<[T; N], L> {
+    /// A tensor with inline storage in a layout given as a value (a
+    /// bounded `<=N` layout, whose buffer length is a constant while its
+    /// extents are not), every slot zero.
+    ///
+    /// # Errors
+    /// `N` is not the layout's buffer length.
+    pub fn zeroed_in(layout: L) -> Result<Self, Error> {
+        Self::from_slots_in(layout, [T::ZERO; N])
+    }
+
+    /// A tensor over `slots` (memory order) in a layout given as a value.
+    ///
+    /// # Errors
+    /// `N` is not the layout's buffer length.
+    pub fn from_slots_in(layout: L, slots: [T; N]) -> Result<Self, Error> {
+        let a = layout.array_layout();
+        check_element::<T>(&a)?;
+        if N != a.buffer_len() {
+            return Err(Error::new(ErrorKind::BufferTooShort {
+                needed: a.buffer_len(),
+                found: N,
+            }));
+        }
+        Ok(TensorBase {
+            layout,
+            storage: slots,
+        })
+    }
+}
+
 impl<'a, L: Stores<T>, T: Element> TensorBase<&'a [T], L> {
     /// A view of `slots` in `layout`.
     ///
@@ -182,7 +213,7 @@ impl<'a, L: Stores<T>, T: Element> TensorBase<&'a [T], L> {
     /// `T` is not the layout's element type, or `slots` is shorter than the
     /// layout's buffer. Extra slots are ignored.
     pub fn new(layout: L, slots: &'a [T]) -> Result<Self, Error> {
-        let n = checked_len::<T>(layout.array_layout(), slots.len())?;
+        let n = checked_len::<T>(&layout.array_layout(), slots.len())?;
         Ok(TensorBase {
             layout,
             storage: &slots[..n],
@@ -196,7 +227,7 @@ impl<'a, L: Stores<T>, T: Element> TensorBase<&'a mut [T], L> {
     /// # Errors
     /// As [`TensorView::new`].
     pub fn new(layout: L, slots: &'a mut [T]) -> Result<Self, Error> {
-        let n = checked_len::<T>(layout.array_layout(), slots.len())?;
+        let n = checked_len::<T>(&layout.array_layout(), slots.len())?;
         Ok(TensorBase {
             layout,
             storage: &mut slots[..n],
@@ -219,7 +250,7 @@ impl<L: Stores<T>, T: Element> TensorBase<alloc::vec::Vec<T>, L> {
     /// # Errors
     /// `T` is not the layout's element type.
     pub fn filled(layout: L, value: T) -> Result<Self, Error> {
-        check_element::<T>(layout.array_layout())?;
+        check_element::<T>(&layout.array_layout())?;
         let n = layout.array_layout().buffer_len();
         Ok(TensorBase {
             layout,
@@ -232,7 +263,7 @@ impl<L: Stores<T>, T: Element> TensorBase<alloc::vec::Vec<T>, L> {
     /// # Errors
     /// As [`TensorView::new`]; extra slots are dropped.
     pub fn from_vec(layout: L, mut slots: alloc::vec::Vec<T>) -> Result<Self, Error> {
-        let n = checked_len::<T>(layout.array_layout(), slots.len())?;
+        let n = checked_len::<T>(&layout.array_layout(), slots.len())?;
         slots.truncate(n);
         Ok(TensorBase {
             layout,
@@ -280,7 +311,7 @@ where
     }
 
     /// The layout as the engine's value.
-    pub fn array_layout(&self) -> &ArrayLayout {
+    pub fn array_layout(&self) -> ArrayLayout {
         self.layout.array_layout()
     }
 
@@ -372,13 +403,13 @@ where
 
     /// The elements in logical (row-major index) order.
     pub fn iter(&self) -> Iter<'_, S::Elem> {
-        Iter::new(self.storage.as_slice(), self.array_layout())
+        Iter::new(self.storage.as_slice(), &self.array_layout())
     }
 
     /// Every slot in memory order: the logical index it holds (`None` for
     /// padding) and its value.
     pub fn slots(&self) -> Slots<'_, S::Elem> {
-        Slots::new(self.storage.as_slice(), self.array_layout())
+        Slots::new(self.storage.as_slice(), &self.array_layout())
     }
 
     /// Calls `f(index, &element)` for every element in logical order.
@@ -451,7 +482,7 @@ where
 
     /// Calls `f(index, &mut element)` for every element in logical order.
     pub fn for_each_mut(&mut self, mut f: impl FnMut(&[usize], &mut S::Elem)) {
-        let layout = *self.layout.array_layout();
+        let layout = self.layout.array_layout();
         let data = self.storage.as_mut_slice();
         for (index, offset) in layout.elements() {
             f(&index, &mut data[offset]);
@@ -470,7 +501,7 @@ where
     /// The padding value does not exist for the element type (`lowest`
     /// of a complex type).
     pub fn fill_padding(&mut self) -> Result<(), Error> {
-        let layout = *self.layout.array_layout();
+        let layout = self.layout.array_layout();
         let Some(pad) = padding_value::<S::Elem>(&layout) else {
             return Err(padding_value_error(&layout));
         };
