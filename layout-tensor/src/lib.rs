@@ -1,4 +1,5 @@
 #![no_std]
+#![forbid(unsafe_code)]
 //! Typed tensor buffers over tessera layouts.
 //!
 //! A tensor is a buffer of slots and a layout that says which slot holds
