@@ -1,0 +1,372 @@
+//! Relayout throughput against `copy_from_slice` of the same bytes, side by
+//! side in one run. See BENCHMARKS.md, "Relayout throughput".
+//!
+//! ```sh
+//! cargo bench -p tessera --bench relayout
+//! TESSERA_BENCH_SIZES=1,16 cargo bench -p tessera --bench relayout -- f32_
+//! ```
+//!
+//! Groups, per data size (`TESSERA_BENCH_SIZES`, MiB of logical data, any
+//! of 1, 16, 256; default all three):
+//!
+//! - `f32_<S>MiB`: `memcpy` (`copy_from_slice` of the same bytes), `pack`
+//!   (`f32[M,1024]{1,0}` → `{1,0:T(8,128)}`), `unpack` (back), both with
+//!   static layouts (`layout!`); `pack_runtime` / `unpack_runtime`, the
+//!   same with [`RuntimeLayout`] and `TensorBuf`; `pack_unaligned` /
+//!   `unpack_unaligned`, static, for `f32[M-3,947]` (neither dim a multiple
+//!   of the tile).
+//! - `bf16_<S>MiB`: `memcpy`, `pack` (`bf16[M,1024]{1,0}` →
+//!   `{1,0:T(8,128)(2,1)}`), `pack_runtime`, `unpack`.
+//! - `naive_1MiB` (with size 1 only): `memcpy`, `pack` (the kernel) and
+//!   the per-element loop `dst[[i, j]] = src[[i, j]]` through static
+//!   (`naive_pack`) and run-time (`naive_pack_runtime`) layouts.
+//!
+//! Throughput is logical bytes (elements × element size) per second, so
+//! ratios of throughputs in a group are ratios against `memcpy` of the
+//! same number of bytes. Output buffers are allocated, filled (so their
+//! pages are mapped) and checked before timing; one thread.
+
+// `criterion_group!` generates an undocumented function.
+#![allow(missing_docs)]
+
+use std::time::Duration;
+
+use criterion::measurement::WallTime;
+use criterion::{
+    BenchmarkGroup, Criterion, SamplingMode, Throughput, black_box, criterion_group, criterion_main,
+};
+use half::bf16;
+use tessera::tensor::{Storage, StorageMut};
+use tessera::{
+    Element, IndexRank, RelayoutFrom, RuntimeLayout, Stores, TensorBase, TensorBuf, TensorLayout,
+    TensorView, TensorViewMut,
+};
+
+/// The data sizes to run, from `TESSERA_BENCH_SIZES` (MiB, comma
+/// separated).
+fn sizes() -> Vec<usize> {
+    let text = std::env::var("TESSERA_BENCH_SIZES").unwrap_or_else(|_| "1,16,256".into());
+    text.split(',')
+        .map(|s| {
+            let mib = s
+                .trim()
+                .parse()
+                .expect("TESSERA_BENCH_SIZES: MiB, comma separated");
+            assert!(
+                matches!(mib, 1 | 16 | 256),
+                "TESSERA_BENCH_SIZES: sizes are 1, 16 and 256 (MiB), not {mib}"
+            );
+            mib
+        })
+        .collect()
+}
+
+/// A group for one size: few samples, flat sampling for the big buffers
+/// (one iteration of 256 MiB takes tens of milliseconds).
+fn group<'a>(c: &'a mut Criterion, name: &str, mib: usize) -> BenchmarkGroup<'a, WallTime> {
+    let mut g = c.benchmark_group(format!("{name}_{mib}MiB"));
+    if mib >= 256 {
+        g.sample_size(10).sampling_mode(SamplingMode::Flat);
+    } else {
+        g.sample_size(20);
+    }
+    g
+}
+
+/// The buffer length and logical bytes of a layout.
+fn lens<L: TensorLayout, T>(l: &L) -> (usize, u64) {
+    let a = l.array_layout();
+    let bytes = a.element_count() * size_of::<T>();
+    (a.buffer_len(), bytes as u64)
+}
+
+/// Source slots: distinct values, padding (if any) included.
+fn source<T>(len: usize, value: impl Fn(usize) -> T) -> Vec<T> {
+    (0..len).map(value).collect()
+}
+
+/// `memcpy` of `bytes` bytes, as `copy_from_slice` between two `T` buffers.
+fn memcpy<T: Copy>(g: &mut BenchmarkGroup<'_, WallTime>, bytes: u64, src: &[T], dst: &mut [T]) {
+    let n = bytes as usize / size_of::<T>();
+    let (src, dst) = (&src[..n], &mut dst[..n]);
+    dst.copy_from_slice(src);
+    g.throughput(Throughput::Bytes(bytes));
+    g.bench_function("memcpy", |b| {
+        b.iter(|| dst.copy_from_slice(black_box(src)));
+    });
+}
+
+/// One relayout, `src.relayout_into(dst)`, timed.
+fn relayout<S, S2, L, L2>(
+    g: &mut BenchmarkGroup<'_, WallTime>,
+    name: &str,
+    src: &TensorBase<S, L>,
+    dst: &mut TensorBase<S2, L2>,
+) where
+    S: Storage,
+    S::Elem: Element,
+    S2: StorageMut<Elem = S::Elem>,
+    L: TensorLayout,
+    L2: RelayoutFrom<L>,
+{
+    let bytes = src.array_layout().element_count() * size_of::<S::Elem>();
+    g.throughput(Throughput::Bytes(bytes as u64));
+    g.bench_function(name, |b| {
+        b.iter(|| black_box(src).relayout_into(dst).unwrap());
+    });
+}
+
+/// Checks that `packed` holds `rows` in `tiled` (element by element through
+/// the layouts' offsets, every 7th row) and that `back` equals `rows`.
+fn check<T: Element + PartialEq + core::fmt::Debug>(
+    rows_layout: &impl TensorLayout,
+    tiled_layout: &impl TensorLayout,
+    rows: &[T],
+    packed: &[T],
+    back: &[T],
+) {
+    let a = rows_layout.array_layout();
+    let (m, n) = (a.size(0), a.size(1));
+    for i in (0..m).step_by(7) {
+        for j in 0..n {
+            assert_eq!(
+                packed[tiled_layout.offset_unchecked(&[i, j])],
+                rows[rows_layout.offset_unchecked(&[i, j])],
+                "pack at [{i}, {j}]"
+            );
+        }
+    }
+    assert!(back[..m * n] == rows[..m * n], "unpack(pack(x)) != x");
+}
+
+/// The static layouts of one data size, in a module.
+#[rustfmt::skip] // rustfmt unindents the items of this macro's module.
+macro_rules! layouts {
+    ($name:ident, $m:tt, $m_odd:tt, $m_bf16:tt) => {
+        /// The static layouts of one data size.
+        mod $name {
+            use tessera::layout;
+            /// `M` rows of 1024 `f32`.
+            pub(super) type F32Rows = layout!(f32[$m, 1024]{1,0});
+            /// The same array in `T(8,128)` tiles.
+            pub(super) type F32Tiled = layout!(f32[$m, 1024]{1,0:T(8,128)});
+            /// `M - 3` rows of 947: neither a multiple of the tile.
+            pub(super) type F32RowsOdd = layout!(f32[$m_odd, 947]{1,0});
+            /// The same array in `T(8,128)` tiles.
+            pub(super) type F32TiledOdd = layout!(f32[$m_odd, 947]{1,0:T(8,128)});
+            /// `2M` rows of 1024 `bf16`: the same bytes as the `f32` case.
+            pub(super) type Bf16Rows = layout!(bf16[$m_bf16, 1024]{1,0});
+            /// The same array in `T(8,128)(2,1)` tiles.
+            pub(super) type Bf16Tiled = layout!(bf16[$m_bf16, 1024]{1,0:T(8,128)(2,1)});
+        }
+    };
+}
+
+layouts!(mib1, 256, 253, 512);
+layouts!(mib16, 4096, 4093, 8192);
+layouts!(mib256, 65536, 65533, 131072);
+
+/// Runs `$body` with `$z` naming the layouts module of `$mib` MiB.
+macro_rules! with_size {
+    ($mib:expr, $z:ident => $body:expr) => {
+        match $mib {
+            1 => {
+                use mib1 as $z;
+                $body
+            }
+            16 => {
+                use mib16 as $z;
+                $body
+            }
+            _ => {
+                use mib256 as $z;
+                $body
+            }
+        }
+    };
+}
+
+/// `f32` pack and unpack, static and run-time layouts, aligned (`rm`,
+/// `ti`) and not (`rm_odd`, `ti_odd`).
+fn f32_group<Rm, Ti, RmOdd, TiOdd>(
+    c: &mut Criterion,
+    mib: usize,
+    (rm, ti): (Rm, Ti),
+    (rm_odd, ti_odd): (RmOdd, TiOdd),
+) where
+    Rm: Stores<f32> + RelayoutFrom<Ti> + Copy,
+    Ti: Stores<f32> + RelayoutFrom<Rm> + Copy,
+    RmOdd: Stores<f32> + RelayoutFrom<TiOdd> + Copy,
+    TiOdd: Stores<f32> + RelayoutFrom<RmOdd> + Copy,
+{
+    let rm_rt = RuntimeLayout::new(rm.array_layout());
+    let ti_rt = RuntimeLayout::new(ti.array_layout());
+    let (rows_len, bytes) = lens::<_, f32>(&rm);
+    let (tiled_len, _) = lens::<_, f32>(&ti);
+    let (odd_rows_len, _) = lens::<_, f32>(&rm_odd);
+    let (odd_tiled_len, _) = lens::<_, f32>(&ti_odd);
+
+    let rows = source(rows_len, |i| i as f32);
+    let mut packed = vec![-1.0f32; tiled_len];
+    let mut back = vec![-1.0f32; rows_len];
+    let rows_odd = source(odd_rows_len, |i| i as f32);
+    let mut packed_odd = vec![-1.0f32; odd_tiled_len];
+    let mut back_odd = vec![-1.0f32; odd_rows_len];
+    // The run-time path owns its buffers.
+    let rows_buf = TensorBuf::from_vec(rm_rt, rows.clone()).unwrap();
+    let mut packed_buf = TensorBuf::from_vec(ti_rt, vec![-1.0f32; tiled_len]).unwrap();
+    let mut back_buf = TensorBuf::from_vec(rm_rt, vec![-1.0f32; rows_len]).unwrap();
+
+    let src = TensorView::new(rm, &rows).unwrap();
+    let mut dst = TensorViewMut::new(ti, &mut packed).unwrap();
+    let mut dst_back = TensorViewMut::new(rm, &mut back).unwrap();
+    let src_odd = TensorView::new(rm_odd, &rows_odd).unwrap();
+    let mut dst_odd = TensorViewMut::new(ti_odd, &mut packed_odd).unwrap();
+    let mut dst_odd_back = TensorViewMut::new(rm_odd, &mut back_odd).unwrap();
+
+    // Check every path once (this also maps every page).
+    src.relayout_into(&mut dst).unwrap();
+    dst.relayout_into(&mut dst_back).unwrap();
+    check(&rm, &ti, &rows, dst.as_slice(), dst_back.as_slice());
+    rows_buf.relayout_into(&mut packed_buf).unwrap();
+    packed_buf.relayout_into(&mut back_buf).unwrap();
+    assert!(packed_buf.as_slice() == dst.as_slice(), "run-time pack");
+    assert!(back_buf.as_slice() == &rows[..], "run-time unpack");
+    src_odd.relayout_into(&mut dst_odd).unwrap();
+    dst_odd.relayout_into(&mut dst_odd_back).unwrap();
+    let odd = (dst_odd.as_slice(), dst_odd_back.as_slice());
+    check(&rm_odd, &ti_odd, &rows_odd, odd.0, odd.1);
+
+    let mut g = group(c, "f32", mib);
+    memcpy(&mut g, bytes, &rows, dst_back.as_mut_slice());
+    relayout(&mut g, "pack", &src, &mut dst);
+    relayout(&mut g, "unpack", &dst.view(), &mut dst_back);
+    relayout(&mut g, "pack_runtime", &rows_buf, &mut packed_buf);
+    relayout(&mut g, "unpack_runtime", &packed_buf.view(), &mut back_buf);
+    relayout(&mut g, "pack_unaligned", &src_odd, &mut dst_odd);
+    relayout(
+        &mut g,
+        "unpack_unaligned",
+        &dst_odd.view(),
+        &mut dst_odd_back,
+    );
+    g.finish();
+}
+
+/// `bf16` pack into `T(8,128)(2,1)` (rows interleaved in pairs) and back,
+/// static and run-time layouts.
+fn bf16_group<Rm, Ti>(c: &mut Criterion, mib: usize, rm: Rm, ti: Ti)
+where
+    Rm: Stores<bf16> + RelayoutFrom<Ti> + Copy,
+    Ti: Stores<bf16> + RelayoutFrom<Rm> + Copy,
+{
+    let rm_rt = RuntimeLayout::new(rm.array_layout());
+    let ti_rt = RuntimeLayout::new(ti.array_layout());
+    let (rows_len, bytes) = lens::<_, bf16>(&rm);
+    let (tiled_len, _) = lens::<_, bf16>(&ti);
+    // Finite values only (the exponent is never all ones), so `==` compares.
+    let rows = source(rows_len, |i| bf16::from_bits(i as u16 & 0x3fff));
+    let mut packed = vec![bf16::NEG_ONE; tiled_len];
+    let mut back = vec![bf16::NEG_ONE; rows_len];
+    let rows_buf = TensorBuf::from_vec(rm_rt, rows.clone()).unwrap();
+    let mut packed_buf = TensorBuf::from_vec(ti_rt, vec![bf16::NEG_ONE; tiled_len]).unwrap();
+
+    let src = TensorView::new(rm, &rows).unwrap();
+    let mut dst = TensorViewMut::new(ti, &mut packed).unwrap();
+    let mut dst_back = TensorViewMut::new(rm, &mut back).unwrap();
+    src.relayout_into(&mut dst).unwrap();
+    dst.relayout_into(&mut dst_back).unwrap();
+    check(&rm, &ti, &rows, dst.as_slice(), dst_back.as_slice());
+    rows_buf.relayout_into(&mut packed_buf).unwrap();
+    assert!(packed_buf.as_slice() == dst.as_slice(), "run-time pack");
+
+    let mut g = group(c, "bf16", mib);
+    memcpy(&mut g, bytes, &rows, dst_back.as_mut_slice());
+    relayout(&mut g, "pack", &src, &mut dst);
+    relayout(&mut g, "pack_runtime", &rows_buf, &mut packed_buf);
+    relayout(&mut g, "unpack", &dst.view(), &mut dst_back);
+    g.finish();
+}
+
+/// The element-by-element loop a user would write with indexing.
+fn naive<S, S2, L, L2>(src: &TensorBase<S, L>, dst: &mut TensorBase<S2, L2>)
+where
+    S: Storage<Elem = f32>,
+    S2: StorageMut<Elem = f32>,
+    L: IndexRank<2>,
+    L2: IndexRank<2>,
+{
+    let a = src.array_layout();
+    let (m, n) = (a.size(0), a.size(1));
+    for i in 0..m {
+        for j in 0..n {
+            dst[[i, j]] = src[[i, j]];
+        }
+    }
+}
+
+/// The per-element indexing loop against the kernel, 1 MiB.
+fn naive_1mib(c: &mut Criterion) {
+    let (rm, ti) = (mib1::F32Rows::NEW, mib1::F32Tiled::NEW);
+    let rm_rt = RuntimeLayout::new(mib1::F32Rows::LAYOUT);
+    let ti_rt = RuntimeLayout::new(mib1::F32Tiled::LAYOUT);
+    let (rows_len, bytes) = lens::<_, f32>(&rm);
+    let (tiled_len, _) = lens::<_, f32>(&ti);
+    let rows = source(rows_len, |i| i as f32);
+    let mut packed = vec![-1.0f32; tiled_len];
+    let mut packed_naive = vec![-1.0f32; tiled_len];
+    let mut scratch = vec![-1.0f32; rows_len];
+    let rows_buf = TensorBuf::from_vec(rm_rt, rows.clone()).unwrap();
+    let mut packed_buf = TensorBuf::from_vec(ti_rt, vec![-1.0f32; tiled_len]).unwrap();
+
+    let src = TensorView::new(rm, &rows).unwrap();
+    let mut dst = TensorViewMut::new(ti, &mut packed).unwrap();
+    let mut dst_naive = TensorViewMut::new(ti, &mut packed_naive).unwrap();
+    src.relayout_into(&mut dst).unwrap();
+    naive(&src, &mut dst_naive);
+    naive(&rows_buf, &mut packed_buf);
+    assert!(dst_naive.as_slice() == dst.as_slice(), "naive pack differs");
+    assert!(
+        packed_buf.as_slice() == dst.as_slice(),
+        "naive run-time pack differs"
+    );
+
+    let mut g = group(c, "naive", 1);
+    memcpy(&mut g, bytes, &rows, &mut scratch);
+    relayout(&mut g, "pack", &src, &mut dst);
+    g.throughput(Throughput::Bytes(bytes));
+    g.bench_function("naive_pack", |b| {
+        b.iter(|| naive(black_box(&src), &mut dst_naive));
+    });
+    g.bench_function("naive_pack_runtime", |b| {
+        b.iter(|| naive(black_box(&rows_buf), &mut packed_buf));
+    });
+    g.finish();
+}
+
+fn relayouts(c: &mut Criterion) {
+    let sizes = sizes();
+    for &mib in &sizes {
+        with_size!(mib, z => f32_group(
+            c,
+            mib,
+            (z::F32Rows::NEW, z::F32Tiled::NEW),
+            (z::F32RowsOdd::NEW, z::F32TiledOdd::NEW),
+        ));
+    }
+    for &mib in &sizes {
+        with_size!(mib, z => bf16_group(c, mib, z::Bf16Rows::NEW, z::Bf16Tiled::NEW));
+    }
+    if sizes.contains(&1) {
+        naive_1mib(c);
+    }
+}
+
+criterion_group! {
+    name = benches;
+    config = Criterion::default()
+        .warm_up_time(Duration::from_secs(1))
+        .measurement_time(Duration::from_secs(3));
+    targets = relayouts
+}
+criterion_main!(benches);
