@@ -46,6 +46,12 @@ const NO_TERM: Term = Term {
 pub struct OffsetTerms {
     len: usize,
     all_plain: bool,
+    /// Every `div` and `modulus` is a power of two (the usual tiles), so
+    /// digits are shifts and masks: `shifts[p]` and `masks[p]` (all ones
+    /// for no modulus).
+    powers_of_two: bool,
+    shifts: [u32; MAX_PHYSICAL_RANK],
+    masks: [usize; MAX_PHYSICAL_RANK],
     terms: [Term; MAX_PHYSICAL_RANK],
 }
 
@@ -62,6 +68,9 @@ impl OffsetTerms {
         let mut out = OffsetTerms {
             len: 0,
             all_plain: true,
+            powers_of_two: true,
+            shifts: [0; MAX_PHYSICAL_RANK],
+            masks: [usize::MAX; MAX_PHYSICAL_RANK],
             terms: [NO_TERM; MAX_PHYSICAL_RANK],
         };
         if let Some(strides) = layout.strides() {
@@ -102,6 +111,14 @@ impl OffsetTerms {
                     modulus,
                     stride: dims[p].stride,
                 };
+                if div.is_power_of_two() && (modulus == 0 || modulus.is_power_of_two()) {
+                    out.shifts[out.len] = div.trailing_zeros();
+                    if modulus != 0 {
+                        out.masks[out.len] = modulus - 1;
+                    }
+                } else {
+                    out.powers_of_two = false;
+                }
                 out.len += 1;
             }
             p += 1;
@@ -132,6 +149,15 @@ impl OffsetTerms {
             }
             return offset;
         }
+        if self.powers_of_two {
+            while p < self.len {
+                let t = &self.terms[p];
+                let digit = (index[t.dim] >> self.shifts[p]) & self.masks[p];
+                offset = offset.wrapping_add(digit.wrapping_mul(t.stride));
+                p += 1;
+            }
+            return offset;
+        }
         while p < self.len {
             let t = &self.terms[p];
             let q = index[t.dim] / t.div;
@@ -140,5 +166,29 @@ impl OffsetTerms {
             p += 1;
         }
         offset
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Both evaluation paths (shifts for powers of two, division
+    /// otherwise) give the engine's offsets.
+    #[test]
+    fn terms_give_engine_offsets() {
+        for text in [
+            "f32[19,300]{1,0:T(8,128)}",
+            "bf16[19,300]{1,0:T(8,128)(2,1)}",
+            "f32[7,10]{0,1:T(3,5)}",
+            "f32[7,10]{1,0:T(4)(2)}",
+            "f32[7,10]{1,0:pad(9,12)}",
+        ] {
+            let a: ArrayLayout = text.parse().unwrap();
+            let t = OffsetTerms::new(&a).unwrap();
+            for (index, offset) in a.elements() {
+                assert_eq!(t.offset(&index), offset, "{text} {index:?}");
+            }
+        }
     }
 }
