@@ -21,6 +21,10 @@
 //!   the per-element loop `dst[[i, j]] = src[[i, j]]` through static
 //!   (`naive_pack`) and run-time (`naive_pack_runtime`) layouts.
 //!
+//! Every selected size's buffers are allocated and checked before its
+//! groups run, even when a criterion filter leaves them out: choose sizes
+//! with `TESSERA_BENCH_SIZES`, groups with filters.
+//!
 //! Throughput is logical bytes (elements × element size) per second, so
 //! ratios of throughputs in a group are ratios against `memcpy` of the
 //! same number of bytes. Output buffers are allocated, filled (so their
