@@ -111,6 +111,8 @@ where
 pub struct RuntimeLayout {
     layout: ArrayLayout,
     terms: Option<OffsetTerms>,
+    /// The dims, for the bounds check of every access.
+    sizes: layout_core::DimVec,
 }
 
 impl RuntimeLayout {
@@ -118,6 +120,7 @@ impl RuntimeLayout {
     pub const fn new(layout: ArrayLayout) -> RuntimeLayout {
         RuntimeLayout {
             terms: OffsetTerms::new(&layout),
+            sizes: layout.sizes(),
             layout,
         }
     }
@@ -159,7 +162,8 @@ impl TensorLayout for RuntimeLayout {
 
     #[inline]
     fn is_in_bounds(&self, index: &[usize]) -> bool {
-        self.layout.is_in_bounds(index)
+        let sizes = self.sizes.as_slice();
+        index.len() == sizes.len() && index.iter().zip(sizes).all(|(i, n)| i < n)
     }
 
     #[inline]

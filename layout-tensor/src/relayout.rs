@@ -148,16 +148,23 @@ fn copy_block<T: Copy>(
 
 /// `dst[r * K + i] = src[s + i * row_stride + r]` for every `r` of
 /// `dst.len() / K` and `i < K`: `K` contiguous source rows interleaved.
+/// Written as zipped iterators so that the compiler vectorises it.
 #[inline(always)]
 fn interleave<T: Copy, const K: usize>(src: &[T], s: usize, row_stride: usize, dst: &mut [T]) {
     let rows = dst.len() / K;
-    let src_rows: [&[T]; K] = core::array::from_fn(|i| {
-        let start = s + i * row_stride;
-        &src[start..start + rows]
-    });
-    for (r, group) in dst.chunks_exact_mut(K).enumerate() {
-        for (i, out) in group.iter_mut().enumerate() {
-            *out = src_rows[i][r];
+    let row = |i: usize| &src[s + i * row_stride..s + i * row_stride + rows];
+    if K == 2 {
+        for ((out, &a), &b) in dst.chunks_exact_mut(2).zip(row(0)).zip(row(1)) {
+            out[0] = a;
+            out[1] = b;
         }
+        return;
+    }
+    let (r0, r1, r2, r3) = (row(0), row(1), row(2), row(3));
+    for (r, out) in dst.chunks_exact_mut(4).enumerate() {
+        out[0] = r0[r];
+        out[1] = r1[r];
+        out[2] = r2[r];
+        out[3] = r3[r];
     }
 }
