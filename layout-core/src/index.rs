@@ -49,6 +49,24 @@ const fn layout_of(shape: &Shape) -> &Layout {
     }
 }
 
+/// Whether `index` has one entry per dimension, each below its size: the
+/// yes/no form of [`check_index`], which hot paths use and only then ask
+/// [`check_index`] which entry is wrong.
+#[inline(always)]
+pub(crate) const fn in_bounds(sizes: &[usize], index: &[usize]) -> bool {
+    if index.len() != sizes.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < index.len() {
+        if index[i] >= sizes[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
 /// Checks that `index` has one entry per dimension, each below its size.
 /// The one bounds check: every checked offset and index helper uses it.
 pub(crate) const fn check_index(sizes: &[usize], index: &[usize]) -> Result<(), Error> {

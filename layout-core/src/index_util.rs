@@ -219,6 +219,14 @@ pub const fn index_in_bounds(shape: &Shape, index: &[usize]) -> bool {
     }
 }
 
+/// Whether `index` has one entry per size in `sizes`, each below it: the
+/// bounds check of [`index_in_bounds`] for callers that keep the sizes
+/// (a run-time tensor checks every access against them).
+#[inline(always)]
+pub const fn index_within(sizes: &[usize], index: &[usize]) -> bool {
+    crate::index::in_bounds(sizes, index)
+}
+
 /// Lexicographic comparison of two indices (`IndexUtil::CompareIndices`,
 /// whose `-1`/`0`/`1` are `Less`/`Equal`/`Greater`; its header comment
 /// states the sign backwards). A proper prefix compares `Less`.

@@ -470,15 +470,7 @@ where
     /// Whether each entry of `index` is below its dim's size.
     #[inline(always)]
     pub const fn is_in_bounds(&self, index: [usize; R]) -> bool {
-        let dims = self.dims();
-        let mut d = 0;
-        while d < R {
-            if index[d] >= dims[d] {
-                return false;
-            }
-            d += 1;
-        }
-        true
+        crate::index::in_bounds(&self.dims(), &index)
     }
 
     /// The offset of `index` without bounds checks: exact in bounds,

@@ -479,7 +479,7 @@ impl ArrayLayout {
     /// Whether `index` has one entry per dimension, each below its size
     /// (`IndexUtil::IndexInBounds`).
     pub const fn is_in_bounds(&self, index: &[usize]) -> bool {
-        self.check_index(index).is_ok()
+        index::in_bounds(self.sizes().as_slice(), index)
     }
 
     /// Checks `index` against the dimensions.

@@ -405,14 +405,7 @@ impl<
     /// engine's sizes, [`Self::DIMS`]).
     #[inline(always)]
     const fn in_bounds(index: &[usize; R]) -> bool {
-        let mut d = 0;
-        while d < R {
-            if index[d] >= Self::DIMS[d] {
-                return false;
-            }
-            d += 1;
-        }
-        true
+        crate::index::in_bounds(&Self::DIMS, index)
     }
 
     /// The value of this zero-sized type.

@@ -30,7 +30,7 @@
 //! is entered, so tile padding is skipped without a test per element.
 
 use crate::error::{Error, ErrorKind, Locus};
-use crate::runtime::{ArrayLayout, DigitSource, DimVec, Slot};
+use crate::runtime::{ArrayLayout, DigitSource, DimVec, PhysicalDims, Slot};
 use crate::{MAX_PHYSICAL_RANK, MAX_RANK};
 
 /// Most levels of a [`LoopNest`]: a relayout refines the digits of two
@@ -71,13 +71,13 @@ struct Chain {
     strides: [usize; MAX_PHYSICAL_RANK],
 }
 
-/// The digits of `dim` in `layout`, least significant first, if they form
+/// The digits of `dim` in `layout` (whose physical dims are `dims`), least
+/// significant first, if they form
 /// an exact mixed-radix chain: the first has `div` 1, each next `div` is
 /// the previous `div * modulus`, and the last digit reaches past the size.
 /// A dimension of size 0 or 1 has no digits.
-const fn chain(layout: &ArrayLayout, dim: usize) -> Option<Chain> {
+const fn chain(layout: &ArrayLayout, dims: &PhysicalDims, dim: usize) -> Option<Chain> {
     let size = layout.size(dim);
-    let dims = layout.physical_dims();
     let dims = dims.as_slice();
     let mut c = Chain {
         len: 0,
@@ -223,9 +223,10 @@ impl LoopNest {
     /// ```
     pub const fn logical(layout: &ArrayLayout) -> Option<LoopNest> {
         let mut nest = LoopNest::empty(layout);
+        let physical = layout.physical_dims();
         let mut d = 0;
         while d < layout.rank() {
-            let c = match chain(layout, d) {
+            let c = match chain(layout, &physical, d) {
                 Some(c) => c,
                 None => return None,
             };
@@ -284,9 +285,11 @@ impl LoopNest {
             divs: [0; MAX_PHYSICAL_RANK],
             strides: [0; MAX_PHYSICAL_RANK],
         }; MAX_RANK];
+        let src_physical = src.physical_dims();
+        let dst_physical = dst.physical_dims();
         let mut d = 0;
         while d < rank {
-            let (a, b) = match (chain(src, d), chain(dst, d)) {
+            let (a, b) = match (chain(src, &src_physical, d), chain(dst, &dst_physical, d)) {
                 (Some(a), Some(b)) => (a, b),
                 _ => return Ok(None),
             };
@@ -317,8 +320,7 @@ impl LoopNest {
         let mut nest = LoopNest::empty(dst);
         let mut last_div = [usize::MAX; MAX_RANK];
         let mut used = [0usize; MAX_RANK];
-        let dims = dst.physical_dims();
-        let dims = dims.as_slice();
+        let dims = dst_physical.as_slice();
         let mut p = 0;
         while p < dims.len() {
             if let DigitSource::Logical { dim, div, modulus } = dims[p].source {
@@ -502,6 +504,16 @@ const fn check_same_array(src: &ArrayLayout, dst: &ArrayLayout) -> Result<(), Er
             Locus::ElementType,
         ));
     }
+    check_same_dims(src, dst)
+}
+
+/// Checks that two layouts have the same rank and dims (their element
+/// types may differ: packing `s4` from `s8`, say).
+///
+/// # Errors
+/// [`ErrorKind::RankMismatch`], or [`ErrorKind::DimensionMismatch`] naming
+/// the first dim that differs.
+pub const fn check_same_dims(src: &ArrayLayout, dst: &ArrayLayout) -> Result<(), Error> {
     if src.rank() != dst.rank() {
         return Err(Error::at(
             ErrorKind::RankMismatch {
@@ -675,8 +687,8 @@ pub struct Slots {
 
 impl Slots {
     pub(crate) const fn new(layout: &ArrayLayout) -> Slots {
-        let dims = layout.physical_dims();
-        let dims = dims.as_slice();
+        let physical = layout.physical_dims();
+        let dims = physical.as_slice();
         let mut s = Slots {
             layout: *layout,
             exact: true,
@@ -693,7 +705,7 @@ impl Slots {
         };
         let mut d = 0;
         while d < layout.rank() {
-            if chain(layout, d).is_none() {
+            if chain(layout, &physical, d).is_none() {
                 s.exact = false;
             }
             if layout.size(d) == 0 {

@@ -4,8 +4,7 @@
 
 use layout_core::terms::OffsetTerms;
 use layout_core::typelevel::{AttrSpec, DimList, NumList, TileList};
-use layout_core::walk::LoopNest;
-use layout_core::{ArrayLayout, Error, MixedLayout, PrimitiveType, StaticLayout};
+use layout_core::{ArrayLayout, Error, ErrorKind, MixedLayout, PrimitiveType, StaticLayout};
 
 use crate::element::Element;
 
@@ -32,10 +31,32 @@ pub trait TensorLayout: Clone {
     /// undefined behaviour) otherwise.
     fn offset_unchecked(&self, index: &[usize]) -> usize;
 
-    /// The nest that walks the elements in logical order (see
-    /// [`LoopNest::logical`]).
-    fn logical_nest(&self) -> Option<LoopNest> {
-        LoopNest::logical(&self.array_layout())
+    /// The offset of `index`, or the engine's error naming the entry out
+    /// of bounds (or the wrong number of entries).
+    ///
+    /// # Errors
+    /// As [`ArrayLayout::check_index`].
+    #[inline]
+    fn checked_offset(&self, index: &[usize]) -> Result<usize, Error> {
+        if self.is_in_bounds(index) {
+            Ok(self.offset_unchecked(index))
+        } else {
+            Err(bounds_error(&self.array_layout(), index))
+        }
+    }
+}
+
+/// Why `index` is out of bounds in `layout`, off the hot path.
+#[cold]
+#[inline(never)]
+pub(crate) fn bounds_error(layout: &ArrayLayout, index: &[usize]) -> Error {
+    match layout.check_index(index) {
+        Err(e) => e,
+        // `is_in_bounds` and the engine agree; this keeps the function total.
+        Ok(()) => Error::new(ErrorKind::IndexRankMismatch {
+            expected: layout.rank(),
+            found: index.len(),
+        }),
     }
 }
 
@@ -78,10 +99,6 @@ where
             Ok(i) => Self::offset_unchecked(*i),
             Err(_) => Self::LAYOUT.offset_unchecked(index),
         }
-    }
-
-    fn logical_nest(&self) -> Option<LoopNest> {
-        const { LoopNest::logical(&Self::LAYOUT) }
     }
 }
 
@@ -162,8 +179,7 @@ impl TensorLayout for RuntimeLayout {
 
     #[inline]
     fn is_in_bounds(&self, index: &[usize]) -> bool {
-        let sizes = self.sizes.as_slice();
-        index.len() == sizes.len() && index.iter().zip(sizes).all(|(i, n)| i < n)
+        layout_core::index_util::index_within(self.sizes.as_slice(), index)
     }
 
     #[inline]
@@ -220,9 +236,22 @@ macro_rules! stores {
             A: AttrSpec,
         {
         }
+
+        $(#[$cfg])*
+        impl<const R: usize, const K: usize, D, M, Ti, A> Stores<$t>
+            for MixedLayout<R, K, { PrimitiveType::$xla as u32 }, D, M, Ti, A>
+        where
+            D: DimList,
+            M: NumList,
+            Ti: TileList,
+            A: AttrSpec,
+        {
+        }
     )*};
 }
 
+// The Rust type of each element type (see `Element`), for static and
+// mixed layouts alike.
 stores! {
     bool => Pred;
     i8 => S8;
@@ -327,39 +356,6 @@ where
     Ti: TileList,
     A: AttrSpec,
 {
-}
-
-macro_rules! mixed_stores {
-    ($($(#[$cfg:meta])* $t:ty => $xla:ident;)*) => {$(
-        $(#[$cfg])*
-        impl<const R: usize, const K: usize, D, M, Ti, A> Stores<$t>
-            for MixedLayout<R, K, { PrimitiveType::$xla as u32 }, D, M, Ti, A>
-        where
-            D: DimList,
-            M: NumList,
-            Ti: TileList,
-            A: AttrSpec,
-        {
-        }
-    )*};
-}
-
-mixed_stores! {
-    bool => Pred;
-    i8 => S8;
-    i16 => S16;
-    i32 => S32;
-    i64 => S64;
-    u8 => U8;
-    u16 => U16;
-    u32 => U32;
-    u64 => U64;
-    f32 => F32;
-    f64 => F64;
-    #[cfg(feature = "half")] half::f16 => F16;
-    #[cfg(feature = "half")] half::bf16 => Bf16;
-    #[cfg(feature = "num-complex")] num_complex::Complex<f32> => C64;
-    #[cfg(feature = "num-complex")] num_complex::Complex<f64> => C128;
 }
 
 /// Mixed layouts relayout to and from anything of the same rank and

@@ -481,33 +481,6 @@ const fn check_static(src: Option<ArrayLayout>, dst: Option<ArrayLayout>) {
     }
 }
 
-/// Checks that two layouts have the same dims (their element types may
-/// differ: packing and unpacking change it).
-fn check_same_dims(src: &ArrayLayout, dst: &ArrayLayout) -> Result<(), Error> {
-    if src.rank() != dst.rank() {
-        return Err(Error::at(
-            ErrorKind::RankMismatch {
-                expected: src.rank(),
-                found: dst.rank(),
-            },
-            Locus::Dims,
-        ));
-    }
-    for d in 0..src.rank() {
-        if src.size(d) != dst.size(d) {
-            return Err(Error::at(
-                ErrorKind::DimensionMismatch {
-                    dim: d,
-                    expected: src.size(d),
-                    found: dst.size(d),
-                },
-                Locus::Dim(d),
-            ));
-        }
-    }
-    Ok(())
-}
-
 impl<L: ConstTensorLayout + StoresPacked<E>, E: SubByte, const N: usize> PackedBase<[u8; N], L, E> {
     /// Compile-time checks of a static packed type.
     const CHECK: () = {
@@ -770,23 +743,7 @@ impl<S: Storage<Elem = u8>, L: TensorLayout, E: SubByte> PackedBase<S, L, E> {
     /// message, naming the dimension, the index and the bound).
     #[inline]
     pub fn offset(&self, index: &[usize]) -> Result<usize, Error> {
-        if self.layout.is_in_bounds(index) {
-            Ok(self.layout.offset_unchecked(index))
-        } else {
-            Err(self.bounds_error(index))
-        }
-    }
-
-    #[cold]
-    #[inline(never)]
-    fn bounds_error(&self, index: &[usize]) -> Error {
-        match self.array_layout().check_index(index) {
-            Err(e) => e,
-            Ok(()) => Error::new(ErrorKind::IndexRankMismatch {
-                expected: self.array_layout().rank(),
-                found: index.len(),
-            }),
-        }
+        self.layout.checked_offset(index)
     }
 
     /// The elements in logical (row-major index) order.
@@ -891,7 +848,7 @@ impl<S: Storage<Elem = u8>, L: TensorLayout, E: SubByte> PackedBase<S, L, E> {
         E::Value: Element,
     {
         let b = dst.array_layout();
-        check_same_dims(&self.array_layout(), &b)?;
+        layout_core::walk::check_same_dims(&self.array_layout(), &b)?;
         let out = dst.as_mut_slice();
         let mut from = self.iter();
         let mut to = b.elements();
@@ -1025,7 +982,7 @@ impl<S: StorageMut<Elem = u8>, L: TensorLayout, E: SubByte> PackedBase<S, L, E> 
         L2: TensorLayout,
         E::Value: Element,
     {
-        check_same_dims(&src.array_layout(), &self.array_layout())?;
+        layout_core::walk::check_same_dims(&src.array_layout(), &self.array_layout())?;
         self.write_values(src.iter().copied())
     }
 }

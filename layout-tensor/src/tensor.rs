@@ -375,30 +375,17 @@ where
     /// message, naming the dimension, the index and the bound).
     #[inline]
     pub fn offset(&self, index: &[usize]) -> Result<usize, Error> {
-        if self.layout.is_in_bounds(index) {
-            Ok(self.layout.offset_unchecked(index))
-        } else {
-            Err(self.bounds_error(index))
-        }
-    }
-
-    #[cold]
-    #[inline(never)]
-    fn bounds_error(&self, index: &[usize]) -> Error {
-        match self.array_layout().check_index(index) {
-            Err(e) => e,
-            Ok(()) => Error::new(ErrorKind::IndexRankMismatch {
-                expected: self.array_layout().rank(),
-                found: index.len(),
-            }),
-        }
+        self.layout.checked_offset(index)
     }
 
     #[cold]
     #[inline(never)]
     #[track_caller]
     fn out_of_bounds(&self, index: &[usize]) -> ! {
-        panic!("{}", self.bounds_error(index))
+        panic!(
+            "{}",
+            crate::layout::bounds_error(&self.array_layout(), index)
+        )
     }
 
     /// The elements in logical (row-major index) order.
