@@ -19,104 +19,8 @@ use std::collections::HashSet;
 
 use proptest::prelude::*;
 use proptest::test_runner::Config as ProptestConfig;
-use tessera::{
-    ArrayLayout, DigitSource, Dim, Layout, Padding, PaddingValue, PrimitiveType, Shape, Slot, Tile,
-    TileDim,
-};
-
-// ---------------------------------------------------------------------------
-// Layout description (plain data, shared by the model and the engine)
-// ---------------------------------------------------------------------------
-
-/// Everything that determines where elements go, as plain data.
-#[derive(Clone, Debug)]
-struct Spec {
-    ty: PrimitiveType,
-    /// Logical dims.
-    dims: Vec<usize>,
-    /// `minor_to_major`: entry 0 is the most minor logical dim.
-    m2m: Vec<usize>,
-    /// Tile levels; `None` is `*`.
-    tiles: Vec<Vec<Option<usize>>>,
-    /// `pad(..)` widths by logical dim.
-    padded: Option<Vec<usize>>,
-    /// `L(n)`.
-    align: usize,
-    /// `E(n)`, 0 for the natural width.
-    e_bits: u32,
-}
-
-impl Spec {
-    /// A layout without tiles, padding, `L` or `E`.
-    fn plain(ty: PrimitiveType, dims: &[usize], m2m: &[usize]) -> Spec {
-        Spec {
-            ty,
-            dims: dims.to_vec(),
-            m2m: m2m.to_vec(),
-            tiles: Vec::new(),
-            padded: None,
-            align: 1,
-            e_bits: 0,
-        }
-    }
-
-    fn tiled(mut self, tiles: &[&[Option<usize>]]) -> Spec {
-        self.tiles = tiles.iter().map(|t| t.to_vec()).collect();
-        self
-    }
-
-    /// A short human-readable description for failure messages (does not
-    /// rely on the engine's printer).
-    fn describe(&self) -> String {
-        let tiles: String = self
-            .tiles
-            .iter()
-            .map(|t| {
-                let entries: Vec<String> = t
-                    .iter()
-                    .map(|e| e.map_or_else(|| "*".to_string(), |n| n.to_string()))
-                    .collect();
-                format!("({})", entries.join(","))
-            })
-            .collect();
-        format!(
-            "{}{:?} m2m={:?} T{} pad={:?} L({}) E({})",
-            self.ty.name(),
-            self.dims,
-            self.m2m,
-            tiles,
-            self.padded,
-            self.align,
-            self.e_bits
-        )
-    }
-
-    /// The engine's view of this layout, built with the builder API.
-    fn build(&self) -> Result<ArrayLayout, tessera::Error> {
-        let tiles: Vec<Tile> = self
-            .tiles
-            .iter()
-            .map(|t| {
-                let entries: Vec<TileDim> = t
-                    .iter()
-                    .map(|e| e.map_or(TileDim::Combined, TileDim::Size))
-                    .collect();
-                Tile::new(&entries)
-            })
-            .collect::<Result<_, _>>()?;
-        let padding = match &self.padded {
-            Some(p) => Some(Padding::new(p, PaddingValue::Zero)?),
-            None => None,
-        };
-        let layout = Layout::new(&self.m2m)?
-            .with_tiles(&tiles)?
-            .with_padding(padding)
-            .with_tail_padding_alignment(self.align)?
-            .with_element_size_in_bits(self.e_bits);
-        let shape = Shape::new(self.ty, &self.dims)?.with_layout(layout)?;
-        ArrayLayout::new(shape)
-    }
-}
+use tessera::{ArrayLayout, DigitSource, Dim, PrimitiveType, Shape, Slot};
+use test_support::{PairBits, Spec, SpecGen};
 
 // ---------------------------------------------------------------------------
 // Reference model
@@ -337,84 +241,40 @@ fn reference_model(spec: &Spec) -> Option<Model> {
 // Generators
 // ---------------------------------------------------------------------------
 
-fn array_types() -> Vec<PrimitiveType> {
-    PrimitiveType::ALL
-        .iter()
-        .copied()
-        .filter(|t| t.is_array())
-        .collect()
-}
-
-/// A tile of `k` entries, sizes 1..=5 or `*` (never last).
-fn tile_strategy(k: usize) -> impl Strategy<Value = Vec<Option<usize>>> {
-    let entry = prop_oneof![4 => (1usize..=5).prop_map(Some), 1 => Just(None)];
-    (proptest::collection::vec(entry, k - 1), 1usize..=5).prop_map(|(mut v, last)| {
-        v.push(Some(last));
-        v
-    })
+/// Layouts of every array type: rank 0..=4, dims 0..=7 (0 one time in 8),
+/// any minor_to_major, up to 3 tile levels of 1 to rank + 1 entries 1..=5
+/// (`*` one time in 5), `pad(..)` widening each dim by 0..=3 half the time,
+/// `L(1..=5)` one time in 3, and half the time `E(n)` chosen from none and
+/// the widths at least the type's.
+fn layouts() -> SpecGen {
+    SpecGen {
+        rank: 0..=4,
+        max_dim: 7,
+        zero_dim_one_in: 8,
+        max_tile_size: 5,
+        combined_one_in: 5,
+        max_pad: Some(3),
+        max_align: 5,
+        align_one_in: 3,
+        e_widths: vec![1, 2, 4, 8, 16, 32, 64, 128],
+        e_one_in: 2,
+        ..SpecGen::new(
+            PrimitiveType::ALL
+                .iter()
+                .copied()
+                .filter(|t| t.is_array())
+                .collect(),
+        )
+    }
 }
 
 fn spec_strategy() -> impl Strategy<Value = Spec> {
-    (0usize..=4)
-        .prop_flat_map(|rank| {
-            // Size 0 is rarer than the others: it empties the whole array.
-            let dim = prop_oneof![1 => Just(0usize), 7 => 1usize..=7];
-            let dims = proptest::collection::vec(dim, rank);
-            let m2m = Just((0..rank).collect::<Vec<usize>>()).prop_shuffle();
-            let tiles =
-                proptest::collection::vec((1usize..=rank + 1).prop_flat_map(tile_strategy), 0..=3);
-            let extra = proptest::option::of(proptest::collection::vec(0usize..=3, rank));
-            let align = prop_oneof![2 => Just(1usize), 1 => 1usize..=5];
-            let ty = proptest::sample::select(array_types());
-            (
-                dims,
-                m2m,
-                tiles,
-                extra,
-                align,
-                ty,
-                (any::<bool>(), any::<proptest::sample::Index>()),
-            )
-        })
-        .prop_map(|(dims, m2m, tiles, extra, align, ty, (packed, e_pick))| {
-            let padded = extra.map(|x| dims.iter().zip(&x).map(|(d, x)| d + x).collect());
-            // E(n): natural, or a supported width at least the type's.
-            let mut e_choices: Vec<u32> = vec![0];
-            e_choices.extend(
-                [1u32, 2, 4, 8, 16, 32, 64, 128]
-                    .into_iter()
-                    .filter(|&b| b >= ty.bit_width()),
-            );
-            let e_bits = if packed { *e_pick.get(&e_choices) } else { 0 };
-            Spec {
-                ty,
-                dims,
-                m2m,
-                tiles,
-                padded,
-                align,
-                e_bits,
-            }
-        })
+    layouts().spec()
 }
 
-/// Two layouts of the same logical array (element type and dims).
+/// Two layouts of the same logical array (element type, `E(n)` and dims).
 fn spec_pair_strategy() -> impl Strategy<Value = (Spec, Spec)> {
-    (spec_strategy(), spec_strategy()).prop_map(|(a, mut b)| {
-        let rank = a.dims.len();
-        b.ty = a.ty;
-        b.e_bits = a.e_bits;
-        b.dims = a.dims.clone();
-        // Keep b's m2m when it fits the rank, else a's reversed.
-        if b.m2m.len() != rank {
-            b.m2m = a.m2m.iter().rev().copied().collect();
-        }
-        b.padded = b
-            .padded
-            .filter(|p| p.len() == rank)
-            .map(|p| p.iter().zip(&a.dims).map(|(p, d)| (*p).max(*d)).collect());
-        (a, b)
-    })
+    layouts().pair(PairBits::Same)
 }
 
 /// A generated layout with the engine's and the model's view of it.
@@ -422,7 +282,7 @@ fn engine_and_model(spec: &Spec) -> Result<(ArrayLayout, Option<Model>), TestCas
     // Every generated layout is valid: any rejection is a failure.
     let engine = spec
         .build()
-        .map_err(|e| TestCaseError::fail(format!("{}: engine rejected: {e}", spec.describe())))?;
+        .map_err(|e| TestCaseError::fail(format!("{spec}: engine rejected: {e}")))?;
     Ok((engine, reference_model(spec)))
 }
 
@@ -460,7 +320,7 @@ proptest! {
     fn engine_matches_reference_model(spec in spec_strategy()) {
         let (engine, model) = engine_and_model(&spec)?;
         let Some(model) = model else { return Err(TestCaseError::reject("model too large")) };
-        let what = spec.describe();
+        let what = spec.to_string();
 
         // The buffer length.
         prop_assert_eq!(engine.buffer_len(), model.buffer.len(), "buffer_len of {}", what);
@@ -518,7 +378,7 @@ proptest! {
     fn strides_agree_with_offsets(spec in spec_strategy()) {
         let (engine, model) = engine_and_model(&spec)?;
         let Some(model) = model else { return Err(TestCaseError::reject("model too large")) };
-        let what = spec.describe();
+        let what = spec.to_string();
         let strides = engine.strides();
         if spec.tiles.is_empty() {
             prop_assert!(strides.is_some(), "untiled {} has no strides", what);
@@ -544,7 +404,7 @@ proptest! {
     fn physical_digits_give_offsets(spec in spec_strategy()) {
         let (engine, model) = engine_and_model(&spec)?;
         let Some(model) = model else { return Err(TestCaseError::reject("model too large")) };
-        let what = spec.describe();
+        let what = spec.to_string();
         let dims = engine.physical_dims();
         let sizes: Vec<usize> = dims.iter().map(|d| d.size).collect();
         let physical = engine.physical_shape();
@@ -575,7 +435,7 @@ proptest! {
     fn elements_and_slots_walk_the_model(spec in spec_strategy()) {
         let (engine, model) = engine_and_model(&spec)?;
         let Some(model) = model else { return Err(TestCaseError::reject("model too large")) };
-        let what = spec.describe();
+        let what = spec.to_string();
         let walked: Vec<(Vec<usize>, usize)> =
             engine.elements().map(|(i, o)| (i.to_vec(), o)).collect();
         let expected: Vec<(Vec<usize>, usize)> = row_major_indices(&spec.dims)
@@ -609,7 +469,7 @@ proptest! {
         if a.buffer_len() > MODEL_CAP || b.buffer_len() > MODEL_CAP {
             return Err(TestCaseError::reject("too large"));
         }
-        let what = format!("{} -> {}", src.describe(), dst.describe());
+        let what = format!("{src} -> {dst}");
         let Some(nest) = tessera::walk::LoopNest::relayout(&a, &b).unwrap() else {
             return Ok(()); // no common digits: copied element by element
         };
@@ -636,7 +496,7 @@ proptest! {
     #[test]
     fn byte_sizes_agree_with_counts(spec in spec_strategy()) {
         let (engine, model) = engine_and_model(&spec)?;
-        let what = spec.describe();
+        let what = spec.to_string();
         let elements: usize = spec.dims.iter().product();
         prop_assert_eq!(engine.element_count(), elements, "element_count of {}", what);
         prop_assert_eq!(
@@ -701,16 +561,11 @@ fn strides_of_reordering_tiles() {
         let model = reference_model(&spec).unwrap();
         let engine = spec.build().unwrap();
         for (e, &want) in offsets.iter().enumerate() {
-            assert_eq!(
-                model_offset(&model, &[e]),
-                want,
-                "model, {}",
-                spec.describe()
-            );
-            assert_eq!(engine.offset(&[e]), Ok(want), "engine, {}", spec.describe());
+            assert_eq!(model_offset(&model, &[e]), want, "model, {spec}");
+            assert_eq!(engine.offset(&[e]), Ok(want), "engine, {spec}");
         }
         if let Some(strides) = engine.strides() {
-            wrong.push(format!("{}: strides {:?}", spec.describe(), &strides[..]));
+            wrong.push(format!("{spec}: strides {:?}", &strides[..]));
         }
     }
     assert!(

@@ -4,100 +4,22 @@
 
 use proptest::prelude::*;
 use proptest::test_runner::Config as ProptestConfig;
-use tessera::{
-    ArrayLayout, Layout, Padding, PaddingValue, PrimitiveType, RuntimeLayout, Shape, Slot,
-    TensorBuf, TensorView, TensorViewMut, Tile, TileDim,
-};
+use tessera::{PrimitiveType, RuntimeLayout, Slot, TensorBuf, TensorView, TensorViewMut};
+use test_support::{PairBits, Spec, SpecGen};
 
-/// A layout of f32 elements from plain data.
-#[derive(Clone, Debug)]
-struct Spec {
-    dims: Vec<usize>,
-    m2m: Vec<usize>,
-    tiles: Vec<Vec<Option<usize>>>,
-    padded: Option<Vec<usize>>,
-    align: usize,
+/// Layouts of f32 elements: rank 0..=3 with dims 0..=6, any
+/// minor_to_major, up to 3 tile levels (with `*`), `pad(..)` and `L(n)`.
+fn layouts() -> SpecGen {
+    SpecGen::new(vec![PrimitiveType::F32])
 }
 
-impl Spec {
-    fn build(&self, ty: PrimitiveType) -> ArrayLayout {
-        let tiles: Vec<Tile> = self
-            .tiles
-            .iter()
-            .map(|t| {
-                let e: Vec<TileDim> = t
-                    .iter()
-                    .map(|e| e.map_or(TileDim::Combined, TileDim::Size))
-                    .collect();
-                Tile::new(&e).unwrap()
-            })
-            .collect();
-        let padding = self
-            .padded
-            .as_ref()
-            .map(|p| Padding::new(p, PaddingValue::Zero).unwrap());
-        let layout = Layout::new(&self.m2m)
-            .unwrap()
-            .with_tiles(&tiles)
-            .unwrap()
-            .with_padding(padding)
-            .with_tail_padding_alignment(self.align)
-            .unwrap();
-        let shape = Shape::new(ty, &self.dims)
-            .unwrap()
-            .with_layout(layout)
-            .unwrap();
-        ArrayLayout::new(shape).unwrap()
-    }
-}
-
-fn tile(k: usize) -> impl Strategy<Value = Vec<Option<usize>>> {
-    let entry = prop_oneof![6 => (1usize..=4).prop_map(Some), 1 => Just(None)];
-    (proptest::collection::vec(entry, k - 1), 1usize..=4).prop_map(|(mut v, last)| {
-        v.push(Some(last));
-        v
-    })
-}
-
-/// Layouts of rank 0..=3 with dims 0..=6, any minor_to_major, up to 3
-/// tile levels (with `*`), `pad(..)` and `L(n)`.
 fn spec() -> impl Strategy<Value = Spec> {
-    (0usize..=3).prop_flat_map(|rank| {
-        let dim = prop_oneof![1 => Just(0usize), 8 => 1usize..=6];
-        (
-            proptest::collection::vec(dim, rank),
-            Just((0..rank).collect::<Vec<usize>>()).prop_shuffle(),
-            proptest::collection::vec((1usize..=rank + 1).prop_flat_map(tile), 0..=3),
-            proptest::option::of(proptest::collection::vec(0usize..=2, rank)),
-            prop_oneof![3 => Just(1usize), 1 => 1usize..=4],
-        )
-            .prop_map(|(dims, m2m, tiles, extra, align)| {
-                let padded = extra.map(|x| dims.iter().zip(&x).map(|(d, x)| d + x).collect());
-                Spec {
-                    dims,
-                    m2m,
-                    tiles,
-                    padded,
-                    align,
-                }
-            })
-    })
+    layouts().spec()
 }
 
 /// Two layouts of the same dims.
 fn spec_pair() -> impl Strategy<Value = (Spec, Spec)> {
-    (spec(), spec()).prop_map(|(a, mut b)| {
-        let rank = a.dims.len();
-        if b.m2m.len() != rank {
-            b.m2m = a.m2m.iter().rev().copied().collect();
-        }
-        b.padded = b
-            .padded
-            .filter(|p| p.len() == rank)
-            .map(|p| p.iter().zip(&a.dims).map(|(p, d)| (*p).max(*d)).collect());
-        b.dims = a.dims.clone();
-        (a, b)
-    })
+    layouts().pair(PairBits::Own)
 }
 
 fn row_major(dims: &[usize]) -> Vec<Vec<usize>> {
@@ -135,7 +57,7 @@ proptest! {
     /// Every read path finds each element where the engine puts it.
     #[test]
     fn access_paths_agree_with_engine(spec in spec()) {
-        let layout = spec.build(PrimitiveType::F32);
+        let layout = spec.layout();
         let t = TensorBuf::from_fn(RuntimeLayout::new(layout), value_of).unwrap();
         let indices = row_major(&spec.dims);
         for idx in &indices {
@@ -180,7 +102,7 @@ proptest! {
     /// leaves its padding untouched, and back again is the identity.
     #[test]
     fn relayout_round_trips((a, b) in spec_pair()) {
-        let (la, lb) = (a.build(PrimitiveType::F32), b.build(PrimitiveType::F32));
+        let (la, lb) = (a.layout(), b.layout());
         let src = TensorBuf::from_fn(RuntimeLayout::new(la), value_of).unwrap();
         let mut slots = vec![SENTINEL; lb.buffer_len()];
         let mut dst = TensorViewMut::new(RuntimeLayout::new(lb), &mut slots).unwrap();

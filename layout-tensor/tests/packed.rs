@@ -9,10 +9,8 @@ use layout_tensor::{
 };
 use proptest::prelude::*;
 use proptest::test_runner::Config as ProptestConfig;
-use tessera::{
-    ArrayLayout, ErrorKind, Layout, Padding, PaddingValue, PrimitiveType, Shape, Slot, Tile,
-    TileDim,
-};
+use tessera::{ArrayLayout, ErrorKind, PrimitiveType, Slot};
+use test_support::{PairBits, Spec, SpecGen};
 
 // ---------------------------------------------------------------------
 // Generated layouts
@@ -29,119 +27,25 @@ const TYPES: [PrimitiveType; 8] = [
     PrimitiveType::Pred,
 ];
 
-/// A sub-byte layout from plain data.
-#[derive(Clone, Debug)]
-struct Spec {
-    ty: PrimitiveType,
-    dims: Vec<usize>,
-    m2m: Vec<usize>,
-    tiles: Vec<Vec<Option<usize>>>,
-    /// `E(n)`, 0 for none.
-    bits: u32,
-    padded: Option<Vec<usize>>,
-    align: usize,
-}
-
-impl Spec {
-    fn build(&self) -> ArrayLayout {
-        let tiles: Vec<Tile> = self
-            .tiles
-            .iter()
-            .map(|t| {
-                let e: Vec<TileDim> = t
-                    .iter()
-                    .map(|e| e.map_or(TileDim::Combined, TileDim::Size))
-                    .collect();
-                Tile::new(&e).unwrap()
-            })
-            .collect();
-        let padding = self
-            .padded
-            .as_ref()
-            .map(|p| Padding::new(p, PaddingValue::Zero).unwrap());
-        let layout = Layout::new(&self.m2m)
-            .unwrap()
-            .with_tiles(&tiles)
-            .unwrap()
-            .with_element_size_in_bits(self.bits)
-            .with_padding(padding)
-            .with_tail_padding_alignment(self.align)
-            .unwrap();
-        let shape = Shape::new(self.ty, &self.dims)
-            .unwrap()
-            .with_layout(layout)
-            .unwrap();
-        ArrayLayout::new(shape).unwrap_or_else(|e| panic!("{self:?}: {e}"))
+/// Layouts of rank 0..=3 with dims 0..=6, any minor_to_major, up to 3
+/// tile levels (repeated tiling, `*`, a last entry of 8 half the time),
+/// `E(n)` or none, `pad(..)`, `L(n)`, of every sub-byte element type.
+fn layouts() -> SpecGen {
+    SpecGen {
+        wide_last_tile: Some(8),
+        e_widths: vec![1, 2, 4, 8],
+        e_one_in: 1,
+        ..SpecGen::new(TYPES.to_vec())
     }
 }
 
-fn tile(k: usize) -> impl Strategy<Value = Vec<Option<usize>>> {
-    let entry = prop_oneof![6 => (1usize..=4).prop_map(Some), 1 => Just(None)];
-    let last = prop_oneof![(1usize..=4), Just(8usize)];
-    (proptest::collection::vec(entry, k - 1), last).prop_map(|(mut v, last)| {
-        v.push(Some(last));
-        v
-    })
-}
-
-/// `E(n)` values valid for `ty` (0 = none).
-fn widths(ty: PrimitiveType) -> Vec<u32> {
-    [0, 1, 2, 4, 8]
-        .into_iter()
-        .filter(|&e| e == 0 || e >= ty.bit_width())
-        .collect()
-}
-
-/// Layouts of rank 0..=3 with dims 0..=6, any minor_to_major, up to 3
-/// tile levels (repeated tiling, `*`), `E(n)` or none, `pad(..)`, `L(n)`,
-/// of every sub-byte element type.
-fn spec_of(ty: PrimitiveType) -> impl Strategy<Value = Spec> {
-    (0usize..=3).prop_flat_map(move |rank| {
-        let dim = prop_oneof![1 => Just(0usize), 8 => 1usize..=6];
-        (
-            proptest::collection::vec(dim, rank),
-            Just((0..rank).collect::<Vec<usize>>()).prop_shuffle(),
-            proptest::collection::vec((1usize..=rank + 1).prop_flat_map(tile), 0..=3),
-            proptest::sample::select(widths(ty)),
-            proptest::option::of(proptest::collection::vec(0usize..=2, rank)),
-            prop_oneof![3 => Just(1usize), 1 => 1usize..=4],
-        )
-            .prop_map(move |(dims, m2m, tiles, bits, extra, align)| {
-                let padded = extra.map(|x| dims.iter().zip(&x).map(|(d, x)| d + x).collect());
-                Spec {
-                    ty,
-                    dims,
-                    m2m,
-                    tiles,
-                    bits,
-                    padded,
-                    align,
-                }
-            })
-    })
-}
-
 fn spec() -> impl Strategy<Value = Spec> {
-    proptest::sample::select(TYPES.to_vec()).prop_flat_map(spec_of)
+    layouts().spec()
 }
 
 /// Two layouts of the same element type and dims (any `E(n)` each).
 fn spec_pair() -> impl Strategy<Value = (Spec, Spec)> {
-    spec().prop_flat_map(|a| {
-        let ty = a.ty;
-        (Just(a), spec_of(ty)).prop_map(|(a, mut b)| {
-            let rank = a.dims.len();
-            if b.m2m.len() != rank {
-                b.m2m = a.m2m.iter().rev().copied().collect();
-            }
-            b.padded = b
-                .padded
-                .filter(|p| p.len() == rank)
-                .map(|p| p.iter().zip(&a.dims).map(|(p, d)| (*p).max(*d)).collect());
-            b.dims = a.dims.clone();
-            (a, b)
-        })
-    })
+    layouts().pair(PairBits::Own)
 }
 
 /// Two row-major layouts `[rows, cols]` with long rows, each packed at
@@ -149,26 +53,7 @@ fn spec_pair() -> impl Strategy<Value = (Spec, Spec)> {
 /// tile: the relayout's runs are long and start at every bit phase, so
 /// whole bytes are copied between ragged ends.
 fn long_run_pair() -> impl Strategy<Value = (Spec, Spec)> {
-    (
-        proptest::sample::select(TYPES.to_vec()),
-        1usize..=3,
-        0usize..=40,
-    )
-        .prop_flat_map(|(ty, rows, cols)| {
-            let one = move |tile: Option<usize>| Spec {
-                ty,
-                dims: vec![rows, cols],
-                m2m: vec![1, 0],
-                tiles: tile
-                    .map(|k| vec![vec![Some(1), Some(k)]])
-                    .unwrap_or_default(),
-                bits: ty.bit_width(),
-                padded: None,
-                align: 1,
-            };
-            let tile = proptest::option::of(1usize..=48);
-            (tile.clone(), tile).prop_map(move |(a, b)| (one(a), one(b)))
-        })
+    test_support::long_row_pair(TYPES.to_vec())
 }
 
 fn row_major(dims: &[usize]) -> Vec<Vec<usize>> {
@@ -485,14 +370,14 @@ proptest! {
     /// where the `PackIntN` reference puts them.
     #[test]
     fn set_get_round_trip_matches_pack_int_n(spec in spec(), seed in any::<u64>()) {
-        let layout = spec.build();
+        let layout = spec.layout();
         dispatch!(spec.ty, check_round_trip(layout, seed))?;
     }
 
     /// Values outside the element type's range are errors, never wrapped.
     #[test]
     fn out_of_range_values_are_rejected(spec in spec()) {
-        let layout = spec.build();
+        let layout = spec.layout();
         dispatch!(spec.ty, check_out_of_range(layout))?;
     }
 
@@ -500,14 +385,14 @@ proptest! {
     /// leaves padding bits alone, and A → B → A is the identity.
     #[test]
     fn relayout_round_trips_and_keeps_padding((a, b) in spec_pair(), seed in any::<u64>()) {
-        let (la, lb) = (a.build(), b.build());
+        let (la, lb) = (a.layout(), b.layout());
         dispatch!(a.ty, check_relayout(la, lb, seed))?;
     }
 
     /// The same for long contiguous runs (the whole-byte copy path).
     #[test]
     fn relayout_long_runs((a, b) in long_run_pair(), seed in any::<u64>()) {
-        let (la, lb) = (a.build(), b.build());
+        let (la, lb) = (a.layout(), b.layout());
         dispatch!(a.ty, check_relayout(la, lb, seed))?;
     }
 }
