@@ -400,12 +400,16 @@ impl LoopNest {
         self.element_count
     }
 
-    /// How many steps `level` takes when entered with `index[dim] == base`.
+    /// How many steps `level` takes when entered with `index[dim] == base`:
+    /// all of them unless the level reaches past the dimension's end (a
+    /// partial tile), the only case that divides.
     #[inline(always)]
     const fn trips(&self, level: &Level, base: usize) -> usize {
         let remaining = self.sizes[level.dim] - base;
-        let n = remaining.div_ceil(level.div);
-        if n < level.extent { n } else { level.extent }
+        if remaining >= level.div.saturating_mul(level.extent) {
+            return level.extent;
+        }
+        remaining.div_ceil(level.div)
     }
 
     /// Calls `f(start_offsets, len)` for every run of the innermost level,
@@ -449,47 +453,108 @@ impl LoopNest {
         if self.element_count == 0 {
             return;
         }
-        match self.len {
-            0 => f([0, 0], 1, 1),
-            1 => f([0, 0], 1, self.trips(&self.levels[0], 0)),
-            _ => {
-                let mut base = [0usize; MAX_RANK];
-                self.walk(0, [0, 0], &mut base, &mut f);
+        let n = self.len;
+        if n < 2 {
+            let len = if n == 0 {
+                1
+            } else {
+                self.trips(&self.levels[0], 0)
+            };
+            f([0, 0], 1, len);
+            return;
+        }
+        // An odometer over the levels outside the block (no recursion, so
+        // `f` is inlined into one loop): `count[k]` steps taken by level
+        // `k`, `trips[k]` its trip count since it was last entered, `base`
+        // the logical index reached by the outer digits, per dimension.
+        // The innermost of those levels runs as a plain loop.
+        let (row, run) = (self.levels[n - 2], self.levels[n - 1]);
+        if n == 2 {
+            self.block(&row, &run, [0, 0], &[0; MAX_RANK], &mut f);
+            return;
+        }
+        let last = n - 3;
+        let step = self.levels[last];
+        let mut count = [0usize; MAX_LOOP_LEVELS];
+        let mut trips = [0usize; MAX_LOOP_LEVELS];
+        let mut base = [0usize; MAX_RANK];
+        let mut offsets = [0usize; 2];
+        let mut k = 0;
+        while k < last {
+            trips[k] = self.trips(&self.levels[k], 0);
+            k += 1;
+        }
+        loop {
+            let steps = self.trips(&step, base[step.dim]);
+            let saved = base[step.dim];
+            let mut o = offsets;
+            let mut i = 0;
+            while i < steps {
+                self.block(&row, &run, o, &base, &mut f);
+                o[0] = o[0].wrapping_add(step.strides[0]);
+                o[1] = o[1].wrapping_add(step.strides[1]);
+                base[step.dim] += step.div;
+                i += 1;
+            }
+            base[step.dim] = saved;
+            // Count up the levels outside `step`, innermost first.
+            let mut k = last;
+            loop {
+                if k == 0 {
+                    return;
+                }
+                k -= 1;
+                let l = &self.levels[k];
+                count[k] += 1;
+                offsets[0] = offsets[0].wrapping_add(l.strides[0]);
+                offsets[1] = offsets[1].wrapping_add(l.strides[1]);
+                base[l.dim] += l.div;
+                if count[k] < trips[k] {
+                    break;
+                }
+                // Level `k` is done: back to its start, carry outwards.
+                let t = trips[k];
+                offsets[0] = offsets[0].wrapping_sub(t.wrapping_mul(l.strides[0]));
+                offsets[1] = offsets[1].wrapping_sub(t.wrapping_mul(l.strides[1]));
+                base[l.dim] -= t * l.div;
+                count[k] = 0;
+            }
+            // Levels inside `k` start again, at the new outer index.
+            let mut j = k + 1;
+            while j < last {
+                trips[j] = self.trips(&self.levels[j], base[self.levels[j].dim]);
+                j += 1;
             }
         }
     }
 
-    fn walk<F: FnMut([usize; 2], usize, usize)>(
+    /// The block of levels `row` and `run` at `offsets`, the outer digits
+    /// having reached `base`.
+    #[inline(always)]
+    fn block<F: FnMut([usize; 2], usize, usize)>(
         &self,
-        level: usize,
+        row: &Level,
+        run: &Level,
         offsets: [usize; 2],
-        base: &mut [usize; MAX_RANK],
+        base: &[usize; MAX_RANK],
         f: &mut F,
     ) {
-        let l = self.levels[level];
-        let trips = self.trips(&l, base[l.dim]);
-        let inner = self.levels[level + 1];
-        if level + 2 == self.len && inner.dim != l.dim {
-            // The innermost two levels count different dimensions, so the
-            // run length does not depend on this level's counter.
-            f(offsets, trips, self.trips(&inner, base[inner.dim]));
+        let rows = self.trips(row, base[row.dim]);
+        if row.dim != run.dim {
+            // The run length does not depend on the row: one block.
+            f(offsets, rows, self.trips(run, base[run.dim]));
             return;
         }
-        let saved = base[l.dim];
+        // A row's length depends on its index (a partial tile): one row
+        // per call.
         let mut o = offsets;
-        let mut i = 0;
-        while i < trips {
-            base[l.dim] = saved + i * l.div;
-            if level + 2 == self.len {
-                f(o, 1, self.trips(&inner, base[inner.dim]));
-            } else {
-                self.walk(level + 1, o, base, f);
-            }
-            o[0] = o[0].wrapping_add(l.strides[0]);
-            o[1] = o[1].wrapping_add(l.strides[1]);
-            i += 1;
+        let mut r = 0;
+        while r < rows {
+            f(o, 1, self.trips(run, base[run.dim] + r * row.div));
+            o[0] = o[0].wrapping_add(row.strides[0]);
+            o[1] = o[1].wrapping_add(row.strides[1]);
+            r += 1;
         }
-        base[l.dim] = saved;
     }
 }
 
