@@ -12,11 +12,18 @@
 //! - `f32_<S>MiB`: `memcpy` (`copy_from_slice` of the same bytes), `pack`
 //!   (`f32[M,1024]{1,0}` → `{1,0:T(8,128)}`), `unpack` (back), both with
 //!   static layouts (`layout!`); `pack_runtime` / `unpack_runtime`, the
-//!   same with [`RuntimeLayout`] and `TensorBuf`; `pack_unaligned` /
+//!   same with [`RuntimeLayout`] and `TensorBuf`; `pack_mixed` /
+//!   `unpack_mixed`, the same with `f32[?,1024]` layouts (`MixedLayout`,
+//!   the row count at run time) over the static case's buffers;
+//!   `pack_unaligned` /
 //!   `unpack_unaligned`, static, for `f32[M-3,947]` (neither dim a multiple
 //!   of the tile).
 //! - `bf16_<S>MiB`: `memcpy`, `pack` (`bf16[M,1024]{1,0}` →
-//!   `{1,0:T(8,128)(2,1)}`), `pack_runtime`, `unpack`.
+//!   `{1,0:T(8,128)(2,1)}`), `pack_runtime`, `pack_mixed` (`bf16[?,1024]`),
+//!   `unpack`.
+//! - `call_8KiB` (always): the fixed cost of one call, `f32[8,256]{1,0}` →
+//!   `{1,0:T(8,128)}` (two tiles, 16 runs of 512 bytes): `memcpy`, `pack`,
+//!   `pack_runtime`, `pack_mixed` (`f32[?,256]`).
 //! - `naive_1MiB` (with size 1 only): `memcpy`, `pack` (the kernel) and
 //!   the per-element loop `dst[[i, j]] = src[[i, j]]` through static
 //!   (`naive_pack`) and run-time (`naive_pack_runtime`) layouts.
@@ -143,6 +150,15 @@ fn check<T: Element + PartialEq + core::fmt::Debug>(
     assert!(back[..m * n] == rows[..m * n], "unpack(pack(x)) != x");
 }
 
+/// `f32` rows whose count is known at run time.
+type F32RowsMixed = tessera::layout!(f32[?, 1024]{1,0});
+/// The same array in `T(8,128)` tiles.
+type F32TiledMixed = tessera::layout!(f32[?, 1024]{1,0:T(8,128)});
+/// `bf16` rows whose count is known at run time.
+type Bf16RowsMixed = tessera::layout!(bf16[?, 1024]{1,0});
+/// The same array in `T(8,128)(2,1)` tiles.
+type Bf16TiledMixed = tessera::layout!(bf16[?, 1024]{1,0:T(8,128)(2,1)});
+
 /// The static layouts of one data size, in a module.
 #[rustfmt::skip] // rustfmt unindents the items of this macro's module.
 macro_rules! layouts {
@@ -241,12 +257,34 @@ fn f32_group<Rm, Ti, RmOdd, TiOdd>(
     let odd = (dst_odd.as_slice(), dst_odd_back.as_slice());
     check(&rm_odd, &ti_odd, &rows_odd, odd.0, odd.1);
 
+    // The mixed layouts over the static case's buffers: the same pack must
+    // give the same bytes.
+    let m = rm.array_layout().size(0);
+    let rm_mixed = F32RowsMixed::new([m, 1024]).unwrap();
+    let ti_mixed = F32TiledMixed::new([m, 1024]).unwrap();
+    let mut packed_mixed = vec![-1.0f32; tiled_len];
+    let mut back_mixed = vec![-1.0f32; rows_len];
+    let src_mixed = TensorView::new(rm_mixed, &rows).unwrap();
+    let mut dst_mixed = TensorViewMut::new(ti_mixed, &mut packed_mixed).unwrap();
+    let mut dst_mixed_back = TensorViewMut::new(rm_mixed, &mut back_mixed).unwrap();
+    src_mixed.relayout_into(&mut dst_mixed).unwrap();
+    dst_mixed.relayout_into(&mut dst_mixed_back).unwrap();
+    assert!(dst_mixed.as_slice() == dst.as_slice(), "mixed pack");
+    assert!(dst_mixed_back.as_slice() == &rows[..], "mixed unpack");
+
     let mut g = group(c, "f32", mib);
     memcpy(&mut g, bytes, &rows, dst_back.as_mut_slice());
     relayout(&mut g, "pack", &src, &mut dst);
     relayout(&mut g, "unpack", &dst.view(), &mut dst_back);
     relayout(&mut g, "pack_runtime", &rows_buf, &mut packed_buf);
     relayout(&mut g, "unpack_runtime", &packed_buf.view(), &mut back_buf);
+    relayout(&mut g, "pack_mixed", &src_mixed, &mut dst_mixed);
+    relayout(
+        &mut g,
+        "unpack_mixed",
+        &dst_mixed.view(),
+        &mut dst_mixed_back,
+    );
     relayout(&mut g, "pack_unaligned", &src_odd, &mut dst_odd);
     relayout(
         &mut g,
@@ -283,11 +321,19 @@ where
     check(&rm, &ti, &rows, dst.as_slice(), dst_back.as_slice());
     rows_buf.relayout_into(&mut packed_buf).unwrap();
     assert!(packed_buf.as_slice() == dst.as_slice(), "run-time pack");
+    let m = rm.array_layout().size(0);
+    let src_mixed = TensorView::new(Bf16RowsMixed::new([m, 1024]).unwrap(), &rows).unwrap();
+    let ti_mixed = Bf16TiledMixed::new([m, 1024]).unwrap();
+    let mut packed_mixed = vec![bf16::NEG_ONE; tiled_len];
+    let mut dst_mixed = TensorViewMut::new(ti_mixed, &mut packed_mixed).unwrap();
+    src_mixed.relayout_into(&mut dst_mixed).unwrap();
+    assert!(dst_mixed.as_slice() == dst.as_slice(), "mixed pack");
 
     let mut g = group(c, "bf16", mib);
     memcpy(&mut g, bytes, &rows, dst_back.as_mut_slice());
     relayout(&mut g, "pack", &src, &mut dst);
     relayout(&mut g, "pack_runtime", &rows_buf, &mut packed_buf);
+    relayout(&mut g, "pack_mixed", &src_mixed, &mut dst_mixed);
     relayout(&mut g, "unpack", &dst.view(), &mut dst_back);
     g.finish();
 }
@@ -348,7 +394,41 @@ fn naive_1mib(c: &mut Criterion) {
     g.finish();
 }
 
+/// The fixed cost of one call: two tiles of `f32[8,256]`, 8 KiB.
+fn call_8kib(c: &mut Criterion) {
+    type Rows = tessera::layout!(f32[8, 256]{1,0});
+    type Tiled = tessera::layout!(f32[8, 256]{1,0:T(8,128)});
+    type RowsMixed = tessera::layout!(f32[?, 256]{1,0});
+    type TiledMixed = tessera::layout!(f32[?, 256]{1,0:T(8,128)});
+    let rows = source(8 * 256, |i| i as f32);
+    let mut packed = vec![-1.0f32; 8 * 256];
+    let mut packed_runtime = packed.clone();
+    let mut packed_mixed = packed.clone();
+    let mut scratch = packed.clone();
+    let src = TensorView::new(Rows::NEW, &rows).unwrap();
+    let mut dst = TensorViewMut::new(Tiled::NEW, &mut packed).unwrap();
+    let src_runtime = TensorView::new(RuntimeLayout::new(Rows::LAYOUT), &rows).unwrap();
+    let tiled_runtime = RuntimeLayout::new(Tiled::LAYOUT);
+    let mut dst_runtime = TensorViewMut::new(tiled_runtime, &mut packed_runtime).unwrap();
+    let src_mixed = TensorView::new(RowsMixed::new([8, 256]).unwrap(), &rows).unwrap();
+    let tiled_mixed = TiledMixed::new([8, 256]).unwrap();
+    let mut dst_mixed = TensorViewMut::new(tiled_mixed, &mut packed_mixed).unwrap();
+    src.relayout_into(&mut dst).unwrap();
+    src_runtime.relayout_into(&mut dst_runtime).unwrap();
+    src_mixed.relayout_into(&mut dst_mixed).unwrap();
+    assert!(dst_runtime.as_slice() == dst.as_slice(), "run-time pack");
+    assert!(dst_mixed.as_slice() == dst.as_slice(), "mixed pack");
+
+    let mut g = c.benchmark_group("call_8KiB");
+    memcpy(&mut g, 8 * 256 * 4, &rows, &mut scratch);
+    relayout(&mut g, "pack", &src, &mut dst);
+    relayout(&mut g, "pack_runtime", &src_runtime, &mut dst_runtime);
+    relayout(&mut g, "pack_mixed", &src_mixed, &mut dst_mixed);
+    g.finish();
+}
+
 fn relayouts(c: &mut Criterion) {
+    call_8kib(c);
     let sizes = sizes();
     for &mib in &sizes {
         with_size!(mib, z => f32_group(

@@ -14,16 +14,23 @@ use layout_core::{ArrayLayout, Error};
 use crate::element::Element;
 use crate::layout::{RelayoutFrom, TensorLayout};
 use crate::storage::{Storage, StorageMut};
+use crate::stream::{STREAM_FROM_BYTES, Streamer};
 use crate::tensor::TensorBase;
 
-/// Checks at compile time that two layout types fixed at compile time hold
-/// the same logical array (for other layouts the check runs in
-/// [`LoopNest::relayout`]).
-const fn check_static(src: Option<ArrayLayout>, dst: Option<ArrayLayout>) {
-    if let (Some(a), Some(b)) = (src, dst)
-        && let Err(e) = LoopNest::relayout(&a, &b)
-    {
-        e.panic();
+/// The nest between two layout types fixed at compile time, built while
+/// compiling (`Some`; a shape or element-type mismatch is a compile
+/// error), or `None` when either layout is known only at run time (the
+/// check and the nest then come from [`LoopNest::relayout`] per call).
+const fn static_nest(
+    src: Option<ArrayLayout>,
+    dst: Option<ArrayLayout>,
+) -> Option<Option<LoopNest>> {
+    match (src, dst) {
+        (Some(a), Some(b)) => match LoopNest::relayout(&a, &b) {
+            Ok(nest) => Some(nest),
+            Err(e) => e.panic(),
+        },
+        _ => None,
     }
 }
 
@@ -56,16 +63,33 @@ where
         S2: StorageMut<Elem = S::Elem>,
         L2: RelayoutFrom<L>,
     {
-        const { check_static(L::FIXED_LAYOUT, L2::FIXED_LAYOUT) };
-        let (a, b) = (self.array_layout(), dst.array_layout());
-        let nest = LoopNest::relayout(&a, &b)?;
+        // Static pairs: the nest is a constant, promoted to a `'static`.
+        let fixed: &'static Option<Option<LoopNest>> =
+            &const { static_nest(L::FIXED_LAYOUT, L2::FIXED_LAYOUT) };
+        let built;
+        let nest = match fixed {
+            Some(nest) => nest.as_ref(),
+            None => {
+                built = LoopNest::relayout(&self.array_layout(), &dst.array_layout())?;
+                built.as_ref()
+            }
+        };
         let src = self.as_slice();
-        let out = dst.as_mut_slice();
         match nest {
-            Some(nest) => copy_nest(&nest, src, out),
+            Some(nest) => {
+                let out = dst.as_mut_slice();
+                let streamer = if core::mem::size_of_val(out) >= STREAM_FROM_BYTES {
+                    Streamer::new()
+                } else {
+                    None
+                };
+                copy_nest(nest, src, out, streamer);
+            }
             None => {
                 // No common digits (a `*` merge, or cuts that do not
                 // divide each other): element by element.
+                let (a, b) = (self.array_layout(), dst.array_layout());
+                let out = dst.as_mut_slice();
                 let mut from = a.elements();
                 let mut to = b.elements();
                 while let (Some(s), Some(d)) = (from.next_offset(), to.next_offset()) {
@@ -94,13 +118,28 @@ where
     }
 }
 
-/// Copies every element of `src` to `dst` along `nest`.
-pub(crate) fn copy_nest<T: Copy>(nest: &LoopNest, src: &[T], dst: &mut [T]) {
+/// Copies every element of `src` to `dst` along `nest`, contiguous runs
+/// with streaming stores when `streamer` is given.
+fn copy_nest<T: Copy>(nest: &LoopNest, src: &[T], dst: &mut [T], streamer: Option<Streamer>) {
     let strides = nest.block_strides();
-    nest.for_each_block(
-        #[inline(always)]
-        |[s, d], rows, len| copy_block(src, dst, [s, d], rows, len, strides),
-    );
+    match streamer {
+        Some(mut streamer) if strides[1] == [1, 1] => nest.for_each_block(
+            #[inline(always)]
+            |[s, d], rows, len| {
+                let [so, d_o] = strides[0];
+                let (mut s, mut d) = (s, d);
+                for _ in 0..rows {
+                    streamer.copy(&src[s..s + len], &mut dst[d..d + len]);
+                    s += so;
+                    d += d_o;
+                }
+            },
+        ),
+        _ => nest.for_each_block(
+            #[inline(always)]
+            |[s, d], rows, len| copy_block(src, dst, [s, d], rows, len, strides),
+        ),
+    }
 }
 
 /// Copies one block of `rows × len` elements: element `(r, i)` goes from
