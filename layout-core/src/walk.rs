@@ -31,7 +31,7 @@
 
 use crate::error::{Error, ErrorKind, Locus};
 use crate::runtime::{ArrayLayout, DigitSource, DimVec, PhysicalDims, Slot};
-use crate::{MAX_PHYSICAL_RANK, MAX_RANK};
+use crate::{MAX_PHYSICAL_RANK, MAX_RANK, MAX_TILE_LEVELS};
 
 /// Most levels of a [`LoopNest`]: a relayout refines the digits of two
 /// layouts, so it can have up to twice the physical rank.
@@ -62,14 +62,25 @@ const NO_LEVEL: Level = Level {
     strides: [0, 0],
 };
 
+/// Most digits of one logical dimension: each tile level splits at most
+/// every digit it reaches in two, so `2^MAX_TILE_LEVELS` (a dimension
+/// with more has no nest; callers fall back to element order).
+const MAX_DIGITS: usize = 1 << MAX_TILE_LEVELS;
+
 /// The digits of one logical dimension in one layout, least significant
 /// first, when they form an exact chain.
 #[derive(Clone, Copy)]
 struct Chain {
     len: usize,
-    divs: [usize; MAX_PHYSICAL_RANK],
-    strides: [usize; MAX_PHYSICAL_RANK],
+    divs: [usize; MAX_DIGITS],
+    strides: [usize; MAX_DIGITS],
 }
+
+const NO_CHAIN: Chain = Chain {
+    len: 0,
+    divs: [0; MAX_DIGITS],
+    strides: [0; MAX_DIGITS],
+};
 
 /// The digits of `dim` in `layout` (whose physical dims are `dims`), least
 /// significant first, if they form
@@ -79,12 +90,8 @@ struct Chain {
 const fn chain(layout: &ArrayLayout, dims: &PhysicalDims, dim: usize) -> Option<Chain> {
     let size = layout.size(dim);
     let dims = dims.as_slice();
-    let mut c = Chain {
-        len: 0,
-        divs: [0; MAX_PHYSICAL_RANK],
-        strides: [0; MAX_PHYSICAL_RANK],
-    };
-    let mut mods = [0usize; MAX_PHYSICAL_RANK];
+    let mut c = NO_CHAIN;
+    let mut mods = [0usize; MAX_DIGITS];
     let mut p = 0;
     while p < dims.len() {
         match dims[p].source {
@@ -94,6 +101,9 @@ const fn chain(layout: &ArrayLayout, dims: &PhysicalDims, dim: usize) -> Option<
                 div,
                 modulus,
             } if d == dim => {
+                if c.len == MAX_DIGITS {
+                    return None;
+                }
                 // Insertion by ascending div.
                 let mut i = c.len;
                 while i > 0 && c.divs[i - 1] > div {
@@ -278,13 +288,9 @@ impl LoopNest {
         }
         let rank = src.rank();
         // Per dimension, the union of both layouts' cut points.
-        let mut cuts = [[0usize; 2 * MAX_PHYSICAL_RANK]; MAX_RANK];
+        let mut cuts = [[0usize; 2 * MAX_DIGITS]; MAX_RANK];
         let mut cut_len = [0usize; MAX_RANK];
-        let mut src_chains = [Chain {
-            len: 0,
-            divs: [0; MAX_PHYSICAL_RANK],
-            strides: [0; MAX_PHYSICAL_RANK],
-        }; MAX_RANK];
+        let mut src_chains = [NO_CHAIN; MAX_RANK];
         let src_physical = src.physical_dims();
         let dst_physical = dst.physical_dims();
         let mut d = 0;
@@ -450,6 +456,62 @@ impl LoopNest {
     /// order; padding never.
     #[inline]
     pub fn for_each_block<F: FnMut([usize; 2], usize, usize)>(&self, mut f: F) {
+        let [step, _, _] = self.plane_strides();
+        self.for_each_plane(|start, [steps, rows, len]| {
+            let mut o = start;
+            let mut i = 0;
+            while i < steps {
+                f(o, rows, len);
+                o[0] = o[0].wrapping_add(step[0]);
+                o[1] = o[1].wrapping_add(step[1]);
+                i += 1;
+            }
+        });
+    }
+
+    /// The strides of the innermost three levels as `[step, row, run]`,
+    /// each `[source, destination]` (see [`LoopNest::for_each_plane`]).
+    pub const fn plane_strides(&self) -> [[usize; 2]; 3] {
+        let [row, run] = self.block_strides();
+        let step = if self.len >= 3 {
+            self.levels[self.len - 3].strides
+        } else {
+            [0, 0]
+        };
+        [step, row, run]
+    }
+
+    /// Calls `f(start_offsets, [steps, rows, len])` for every plane of
+    /// blocks: element `(k, r, i)` of a plane is at `start + k * step + r *
+    /// row + i * run` with `[step, row, run] = plane_strides()`. A plane
+    /// holds the blocks of the innermost three levels that have the same
+    /// shape, so that per-call costs are paid once per `steps` blocks (the
+    /// `(y % 8) / 2` level of `T(8,128)(2,1)` makes planes of 4 blocks);
+    /// a plane whose blocks differ (a partial tile) comes as planes of one
+    /// block. With fewer than three levels, `steps` is 1. Every element is
+    /// visited once, in nest order; padding never.
+    ///
+    /// ```
+    /// use layout_core::{walk::LoopNest, ArrayLayout};
+    /// let src: ArrayLayout = "bf16[16,256]{1,0}".parse().unwrap();
+    /// let dst: ArrayLayout = "bf16[16,256]{1,0:T(8,128)(2,1)}".parse().unwrap();
+    /// let nest = LoopNest::relayout(&src, &dst).unwrap().unwrap();
+    /// let [step, row, run] = nest.plane_strides();
+    /// assert_eq!([step, row, run], [[512, 256], [1, 2], [256, 1]]);
+    /// let mut seen = vec![false; 16 * 256];
+    /// nest.for_each_plane(|start, [steps, rows, len]| {
+    ///     assert_eq!([steps, rows, len], [4, 128, 2]); // pairs of rows, 4 per tile
+    ///     for (k, r, i) in (0..steps).flat_map(|k| (0..rows).flat_map(move |r| (0..len).map(move |i| (k, r, i)))) {
+    ///         let at = |b: usize| start[b] + k * step[b] + r * row[b] + i * run[b];
+    ///         let (y, x) = (at(0) / 256, at(0) % 256);
+    ///         assert_eq!(at(1), dst.offset(&[y, x]).unwrap());
+    ///         assert!(!std::mem::replace(&mut seen[at(0)], true));
+    ///     }
+    /// });
+    /// assert!(seen.iter().all(|&s| s));
+    /// ```
+    #[inline]
+    pub fn for_each_plane<F: FnMut([usize; 2], [usize; 3])>(&self, mut f: F) {
         if self.element_count == 0 {
             return;
         }
@@ -460,19 +522,18 @@ impl LoopNest {
             } else {
                 self.trips(&self.levels[0], 0)
             };
-            f([0, 0], 1, len);
+            f([0, 0], [1, 1, len]);
             return;
         }
-        // An odometer over the levels outside the block (no recursion, so
-        // `f` is inlined into one loop): `count[k]` steps taken by level
-        // `k`, `trips[k]` its trip count since it was last entered, `base`
-        // the logical index reached by the outer digits, per dimension.
-        // The innermost of those levels runs as a plain loop.
         let (row, run) = (self.levels[n - 2], self.levels[n - 1]);
         if n == 2 {
             self.block(&row, &run, [0, 0], &[0; MAX_RANK], &mut f);
             return;
         }
+        // An odometer over the levels outside the plane (no recursion, so
+        // `f` is inlined into one loop): `count[k]` steps taken by level
+        // `k`, `trips[k]` its trip count since it was last entered, `base`
+        // the logical index reached by the outer digits, per dimension.
         let last = n - 3;
         let step = self.levels[last];
         let mut count = [0usize; MAX_LOOP_LEVELS];
@@ -486,18 +547,34 @@ impl LoopNest {
         }
         loop {
             let steps = self.trips(&step, base[step.dim]);
-            let saved = base[step.dim];
-            let mut o = offsets;
-            let mut i = 0;
-            while i < steps {
-                self.block(&row, &run, o, &base, &mut f);
-                o[0] = o[0].wrapping_add(step.strides[0]);
-                o[1] = o[1].wrapping_add(step.strides[1]);
-                base[step.dim] += step.div;
-                i += 1;
+            // Trip counts only shrink as the index grows, so when the
+            // first and the last block of the plane have the same shape,
+            // all of them do.
+            let (rows, len) = (
+                self.trips(&row, base[row.dim]),
+                self.trips(&run, base[run.dim]),
+            );
+            let mut end = base;
+            end[step.dim] += (steps - 1) * step.div;
+            let uniform = row.dim != run.dim
+                && rows == self.trips(&row, end[row.dim])
+                && len == self.trips(&run, end[run.dim]);
+            if uniform {
+                f(offsets, [steps, rows, len]);
+            } else {
+                let saved = base[step.dim];
+                let mut o = offsets;
+                let mut i = 0;
+                while i < steps {
+                    self.block(&row, &run, o, &base, &mut f);
+                    o[0] = o[0].wrapping_add(step.strides[0]);
+                    o[1] = o[1].wrapping_add(step.strides[1]);
+                    base[step.dim] += step.div;
+                    i += 1;
+                }
+                base[step.dim] = saved;
             }
-            base[step.dim] = saved;
-            // Count up the levels outside `step`, innermost first.
+            // Count up the levels outside the plane, innermost first.
             let mut k = last;
             loop {
                 if k == 0 {
@@ -529,9 +606,9 @@ impl LoopNest {
     }
 
     /// The block of levels `row` and `run` at `offsets`, the outer digits
-    /// having reached `base`.
+    /// having reached `base`, as planes of one block.
     #[inline(always)]
-    fn block<F: FnMut([usize; 2], usize, usize)>(
+    fn block<F: FnMut([usize; 2], [usize; 3])>(
         &self,
         row: &Level,
         run: &Level,
@@ -542,7 +619,7 @@ impl LoopNest {
         let rows = self.trips(row, base[row.dim]);
         if row.dim != run.dim {
             // The run length does not depend on the row: one block.
-            f(offsets, rows, self.trips(run, base[run.dim]));
+            f(offsets, [1, rows, self.trips(run, base[run.dim])]);
             return;
         }
         // A row's length depends on its index (a partial tile): one row
@@ -550,7 +627,7 @@ impl LoopNest {
         let mut o = offsets;
         let mut r = 0;
         while r < rows {
-            f(o, 1, self.trips(run, base[run.dim] + r * row.div));
+            f(o, [1, 1, self.trips(run, base[run.dim] + r * row.div)]);
             o[0] = o[0].wrapping_add(row.strides[0]);
             o[1] = o[1].wrapping_add(row.strides[1]);
             r += 1;
