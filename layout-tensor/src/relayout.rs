@@ -130,82 +130,72 @@ where
 /// for every plane of blocks); contiguous runs use streaming stores when
 /// `streamer` is given.
 fn copy_nest<T: Copy>(nest: &LoopNest, src: &[T], dst: &mut [T], streamer: Option<Streamer>) {
-    let [step, [so, d_o], [si, di]] = nest.plane_strides();
+    let [step, row, [si, di]] = nest.plane_strides();
     if si == 1 && di == 1 {
         // Contiguous runs in both buffers.
         match streamer {
             Some(mut streamer) => nest.for_each_plane(
                 #[inline(always)]
                 |start, [steps, rows, len]| {
-                    for_rows(start, steps * rows, [step, [so, d_o]], rows, |s, d| {
-                        streamer.copy(&src[s..s + len], &mut dst[d..d + len]);
+                    for_each_start(start, steps, step, |block| {
+                        for_each_start(block, rows, row, |[s, d]| {
+                            streamer.copy(&src[s..s + len], &mut dst[d..d + len]);
+                        });
                     });
                 },
             ),
             None => nest.for_each_plane(
                 #[inline(always)]
                 |start, [steps, rows, len]| {
-                    for_rows(start, steps * rows, [step, [so, d_o]], rows, |s, d| {
-                        copy_run(&src[s..s + len], &mut dst[d..d + len]);
+                    for_each_start(start, steps, step, |block| {
+                        for_each_start(block, rows, row, |[s, d]| {
+                            copy_run(&src[s..s + len], &mut dst[d..d + len]);
+                        });
                     });
                 },
             ),
         }
-    } else if so == 1 && di == 1 && (d_o == 2 || d_o == 4) {
+    } else if row[0] == 1 && di == 1 && (row[1] == 2 || row[1] == 4) {
         // An interleave inside a tile (`T(2,1)`, `T(4,1)`): a whole block
-        // (`len == d_o`; a partial tile may be shorter) is dense in the
+        // (`len == row[1]`; a partial tile may be shorter) is dense in the
         // destination and each of its `len` source rows is contiguous.
         // Read the rows side by side, write whole groups.
-        let block = [[so, d_o], [si, di]];
+        let whole = row[1];
         nest.for_each_plane(
             #[inline(always)]
             |start, [steps, rows, len]| {
-                for_rows(start, steps, [step, step], 1, |s, d| {
-                    match (len == d_o, len) {
-                        (true, 2) => interleave::<T, 2>(src, s, si, &mut dst[d..d + rows * 2]),
-                        (true, 4) => interleave::<T, 4>(src, s, si, &mut dst[d..d + rows * 4]),
-                        _ => copy_strided(src, dst, [s, d], rows, len, block),
-                    }
+                for_each_start(start, steps, step, |[s, d]| match len {
+                    2 if whole == 2 => interleave::<T, 2>(src, s, si, &mut dst[d..d + rows * 2]),
+                    4 if whole == 4 => interleave::<T, 4>(src, s, si, &mut dst[d..d + rows * 4]),
+                    _ => copy_strided(src, dst, [s, d], [rows, len], [row, [si, di]]),
                 });
             },
         );
     } else {
-        let block = [[so, d_o], [si, di]];
         nest.for_each_plane(
             #[inline(always)]
             |start, [steps, rows, len]| {
-                for_rows(start, steps, [step, step], 1, |s, d| {
-                    copy_strided(src, dst, [s, d], rows, len, block);
+                for_each_start(start, steps, step, |block| {
+                    copy_strided(src, dst, block, [rows, len], [row, [si, di]]);
                 });
             },
         );
     }
 }
 
-/// Calls `f(s, d)` for the start of each of `count` rows: row `k` of group
-/// `k / group` (each `[source, destination]` stride of `[outer, inner]`)
-/// starts at `start + (k / group) * outer + (k % group) * inner`.
+/// Calls `f(start + k * stride)` for `k < count`, each offset `[source,
+/// destination]`.
 #[inline(always)]
-fn for_rows(
+fn for_each_start(
     start: [usize; 2],
     count: usize,
-    [outer, inner]: [[usize; 2]; 2],
-    group: usize,
-    mut f: impl FnMut(usize, usize),
+    stride: [usize; 2],
+    mut f: impl FnMut([usize; 2]),
 ) {
-    if group == 0 {
-        return;
-    }
-    let mut first = start;
-    let mut k = 0;
-    while k < count {
-        let mut o = first;
-        for _ in 0..group {
-            f(o[0], o[1]);
-            o = [o[0] + inner[0], o[1] + inner[1]];
-        }
-        first = [first[0] + outer[0], first[1] + outer[1]];
-        k += group;
+    let mut o = start;
+    for _ in 0..count {
+        f(o);
+        o = [o[0] + stride[0], o[1] + stride[1]];
     }
 }
 
@@ -216,11 +206,10 @@ fn copy_strided<T: Copy>(
     src: &[T],
     dst: &mut [T],
     start: [usize; 2],
-    rows: usize,
-    len: usize,
+    [rows, len]: [usize; 2],
     [outer, [si, di]]: [[usize; 2]; 2],
 ) {
-    for_rows(start, rows, [outer, outer], 1, |s, d| {
+    for_each_start(start, rows, outer, |[s, d]| {
         let src_run = &src[s..];
         let dst_run = &mut dst[d..];
         for i in 0..len {
