@@ -205,6 +205,51 @@ mod tensors {
         );
     }
 
+    /// Mixed relayouts take their loop nest from a template built while
+    /// compiling; at every row count (below a tile, between tiles, past
+    /// the template's probes) they copy what the run-time path copies.
+    #[test]
+    fn mixed_relayouts_agree_with_runtime_ones_at_every_extent() {
+        type RowMajorMixed = layout!(f32[?,256]{1,0});
+        type Bf16RowMajor = layout!(bf16[?,256]{1,0});
+        use tessera::walk::NestTemplate;
+        assert!(NestTemplate::relayout(&RowMajorMixed::TEMPLATE, &RowsF32::TEMPLATE).is_some());
+        assert!(NestTemplate::relayout(&Bf16RowMajor::TEMPLATE, &Rows::TEMPLATE).is_some());
+        for rows in [0, 1, 2, 7, 8, 9, 17, 1030, 2300] {
+            let rm = RowMajorMixed::new([rows, 256]).unwrap();
+            let src = TensorBuf::from_fn(rm, |i| (i[0] * 256 + i[1]) as f32).unwrap();
+            let tiled = RowsF32::new([rows, 256]).unwrap();
+            let mut dst = TensorBuf::<_, f32>::filled(tiled, -1.0).unwrap();
+            src.relayout_into(&mut dst).unwrap();
+            let mut expected =
+                TensorBuf::<_, f32>::filled(RuntimeLayout::new(tiled.to_runtime()), -1.0).unwrap();
+            src.relayout_into(&mut expected).unwrap();
+            assert!(
+                dst.as_slice() == expected.as_slice(),
+                "f32 pack of {rows} rows"
+            );
+            let mut back = TensorBuf::<_, f32>::filled(rm, -1.0).unwrap();
+            dst.relayout_into(&mut back).unwrap();
+            assert!(
+                back.as_slice() == src.as_slice(),
+                "f32 unpack of {rows} rows"
+            );
+
+            let bf = |i: &[usize]| half::bf16::from_f32(((i[0] * 256 + i[1]) % 251) as f32);
+            let src = TensorBuf::from_fn(Bf16RowMajor::new([rows, 256]).unwrap(), bf).unwrap();
+            let pairs = Rows::new([rows, 256]).unwrap();
+            let mut dst = TensorBuf::<_, half::bf16>::zeroed(pairs).unwrap();
+            src.relayout_into(&mut dst).unwrap();
+            let via_runtime = src
+                .relayout(RuntimeLayout::new(pairs.to_runtime()))
+                .unwrap();
+            assert!(
+                dst.as_slice() == via_runtime.as_slice(),
+                "bf16 pack of {rows} rows"
+            );
+        }
+    }
+
     #[test]
     fn bounded_tensors_have_inline_storage() {
         type Bounded = layout!(f32[<=64,16]);

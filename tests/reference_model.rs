@@ -492,6 +492,60 @@ proptest! {
         prop_assert_eq!(pairs, expected, "pairs of {}", what);
     }
 
+    /// A nest template (dims marked `?` in both layouts) serves the
+    /// concrete sizes: it visits every element once, in the destination's
+    /// memory order, with its offset in each layout.
+    #[test]
+    fn nest_templates_serve_every_size(
+        (src, dst) in spec_pair_strategy(),
+        dynamic in proptest::collection::vec(any::<bool>(), tessera::MAX_RANK),
+    ) {
+        let (a, b) = (src.build(), dst.build());
+        let (Ok(a), Ok(b)) = (a, b) else {
+            return Err(TestCaseError::fail("generated layout rejected"));
+        };
+        if a.buffer_len() > MODEL_CAP || b.buffer_len() > MODEL_CAP {
+            return Err(TestCaseError::reject("too large"));
+        }
+        let template = |l: &ArrayLayout| {
+            let dims: Vec<Dim> = l
+                .sizes()
+                .iter()
+                .zip(&dynamic)
+                .map(|(&n, &d)| if d { Dim::Unbounded } else { Dim::Static(n) })
+                .collect();
+            Shape::without_layout_from_dims(l.element_type(), &dims)
+                .and_then(|s| s.with_layout(*l.layout()))
+        };
+        let (Ok(ta), Ok(tb)) = (template(&a), template(&b)) else {
+            return Ok(()); // a layout attribute that needs static dims
+        };
+        let what = format!("{src} -> {dst} with {ta} -> {tb}");
+        let Some(t) = tessera::walk::NestTemplate::relayout(&ta, &tb) else {
+            return Ok(()); // built per call
+        };
+        let sizes = a.sizes();
+        let nest = t.nest(&sizes, &sizes);
+        prop_assert!(nest.is_some(), "no nest for the template's own sizes: {}", what);
+        let nest = nest.unwrap();
+        let mut pairs = Vec::new();
+        let [ss, ds] = nest.inner_strides();
+        nest.for_each_run(|[s, d], len| {
+            pairs.extend((0..len).map(|i| (s + i * ss, d + i * ds)));
+        });
+        let visited_dst: Vec<usize> = pairs.iter().map(|p| p.1).collect();
+        let mut sorted = visited_dst.clone();
+        sorted.sort_unstable();
+        prop_assert_eq!(&visited_dst, &sorted, "destination order of {}", what);
+        let mut expected: Vec<(usize, usize)> = row_major_indices(&src.dims)
+            .iter()
+            .map(|i| (a.offset(i).unwrap(), b.offset(i).unwrap()))
+            .collect();
+        pairs.sort_unstable();
+        expected.sort_unstable();
+        prop_assert_eq!(pairs, expected, "pairs of {}", what);
+    }
+
     /// Byte sizes follow from element_count / buffer_len and E(n).
     #[test]
     fn byte_sizes_agree_with_counts(spec in spec_strategy()) {

@@ -29,6 +29,10 @@
 //! `min(extent, ceil((size - outer part) / div))`, computed when the level
 //! is entered, so tile padding is skipped without a test per element.
 
+mod template;
+
+pub use template::NestTemplate;
+
 use crate::error::{Error, ErrorKind, Locus};
 use crate::runtime::{ArrayLayout, DigitSource, DimVec, PhysicalDims, Slot};
 use crate::{MAX_PHYSICAL_RANK, MAX_RANK, MAX_TILE_LEVELS};

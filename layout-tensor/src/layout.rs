@@ -4,7 +4,9 @@
 
 use layout_core::terms::OffsetTerms;
 use layout_core::typelevel::{AttrSpec, DimList, NumList, TileList};
-use layout_core::{ArrayLayout, Error, ErrorKind, MixedLayout, PrimitiveType, StaticLayout};
+use layout_core::{
+    ArrayLayout, DimVec, Error, ErrorKind, MixedLayout, PrimitiveType, Shape, StaticLayout,
+};
 
 use crate::element::Element;
 
@@ -18,6 +20,14 @@ pub trait TensorLayout: Clone {
     /// The whole layout, when the type fixes it: shape and element type
     /// mismatches are then compile errors.
     const FIXED_LAYOUT: Option<ArrayLayout>;
+    /// The layout with `?` or `<=N` for the dims known only at run time,
+    /// when the type fixes everything else (static and mixed layouts):
+    /// relayouts between two such types build their loop nest while
+    /// compiling ([`NestTemplate`](layout_core::walk::NestTemplate)).
+    const TEMPLATE: Option<Shape>;
+
+    /// The logical dims (no engine layout is built for them).
+    fn sizes(&self) -> DimVec;
 
     /// The layout as the engine's value (for a [`MixedLayout`], the
     /// concrete layout of its extents, built on each call: tensors call it
@@ -79,6 +89,12 @@ where
 {
     const FIXED_RANK: Option<usize> = Some(R);
     const FIXED_LAYOUT: Option<ArrayLayout> = Some(Self::LAYOUT);
+    const TEMPLATE: Option<Shape> = Some(*Self::LAYOUT.shape());
+
+    #[inline(always)]
+    fn sizes(&self) -> DimVec {
+        const { Self::LAYOUT.sizes() }
+    }
 
     #[inline(always)]
     fn array_layout(&self) -> ArrayLayout {
@@ -171,6 +187,12 @@ impl core::fmt::Display for RuntimeLayout {
 impl TensorLayout for RuntimeLayout {
     const FIXED_RANK: Option<usize> = None;
     const FIXED_LAYOUT: Option<ArrayLayout> = None;
+    const TEMPLATE: Option<Shape> = None;
+
+    #[inline]
+    fn sizes(&self) -> DimVec {
+        self.sizes
+    }
 
     #[inline]
     fn array_layout(&self) -> ArrayLayout {
@@ -326,6 +348,12 @@ where
 {
     const FIXED_RANK: Option<usize> = Some(R);
     const FIXED_LAYOUT: Option<ArrayLayout> = None;
+    const TEMPLATE: Option<Shape> = Some(Self::TEMPLATE);
+
+    #[inline(always)]
+    fn sizes(&self) -> DimVec {
+        DimVec::from_slice(&self.dims())
+    }
 
     fn array_layout(&self) -> ArrayLayout {
         self.to_runtime()

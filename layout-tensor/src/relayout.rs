@@ -11,8 +11,8 @@
 //! sub-tiles, or a strided loop. Padding slots of the destination are
 //! never written.
 
-use layout_core::walk::LoopNest;
-use layout_core::{ArrayLayout, Error};
+use layout_core::walk::{LoopNest, NestTemplate};
+use layout_core::{ArrayLayout, Error, Shape};
 
 use crate::element::Element;
 use crate::layout::{RelayoutFrom, TensorLayout};
@@ -20,20 +20,34 @@ use crate::storage::{Storage, StorageMut};
 use crate::stream::{STREAM_FROM_BYTES, Streamer};
 use crate::tensor::TensorBase;
 
-/// The nest between two layout types fixed at compile time, built while
-/// compiling (`Some`; a shape or element-type mismatch is a compile
-/// error), or `None` when either layout is known only at run time (the
-/// check and the nest then come from [`LoopNest::relayout`] per call).
-const fn static_nest(
-    src: Option<ArrayLayout>,
-    dst: Option<ArrayLayout>,
-) -> Option<Option<LoopNest>> {
-    match (src, dst) {
-        (Some(a), Some(b)) => match LoopNest::relayout(&a, &b) {
-            Ok(nest) => Some(nest),
+/// How a relayout between two layout types gets its loop nest, decided
+/// while compiling.
+enum NestPlan {
+    /// Both layouts are static: the nest itself (`None`: no common digits,
+    /// element by element). A shape or element-type mismatch is a compile
+    /// error.
+    Fixed(Option<LoopNest>),
+    /// Both types fix everything but some dims (static and mixed layouts):
+    /// the nest for every size of those dims, to which a call adds the
+    /// sizes.
+    Template(NestTemplate),
+    /// A run-time layout, or a pair no template serves: built per call.
+    PerCall,
+}
+
+const fn nest_plan(fixed: [Option<ArrayLayout>; 2], templates: [Option<Shape>; 2]) -> NestPlan {
+    match fixed {
+        [Some(a), Some(b)] => match LoopNest::relayout(&a, &b) {
+            Ok(nest) => NestPlan::Fixed(nest),
             Err(e) => e.panic(),
         },
-        _ => None,
+        _ => match templates {
+            [Some(a), Some(b)] => match NestTemplate::relayout(&a, &b) {
+                Some(t) => NestPlan::Template(t),
+                None => NestPlan::PerCall,
+            },
+            _ => NestPlan::PerCall,
+        },
     }
 }
 
@@ -46,8 +60,12 @@ where
     /// are left as they are.
     ///
     /// For two static layouts a shape or element-type mismatch is a
-    /// compile error, and the loop nest is built while compiling; other
-    /// layouts build it per call (about 1–2 µs). On x86-64, destinations
+    /// compile error, and the loop nest is built while compiling. Between
+    /// static and mixed layouts whose run-time dims are the most major
+    /// (`f32[?,1024]`), the nest is also built while compiling, for every
+    /// row count ([`NestTemplate`]); a call only checks the dims and fills
+    /// them in. Run-time layouts, and mixed layouts whose run-time dims
+    /// change strides, build the nest per call (about 1–2 µs). On x86-64, destinations
     /// of 8 MiB or more are written with streaming stores, which bypass
     /// the cache: the fastest way to fill a buffer that big, but the data
     /// is not in the cache afterwards.
@@ -70,13 +88,28 @@ where
         S2: StorageMut<Elem = S::Elem>,
         L2: RelayoutFrom<L>,
     {
-        // Static pairs: the nest is a constant, promoted to a `'static`.
-        let fixed: &'static Option<Option<LoopNest>> =
-            &const { static_nest(L::FIXED_LAYOUT, L2::FIXED_LAYOUT) };
+        // The plan is a constant, promoted to a `'static`.
+        let plan: &'static NestPlan = &const {
+            nest_plan(
+                [L::FIXED_LAYOUT, L2::FIXED_LAYOUT],
+                [L::TEMPLATE, L2::TEMPLATE],
+            )
+        };
         let built;
-        let nest = match fixed {
-            Some(nest) => nest.as_ref(),
-            None => {
+        let nest = match plan {
+            NestPlan::Fixed(nest) => nest.as_ref(),
+            NestPlan::Template(t) => match t.nest(&self.layout().sizes(), &dst.layout().sizes()) {
+                Some(nest) => {
+                    built = Some(nest);
+                    built.as_ref()
+                }
+                // Sizes that differ: the engine says which.
+                None => {
+                    built = LoopNest::relayout(&self.array_layout(), &dst.array_layout())?;
+                    built.as_ref()
+                }
+            },
+            NestPlan::PerCall => {
                 built = LoopNest::relayout(&self.array_layout(), &dst.array_layout())?;
                 built.as_ref()
             }
