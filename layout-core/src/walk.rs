@@ -558,11 +558,14 @@ impl LoopNest {
                 self.trips(&row, base[row.dim]),
                 self.trips(&run, base[run.dim]),
             );
-            let mut end = base;
-            end[step.dim] += (steps - 1) * step.div;
+            // The last block's index differs from the first's in
+            // `step.dim` only (no copy of `base`: a copy right after the
+            // odometer's stores stalls on store forwarding).
+            let to_last = (steps - 1) * step.div;
+            let at_last = |l: &Level| base[l.dim] + if l.dim == step.dim { to_last } else { 0 };
             let uniform = row.dim != run.dim
-                && rows == self.trips(&row, end[row.dim])
-                && len == self.trips(&run, end[run.dim]);
+                && rows == self.trips(&row, at_last(&row))
+                && len == self.trips(&run, at_last(&run));
             if uniform {
                 f(offsets, [steps, rows, len]);
             } else {
