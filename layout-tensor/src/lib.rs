@@ -1,5 +1,6 @@
 #![no_std]
-// The one exception is `stream` (streaming stores), tested under Miri.
+// The exceptions are `stream` (streaming stores) and `simd` (vector
+// kernels), both tested under Miri.
 #![deny(unsafe_code)]
 //! Typed tensor buffers over tessera layouts.
 //!
@@ -37,6 +38,7 @@ mod iter;
 mod layout;
 pub mod packed;
 mod relayout;
+mod simd;
 mod storage;
 mod stream;
 mod tensor;
