@@ -346,3 +346,45 @@ fn large_relayouts_stream_exactly() {
         assert!(back.as_slice() == src.as_slice(), "unpack, skip {skip}");
     }
 }
+
+/// The same for `bf16` row pairs (`T(8,128)(2,1)`, an interleave with
+/// streaming stores above 8 MiB), with partial tiles in both dims, at
+/// element offsets that put the blocks on and off 16-byte alignment.
+#[test]
+fn large_interleaves_stream_exactly() {
+    use half::bf16;
+    let (m, n) = (4099, 1030);
+    let rows = RuntimeLayout::parse(&format!("bf16[{m},{n}]{{1,0}}")).unwrap();
+    let tiled = RuntimeLayout::parse(&format!("bf16[{m},{n}]{{1,0:T(8,128)(2,1)}}")).unwrap();
+    let value = |i: usize, j: usize| bf16::from_bits(((i * 7 + j * 13) % 65_000) as u16);
+    let src = TensorBuf::from_fn(rows, |ix| value(ix[0], ix[1])).unwrap();
+    let a = tiled.array_layout();
+    assert!(a.buffer_len() * 2 >= 8 << 20);
+    let sentinel = bf16::from_bits(0xffff);
+    for skip in [0, 1, 8] {
+        let mut buf = vec![sentinel; a.buffer_len() + skip];
+        let mut dst = TensorViewMut::new(tiled, &mut buf[skip..]).unwrap();
+        src.relayout_into(&mut dst).unwrap();
+        let mut written = vec![false; a.buffer_len()];
+        for i in 0..m {
+            for j in 0..n {
+                let off = a.offset(&[i, j]).unwrap();
+                assert_eq!(
+                    dst.as_slice()[off].to_bits(),
+                    value(i, j).to_bits(),
+                    "pack [{i}, {j}], skip {skip}"
+                );
+                written[off] = true;
+            }
+        }
+        for (off, w) in written.iter().enumerate() {
+            if !w {
+                assert_eq!(
+                    dst.as_slice()[off].to_bits(),
+                    0xffff,
+                    "padding slot {off} written"
+                );
+            }
+        }
+    }
+}

@@ -191,11 +191,13 @@ fn copy_nest<T: NoUninit>(nest: &LoopNest, src: &[T], dst: &mut [T], streamer: O
         // destination and each of its `len` source rows is contiguous.
         // Read the rows side by side, write whole groups.
         let group = row[1];
+        let mut streamer = streamer;
         nest.for_each_plane(
             #[inline(always)]
             |start, [steps, rows, len]| {
                 if len == group {
-                    interleave_plane(src, dst, start, [steps, rows, len], step, si);
+                    let shape = [steps, rows, len];
+                    interleave_plane(src, dst, start, shape, step, si, streamer.as_mut());
                 } else {
                     strided_plane(src, dst, start, [steps, rows, len], [step, row, [si, di]]);
                 }
@@ -261,7 +263,8 @@ fn stream_plane<T: Copy>(
 
 /// One plane of `steps` blocks, each `K = len` source rows of `rows`
 /// elements (`row_stride` apart) interleaved into `rows * K` contiguous
-/// destination elements.
+/// destination elements; pairs of rows with streaming stores when
+/// `streamer` is given.
 #[inline(never)]
 fn interleave_plane<T: NoUninit>(
     src: &[T],
@@ -270,12 +273,16 @@ fn interleave_plane<T: NoUninit>(
     [steps, rows, len]: [usize; 3],
     step: [usize; 2],
     row_stride: usize,
+    mut streamer: Option<&mut Streamer>,
 ) {
     let row = |s: usize, i: usize| &src[s + i * row_stride..s + i * row_stride + rows];
     for_each_start(start, steps, step, |[s, d]| {
         let out = &mut dst[d..d + rows * len];
         if len == 2 {
-            crate::simd::interleave2(row(s, 0), row(s, 1), out);
+            match streamer.as_deref_mut() {
+                Some(st) => crate::simd::interleave2_streaming(row(s, 0), row(s, 1), out, st),
+                None => crate::simd::interleave2(row(s, 0), row(s, 1), out),
+            }
         } else {
             interleave4([row(s, 0), row(s, 1), row(s, 2), row(s, 3)], out);
         }

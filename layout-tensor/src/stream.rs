@@ -97,7 +97,10 @@ impl Streamer {
 /// `p` is valid for a 16-byte write and 16-byte aligned.
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
-unsafe fn stream_store(p: *mut core::arch::x86_64::__m128i, v: core::arch::x86_64::__m128i) {
+pub(crate) unsafe fn stream_store(
+    p: *mut core::arch::x86_64::__m128i,
+    v: core::arch::x86_64::__m128i,
+) {
     // SAFETY: the caller's contract.
     #[cfg(not(miri))]
     unsafe {
