@@ -348,7 +348,8 @@ where
 {
     const FIXED_RANK: Option<usize> = Some(R);
     const FIXED_LAYOUT: Option<ArrayLayout> = None;
-    const TEMPLATE: Option<Shape> = Some(Self::TEMPLATE);
+    // The inherent `MixedLayout::TEMPLATE`: XLA's text with `?` and `<=N`.
+    const TEMPLATE: Option<Shape> = Some(MixedLayout::<R, K, T, D, M, Ti, A>::TEMPLATE);
 
     #[inline(always)]
     fn sizes(&self) -> DimVec {

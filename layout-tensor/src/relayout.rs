@@ -66,10 +66,11 @@ where
     /// (`f32[?,1024]`), the nest is also built while compiling, for every
     /// row count ([`NestTemplate`]); a call only checks the dims and fills
     /// them in. Run-time layouts, and mixed layouts whose run-time dims
-    /// change strides, build the nest per call (about 1–2 µs). On x86-64, destinations
-    /// of 8 MiB or more are written with streaming stores, which bypass
-    /// the cache: the fastest way to fill a buffer that big, but the data
-    /// is not in the cache afterwards.
+    /// change strides, build the nest per call (about 1–2 µs).
+    ///
+    /// On x86-64, destinations of 8 MiB or more are written with streaming
+    /// stores, which bypass the cache: the fastest way to fill a buffer
+    /// that big, but the data is not in the cache afterwards.
     ///
     /// ```
     /// use layout_tensor::{RuntimeLayout, TensorBuf};
