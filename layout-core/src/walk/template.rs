@@ -49,6 +49,11 @@ use crate::walk::{Level, LoopNest};
 /// assert_eq!(runs(&nest), runs(&built));
 /// assert!(template.nest(&[20, 1024], &[21, 1024]).is_none()); // sizes differ
 /// assert!(template.nest(&[20, 512], &[20, 512]).is_none()); // not the static dim
+///
+/// // A `?` minor dim sets the row stride: no template, a nest per call.
+/// let src: Shape = "f32[8,?]{1,0}".parse().unwrap();
+/// let dst: Shape = "f32[8,?]{1,0:T(8,128)}".parse().unwrap();
+/// assert!(NestTemplate::relayout(&src, &dst).is_none());
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct NestTemplate {
@@ -171,7 +176,7 @@ const fn nest_at(
     }
 }
 
-/// Whether level `i` of `nest` counts the most significant digit of its
+/// Whether level `i` of `levels` counts the most significant digit of its
 /// dim (no other level of that dim has a larger `div`).
 const fn is_top_digit(levels: &[Level], i: usize) -> bool {
     let mut j = 0;
