@@ -39,6 +39,7 @@ use crate::layout::Padding;
 use crate::runtime::{ArrayLayout, DigitSource};
 use crate::shape::{Dim, Shape};
 use crate::static_layout::{Params, build_array_layout};
+use crate::tile::Tile;
 use crate::typelevel::{AttrSpec, DimList, NumList, TileList};
 use crate::{MAX_PHYSICAL_RANK, MAX_RANK};
 
@@ -110,6 +111,36 @@ const NO_TERM: MixedTerm = MixedTerm {
     static_stride: 0,
     dynamic_factors: 0,
 };
+
+/// The product of the tile entries above 1: every tile of the layout
+/// divides it.
+pub(crate) const fn tile_span(tiles: &[Tile]) -> usize {
+    let mut span = 1usize;
+    let mut t = 0;
+    while t < tiles.len() {
+        let raw = tiles[t].raw();
+        let mut j = 0;
+        while j < raw.len() {
+            if raw[j] > 1 {
+                span = span.saturating_mul(raw[j]);
+            }
+            j += 1;
+        }
+        t += 1;
+    }
+    span
+}
+
+/// Two extents to lay `?` dims out at, for tiles whose entries divide
+/// `span` ([`tile_span`]): larger than every tile, so no digit of the
+/// tiled shape degenerates, and far enough apart that every tile count
+/// of a `?` dim differs between them.
+pub(crate) const fn probe_extents(span: usize) -> [usize; 2] {
+    [
+        span.saturating_add(1),
+        span.saturating_mul(2).saturating_add(3),
+    ]
+}
 
 /// `dims` with every `?` replaced by `probe`.
 const fn probe_dims(dims: &[Dim], probe: usize) -> [Dim; MAX_RANK] {
@@ -270,25 +301,8 @@ where
         out
     };
 
-    /// The two probe extents used for `?` dims: larger than every tile,
-    /// so no digit degenerates, and apart by a multiple of every tile.
-    const PROBES: [usize; 2] = {
-        let tiles = Ti::TILES;
-        let mut span = 1usize;
-        let mut t = 0;
-        while t < tiles.len() {
-            let raw = tiles[t].raw();
-            let mut j = 0;
-            while j < raw.len() {
-                if raw[j] > 1 {
-                    span = span.saturating_mul(raw[j]);
-                }
-                j += 1;
-            }
-            t += 1;
-        }
-        [span + 1, span * 2 + 3]
-    };
+    /// The two probe extents used for `?` dims ([`probe_extents`]).
+    const PROBES: [usize; 2] = probe_extents(tile_span(Ti::TILES));
 
     /// Builds the engine's layout with `dims`.
     const fn build(dims: &[Dim], padding: Option<Padding>) -> Result<ArrayLayout, Error> {

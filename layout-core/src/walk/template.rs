@@ -20,6 +20,7 @@
 //! ```
 
 use crate::MAX_RANK;
+use crate::mixed_layout::{probe_extents, tile_span};
 use crate::runtime::ArrayLayout;
 use crate::shape::{Dim, Shape};
 use crate::walk::{Level, LoopNest};
@@ -86,37 +87,16 @@ const fn common_dims(src: &Shape, dst: &Shape) -> Option<[Dim; MAX_RANK]> {
     Some(out)
 }
 
-/// Two extents for the `?` dims, larger than every tile of both layouts
-/// (so every digit of the tiled shape exists at both) and far enough
-/// apart that any tile count of a `?` dim differs between them.
+/// Two extents for the `?` dims that suit the tiles of both layouts
+/// ([`probe_extents`], as [`MixedLayout`](crate::MixedLayout) probes).
 const fn probes(src: &Shape, dst: &Shape) -> [usize; 2] {
-    let span = tile_span(src).saturating_mul(tile_span(dst));
-    [
-        span.saturating_add(1),
-        span.saturating_mul(2).saturating_add(3),
-    ]
-}
-
-/// The product of a layout's tile entries above 1.
-const fn tile_span(shape: &Shape) -> usize {
-    let tiles = match shape.layout() {
-        Some(l) => l.tiles(),
-        None => return 1,
-    };
-    let mut span = 1usize;
-    let mut t = 0;
-    while t < tiles.len() {
-        let raw = tiles[t].raw();
-        let mut j = 0;
-        while j < raw.len() {
-            if raw[j] > 1 {
-                span = span.saturating_mul(raw[j]);
-            }
-            j += 1;
+    const fn span(shape: &Shape) -> usize {
+        match shape.layout() {
+            Some(l) => tile_span(l.tiles()),
+            None => 1,
         }
-        t += 1;
     }
-    span
+    probe_extents(span(src).saturating_mul(span(dst)))
 }
 
 /// `template` as the engine's layout with the `common` dims, each `?` of
