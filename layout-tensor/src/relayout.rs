@@ -179,11 +179,19 @@ fn copy_nest<T: NoUninit>(nest: &LoopNest, src: &[T], dst: &mut [T], streamer: O
         match streamer {
             Some(mut streamer) => nest.for_each_plane(
                 #[inline(always)]
-                |start, shape| stream_plane(src, dst, start, shape, [step, row], &mut streamer),
+                |start, [steps, rows, len]| {
+                    for_each_row_start(start, [steps, rows], [step, row], |[s, d]| {
+                        streamer.copy(&src[s..s + len], &mut dst[d..d + len]);
+                    });
+                },
             ),
             None => nest.for_each_plane(
                 #[inline(always)]
-                |start, shape| copy_plane(src, dst, start, shape, [step, row]),
+                |start, [steps, rows, len]| {
+                    for_each_row_start(start, [steps, rows], [step, row], |[s, d]| {
+                        copy_run(&src[s..s + len], &mut dst[d..d + len]);
+                    });
+                },
             ),
         }
     } else if row[0] == 1 && di == 1 && (row[1] == 2 || row[1] == 4) {
@@ -228,37 +236,17 @@ fn for_each_start(
     }
 }
 
-/// One plane of runs contiguous in both buffers: `steps × rows` runs of
-/// `len` elements, at `start + k * step + r * row`.
+/// Calls `f(start + k * step + r * row)` for every row `r < rows` of
+/// every block `k < steps` of a plane, in that order.
 #[inline(always)]
-fn copy_plane<T: Copy>(
-    src: &[T],
-    dst: &mut [T],
+fn for_each_row_start(
     start: [usize; 2],
-    [steps, rows, len]: [usize; 3],
+    [steps, rows]: [usize; 2],
     [step, row]: [[usize; 2]; 2],
+    mut f: impl FnMut([usize; 2]),
 ) {
     for_each_start(start, steps, step, |block| {
-        for_each_start(block, rows, row, |[s, d]| {
-            copy_run(&src[s..s + len], &mut dst[d..d + len]);
-        });
-    });
-}
-
-/// [`copy_plane`] with streaming stores.
-#[inline(always)]
-fn stream_plane<T: Copy>(
-    src: &[T],
-    dst: &mut [T],
-    start: [usize; 2],
-    [steps, rows, len]: [usize; 3],
-    [step, row]: [[usize; 2]; 2],
-    streamer: &mut Streamer,
-) {
-    for_each_start(start, steps, step, |block| {
-        for_each_start(block, rows, row, |[s, d]| {
-            streamer.copy(&src[s..s + len], &mut dst[d..d + len]);
-        });
+        for_each_start(block, rows, row, &mut f)
     });
 }
 
@@ -301,14 +289,12 @@ fn strided_plane<T: Copy>(
     [steps, rows, len]: [usize; 3],
     [step, row, [si, di]]: [[usize; 2]; 3],
 ) {
-    for_each_start(start, steps, step, |block| {
-        for_each_start(block, rows, row, |[s, d]| {
-            let src_run = &src[s..];
-            let dst_run = &mut dst[d..];
-            for i in 0..len {
-                dst_run[i * di] = src_run[i * si];
-            }
-        });
+    for_each_row_start(start, [steps, rows], [step, row], |[s, d]| {
+        let src_run = &src[s..];
+        let dst_run = &mut dst[d..];
+        for i in 0..len {
+            dst_run[i * di] = src_run[i * si];
+        }
     });
 }
 
