@@ -28,6 +28,11 @@
 //! Bounds are handled per level, not per element: a level's trip count is
 //! `min(extent, ceil((size - outer part) / div))`, computed when the level
 //! is entered, so tile padding is skipped without a test per element.
+//!
+//! Kernels take more than one element per call: a run of the innermost
+//! level ([`LoopNest::for_each_run`]), a block of two levels, a plane of
+//! three, or a volume of four ([`LoopNest::for_each_volume`]), each as
+//! large as the trip counts allow while all its runs have the same length.
 
 mod template;
 
@@ -430,14 +435,7 @@ impl LoopNest {
     pub fn for_each_run<F: FnMut([usize; 2], usize)>(&self, mut f: F) {
         let [outer, _] = self.block_strides();
         self.for_each_block(|start, rows, len| {
-            let mut o = start;
-            let mut r = 0;
-            while r < rows {
-                f(o, len);
-                o[0] = o[0].wrapping_add(outer[0]);
-                o[1] = o[1].wrapping_add(outer[1]);
-                r += 1;
-            }
+            for_each_step(start, rows, outer, |o| f(o, len));
         });
     }
 
@@ -446,8 +444,7 @@ impl LoopNest {
     pub const fn block_strides(&self) -> [[usize; 2]; 2] {
         match self.len {
             0 => [[0, 0], [1, 1]],
-            1 => [[0, 0], self.levels[0].strides],
-            n => [self.levels[n - 2].strides, self.levels[n - 1].strides],
+            _ => [self.inner_level(1).strides, self.inner_level(0).strides],
         }
     }
 
@@ -462,14 +459,7 @@ impl LoopNest {
     pub fn for_each_block<F: FnMut([usize; 2], usize, usize)>(&self, mut f: F) {
         let [step, _, _] = self.plane_strides();
         self.for_each_plane(|start, [steps, rows, len]| {
-            let mut o = start;
-            let mut i = 0;
-            while i < steps {
-                f(o, rows, len);
-                o[0] = o[0].wrapping_add(step[0]);
-                o[1] = o[1].wrapping_add(step[1]);
-                i += 1;
-            }
+            for_each_step(start, steps, step, |o| f(o, rows, len));
         });
     }
 
@@ -477,12 +467,7 @@ impl LoopNest {
     /// each `[source, destination]` (see [`LoopNest::for_each_plane`]).
     pub const fn plane_strides(&self) -> [[usize; 2]; 3] {
         let [row, run] = self.block_strides();
-        let step = if self.len >= 3 {
-            self.levels[self.len - 3].strides
-        } else {
-            [0, 0]
-        };
-        [step, row, run]
+        [self.inner_level(2).strides, row, run]
     }
 
     /// Calls `f(start_offsets, [steps, rows, len])` for every plane of
@@ -516,73 +501,94 @@ impl LoopNest {
     /// ```
     #[inline]
     pub fn for_each_plane<F: FnMut([usize; 2], [usize; 3])>(&self, mut f: F) {
+        let [outer, _, _, _] = self.volume_strides();
+        self.for_each_volume(|start, [outers, steps, rows, len]| {
+            for_each_step(start, outers, outer, |o| f(o, [steps, rows, len]));
+        });
+    }
+
+    /// The strides of the innermost four levels as `[outer, step, row,
+    /// run]`, each `[source, destination]` (see
+    /// [`LoopNest::for_each_volume`]).
+    pub const fn volume_strides(&self) -> [[usize; 2]; 4] {
+        let [step, row, run] = self.plane_strides();
+        [self.inner_level(3).strides, step, row, run]
+    }
+
+    /// Calls `f(start_offsets, [outers, steps, rows, len])` for every
+    /// volume of blocks: element `(o, k, r, i)` of a volume is at `start +
+    /// o * outer + k * step + r * row + i * run` with `[outer, step, row,
+    /// run] = volume_strides()`. A volume holds the blocks of the innermost
+    /// four levels that have the same shape: for `T(8,128)(2,1)` from
+    /// row-major, a whole band of tiles (`outers` tiles of 4 row pairs),
+    /// where a plane is one tile. A volume whose blocks differ (partial
+    /// tiles) comes as volumes of one plane, or of one block. With fewer
+    /// than four levels, `outers` is 1. Every element is visited once, in
+    /// nest order; padding never.
+    ///
+    /// ```
+    /// use layout_core::{walk::LoopNest, ArrayLayout};
+    /// let src: ArrayLayout = "bf16[16,256]{1,0}".parse().unwrap();
+    /// let dst: ArrayLayout = "bf16[16,256]{1,0:T(8,128)(2,1)}".parse().unwrap();
+    /// let nest = LoopNest::relayout(&src, &dst).unwrap().unwrap();
+    /// assert_eq!(nest.volume_strides()[0], [128, 1024]); // the next tile
+    /// let mut volumes = Vec::new();
+    /// nest.for_each_volume(|start, shape| volumes.push((start, shape)));
+    /// // Two bands of two tiles, each tile 4 blocks of 128 row pairs.
+    /// assert_eq!(volumes, [([0, 0], [2, 4, 128, 2]), ([2048, 2048], [2, 4, 128, 2])]);
+    /// ```
+    #[inline]
+    pub fn for_each_volume<F: FnMut([usize; 2], [usize; 4])>(&self, mut f: F) {
         if self.element_count == 0 {
             return;
         }
-        let n = self.len;
-        if n < 2 {
-            let len = if n == 0 {
-                1
-            } else {
-                self.trips(&self.levels[0], 0)
-            };
-            f([0, 0], [1, 1, len]);
+        if self.len == 0 {
+            f([0, 0], [1, 1, 1, 1]);
             return;
         }
-        let (row, run) = (self.levels[n - 2], self.levels[n - 1]);
-        if n == 2 {
-            self.block(&row, &run, [0, 0], &[0; MAX_RANK], &mut f);
-            return;
+        // From here the rank is at least 1 and every size at least 1, so
+        // the stand-in levels (`NO_LEVEL`, dimension 0) take one step.
+        let cell = [3, 2, 1, 0].map(|k| self.inner_level(k));
+        self.for_each_outer(self.len.saturating_sub(4), |offsets, base| {
+            self.volume(&cell, offsets, base, &mut f);
+        });
+    }
+
+    /// Level `k` counted from the innermost (0), or a level of one step
+    /// when the nest has no more.
+    const fn inner_level(&self, k: usize) -> Level {
+        if k < self.len {
+            self.levels[self.len - 1 - k]
+        } else {
+            NO_LEVEL
         }
-        // An odometer over the levels outside the plane (no recursion, so
-        // `f` is inlined into one loop): `count[k]` steps taken by level
-        // `k`, `trips[k]` its trip count since it was last entered, `base`
-        // the logical index reached by the outer digits, per dimension.
-        let last = n - 3;
-        let step = self.levels[last];
+    }
+
+    /// An odometer over the outermost `levels` levels (no recursion, so
+    /// `body` is inlined into one loop): calls `body(offsets, base)` for
+    /// every combination of their digits, `base` the logical index they
+    /// reach, per dimension (`body` may change it but must restore it).
+    #[inline(always)]
+    fn for_each_outer(
+        &self,
+        levels: usize,
+        mut body: impl FnMut([usize; 2], &mut [usize; MAX_RANK]),
+    ) {
+        // `count[k]` steps taken by level `k`, `trips[k]` its trip count
+        // since it was last entered.
         let mut count = [0usize; MAX_LOOP_LEVELS];
         let mut trips = [0usize; MAX_LOOP_LEVELS];
         let mut base = [0usize; MAX_RANK];
         let mut offsets = [0usize; 2];
         let mut k = 0;
-        while k < last {
+        while k < levels {
             trips[k] = self.trips(&self.levels[k], 0);
             k += 1;
         }
         loop {
-            let steps = self.trips(&step, base[step.dim]);
-            // Trip counts only shrink as the index grows, so when the
-            // first and the last block of the plane have the same shape,
-            // all of them do.
-            let (rows, len) = (
-                self.trips(&row, base[row.dim]),
-                self.trips(&run, base[run.dim]),
-            );
-            // The last block's index differs from the first's in
-            // `step.dim` only (no copy of `base`: a copy right after the
-            // odometer's stores stalls on store forwarding).
-            let to_last = (steps - 1) * step.div;
-            let at_last = |l: &Level| base[l.dim] + if l.dim == step.dim { to_last } else { 0 };
-            let uniform = row.dim != run.dim
-                && rows == self.trips(&row, at_last(&row))
-                && len == self.trips(&run, at_last(&run));
-            if uniform {
-                f(offsets, [steps, rows, len]);
-            } else {
-                let saved = base[step.dim];
-                let mut o = offsets;
-                let mut i = 0;
-                while i < steps {
-                    self.block(&row, &run, o, &base, &mut f);
-                    o[0] = o[0].wrapping_add(step.strides[0]);
-                    o[1] = o[1].wrapping_add(step.strides[1]);
-                    base[step.dim] += step.div;
-                    i += 1;
-                }
-                base[step.dim] = saved;
-            }
-            // Count up the levels outside the plane, innermost first.
-            let mut k = last;
+            body(offsets, &mut base);
+            // Count up, innermost first.
+            let mut k = levels;
             loop {
                 if k == 0 {
                     return;
@@ -605,17 +611,105 @@ impl LoopNest {
             }
             // Levels inside `k` start again, at the new outer index.
             let mut j = k + 1;
-            while j < last {
+            while j < levels {
                 trips[j] = self.trips(&self.levels[j], base[self.levels[j].dim]);
                 j += 1;
             }
         }
     }
 
-    /// The block of levels `row` and `run` at `offsets`, the outer digits
-    /// having reached `base`, as planes of one block.
+    /// The volume of levels `[outer, step, row, run]` at `offsets`, the
+    /// outer digits having reached `base`: one call when all its blocks
+    /// have the same shape, else plane by plane.
     #[inline(always)]
-    fn block<F: FnMut([usize; 2], [usize; 3])>(
+    fn volume<F: FnMut([usize; 2], [usize; 4])>(
+        &self,
+        [outer, step, row, run]: &[Level; 4],
+        offsets: [usize; 2],
+        base: &mut [usize; MAX_RANK],
+        f: &mut F,
+    ) {
+        let outers = self.trips(outer, base[outer.dim]);
+        let (steps, rows, len) = (
+            self.trips(step, base[step.dim]),
+            self.trips(row, base[row.dim]),
+            self.trips(run, base[run.dim]),
+        );
+        // Trip counts only shrink as the index grows, so when the first
+        // and the last plane have as many blocks, and the first and the
+        // last block the same shape, all of them do. The last block's
+        // index differs from the first's in `outer.dim` and `step.dim`
+        // only (no copy of `base`: a copy right after the odometer's
+        // stores stalls on store forwarding).
+        let to_last = [(outers - 1) * outer.div, (steps - 1) * step.div];
+        let in_last_plane =
+            |l: &Level| base[l.dim] + if l.dim == outer.dim { to_last[0] } else { 0 };
+        let at_last = |l: &Level| in_last_plane(l) + if l.dim == step.dim { to_last[1] } else { 0 };
+        let uniform = row.dim != run.dim
+            && steps == self.trips(step, in_last_plane(step))
+            && rows == self.trips(row, at_last(row))
+            && len == self.trips(run, at_last(run));
+        if uniform {
+            f(offsets, [outers, steps, rows, len]);
+            return;
+        }
+        let saved = base[outer.dim];
+        let mut o = offsets;
+        let mut i = 0;
+        while i < outers {
+            self.plane(step, row, run, o, base, f);
+            o[0] = o[0].wrapping_add(outer.strides[0]);
+            o[1] = o[1].wrapping_add(outer.strides[1]);
+            base[outer.dim] += outer.div;
+            i += 1;
+        }
+        base[outer.dim] = saved;
+    }
+
+    /// The plane of levels `step`, `row` and `run` at `offsets`, the outer
+    /// digits having reached `base`, as volumes of one plane: one call
+    /// when all its blocks have the same shape, else block by block.
+    #[inline(always)]
+    fn plane<F: FnMut([usize; 2], [usize; 4])>(
+        &self,
+        step: &Level,
+        row: &Level,
+        run: &Level,
+        offsets: [usize; 2],
+        base: &mut [usize; MAX_RANK],
+        f: &mut F,
+    ) {
+        let steps = self.trips(step, base[step.dim]);
+        let (rows, len) = (
+            self.trips(row, base[row.dim]),
+            self.trips(run, base[run.dim]),
+        );
+        let to_last = (steps - 1) * step.div;
+        let at_last = |l: &Level| base[l.dim] + if l.dim == step.dim { to_last } else { 0 };
+        let uniform = row.dim != run.dim
+            && rows == self.trips(row, at_last(row))
+            && len == self.trips(run, at_last(run));
+        if uniform {
+            f(offsets, [1, steps, rows, len]);
+            return;
+        }
+        let saved = base[step.dim];
+        let mut o = offsets;
+        let mut i = 0;
+        while i < steps {
+            self.block(row, run, o, base, f);
+            o[0] = o[0].wrapping_add(step.strides[0]);
+            o[1] = o[1].wrapping_add(step.strides[1]);
+            base[step.dim] += step.div;
+            i += 1;
+        }
+        base[step.dim] = saved;
+    }
+
+    /// The block of levels `row` and `run` at `offsets`, the outer digits
+    /// having reached `base`, as volumes of one block.
+    #[inline(always)]
+    fn block<F: FnMut([usize; 2], [usize; 4])>(
         &self,
         row: &Level,
         run: &Level,
@@ -626,7 +720,7 @@ impl LoopNest {
         let rows = self.trips(row, base[row.dim]);
         if row.dim != run.dim {
             // The run length does not depend on the row: one block.
-            f(offsets, [1, rows, self.trips(run, base[run.dim])]);
+            f(offsets, [1, 1, rows, self.trips(run, base[run.dim])]);
             return;
         }
         // A row's length depends on its index (a partial tile): one row
@@ -634,11 +728,30 @@ impl LoopNest {
         let mut o = offsets;
         let mut r = 0;
         while r < rows {
-            f(o, [1, 1, self.trips(run, base[run.dim] + r * row.div)]);
+            f(o, [1, 1, 1, self.trips(run, base[run.dim] + r * row.div)]);
             o[0] = o[0].wrapping_add(row.strides[0]);
             o[1] = o[1].wrapping_add(row.strides[1]);
             r += 1;
         }
+    }
+}
+
+/// Calls `f(start + k * stride)` for `k < count`, each `[source,
+/// destination]` (wrapping, as a stride of 0 or an unused buffer's may).
+#[inline(always)]
+fn for_each_step(
+    start: [usize; 2],
+    count: usize,
+    stride: [usize; 2],
+    mut f: impl FnMut([usize; 2]),
+) {
+    let mut o = start;
+    let mut k = 0;
+    while k < count {
+        f(o);
+        o[0] = o[0].wrapping_add(stride[0]);
+        o[1] = o[1].wrapping_add(stride[1]);
+        k += 1;
     }
 }
 

@@ -6,7 +6,7 @@
 //! run-time dim (`?` or `<=N`) is the most major of both layouts, as in
 //! the usual "rows at run time" layout, no stride depends on it, and the
 //! trip counts are already computed from the sizes as the walk enters
-//! each level ([`LoopNest::for_each_plane`]). So one nest, built while
+//! each level ([`LoopNest::for_each_volume`]). So one nest, built while
 //! compiling, serves every size; a call only fills in the sizes.
 //!
 //! ```text
