@@ -6,88 +6,170 @@
 //! unpack per 16 bytes written; with SSE2's 16-byte loads and
 //! `unpacklo`/`unpackhi` it measured 1.2–1.3× faster (BENCHMARKS.md).
 //! Destinations too large for the caches take streaming stores for the
-//! lines the vectors cover whole ([`interleave2_streaming`], as
-//! [`Streamer::copy`]). Both are safe functions over three slices;
-//! `.ci/run` runs their tests under Miri.
+//! lines the vectors cover whole (as [`Streamer::copy`]). The kernel,
+//! [`interleave2_grid`], takes a whole grid of blocks, checked against
+//! the buffers once; it is a safe function over two slices, and `.ci/run`
+//! runs its tests under Miri.
 #![allow(unsafe_code)]
 
 use bytemuck::NoUninit;
 
 use crate::stream::Streamer;
 
-/// `out[2 * r] = a[r]` and `out[2 * r + 1] = b[r]` for every `r <
-/// a.len()`.
-///
-/// On x86-64, elements of 2 or 4 bytes go 16 bytes of each row at a time
-/// through SSE2 unpacks; other sizes, other targets and the last few
-/// elements take a plain loop.
-///
-/// # Panics
-/// If `b.len() != a.len()` or `out.len() != 2 * a.len()`.
-#[inline]
-pub(crate) fn interleave2<T: NoUninit>(a: &[T], b: &[T], out: &mut [T]) {
-    assert!(
-        b.len() == a.len() && out.len() == 2 * a.len(),
-        "interleave of unequal lengths"
-    );
-    let done = vector_interleave2(a, b, out, false);
-    finish_interleave2(a, b, out, done);
+/// Where the blocks of a row interleave lie: block `(o, k)`, `o <
+/// counts[0]`, `k < counts[1]`, interleaves the `rows` elements at source
+/// offset `s` with those at `s + row_stride` into the `2 * rows` elements
+/// at destination offset `d`, where `[s, d] = start + o * strides[0] + k *
+/// strides[1]` (each `[source, destination]`).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct BlockGrid {
+    pub(crate) start: [usize; 2],
+    pub(crate) counts: [usize; 2],
+    pub(crate) strides: [[usize; 2]; 2],
+    pub(crate) row_stride: usize,
+    pub(crate) rows: usize,
 }
 
-/// [`interleave2`] writing the 64-byte cache lines that its vectors cover
-/// whole with streaming stores (see [`Streamer::copy`]; the lines at the
-/// ends, shared with the neighbouring blocks, take normal stores).
-///
-/// # Panics
-/// As [`interleave2`].
-#[inline]
-pub(crate) fn interleave2_streaming<T: NoUninit>(
-    a: &[T],
-    b: &[T],
-    out: &mut [T],
-    _streamer: &mut Streamer,
-) {
-    assert!(
-        b.len() == a.len() && out.len() == 2 * a.len(),
-        "interleave of unequal lengths"
-    );
-    let done = vector_interleave2(a, b, out, true);
-    finish_interleave2(a, b, out, done);
-}
-
-/// The elements of [`interleave2`] from `done` on, one by one.
-#[inline(always)]
-fn finish_interleave2<T: NoUninit>(a: &[T], b: &[T], out: &mut [T], done: usize) {
-    for ((o, &x), &y) in out[2 * done..]
-        .chunks_exact_mut(2)
-        .zip(&a[done..])
-        .zip(&b[done..])
-    {
-        o[0] = x;
-        o[1] = y;
+impl BlockGrid {
+    /// One past the last element the grid reads (`0`) or writes (`1`),
+    /// `None` on overflow. Strides are not negative, so every block lies
+    /// between `start` and the last block's end.
+    fn end(&self, buffer: usize) -> Option<usize> {
+        let [outers, steps] = self.counts;
+        let reach = match buffer {
+            0 => self.row_stride.checked_add(self.rows)?,
+            _ => self.rows.checked_mul(2)?,
+        };
+        self.start[buffer]
+            .checked_add((outers - 1).checked_mul(self.strides[0][buffer])?)?
+            .checked_add((steps - 1).checked_mul(self.strides[1][buffer])?)?
+            .checked_add(reach)
     }
 }
 
-/// The vector part of [`interleave2`]: interleaves the first `n` elements
-/// of each row, `n` a whole number of 16-byte vectors, and returns `n`.
-/// With `streaming`, the output vectors that make up whole 64-byte lines
-/// are streamed (only when `out` is 16-byte aligned, so every vector
-/// store is).
+/// Interleaves every block of `grid` (see [`BlockGrid`]): `dst[d + 2 * r]
+/// = src[s + r]` and `dst[d + 2 * r + 1] = src[s + row_stride + r]` for
+/// every `r < rows`. With `streamer`, the 64-byte lines of each block's
+/// output that its vectors cover whole are written with streaming stores
+/// (see [`Streamer::copy`]; the lines at a block's ends, shared with its
+/// neighbours, take normal stores).
+///
+/// The bounds are checked once for the whole grid, not per block: with
+/// 512-byte blocks (`bf16` `T(8,128)(2,1)`), checks and slicing per block
+/// measured about 10% of the copy. On x86-64, elements of 2 or 4 bytes go
+/// 16 bytes of each row at a time through SSE2 unpacks; other sizes, other
+/// targets and the last few elements of each row take a plain loop.
+///
+/// # Panics
+/// If a block reaches past either buffer.
+#[inline(never)]
+pub(crate) fn interleave2_grid<T: NoUninit>(
+    src: &[T],
+    dst: &mut [T],
+    grid: &BlockGrid,
+    streamer: Option<&mut Streamer>,
+) {
+    if grid.counts.contains(&0) || grid.rows == 0 {
+        return;
+    }
+    assert!(
+        grid.end(0).is_some_and(|end| end <= src.len())
+            && grid.end(1).is_some_and(|end| end <= dst.len()),
+        "interleave blocks out of bounds"
+    );
+    // Two copies of the loop, so that neither tests for streaming per
+    // store.
+    match streamer {
+        Some(_) => interleave_blocks::<T, true>(src, dst, grid),
+        None => interleave_blocks::<T, false>(src, dst, grid),
+    }
+}
+
+/// The loop of [`interleave2_grid`], for a grid checked against the
+/// buffers (`end(0) <= src.len()`, `end(1) <= dst.len()`, no overflow)
+/// with at least one block.
+#[inline(always)]
+fn interleave_blocks<T: NoUninit, const STREAMING: bool>(
+    src: &[T],
+    dst: &mut [T],
+    grid: &BlockGrid,
+) {
+    let BlockGrid {
+        start,
+        counts: [outers, steps],
+        strides: [outer, step],
+        row_stride,
+        rows,
+    } = *grid;
+    let vectors = rows / vector_elements::<T>();
+    let done = vectors * vector_elements::<T>();
+    let mut at_plane = start;
+    for _ in 0..outers {
+        let [mut s, mut d] = at_plane;
+        for _ in 0..steps {
+            // In bounds: `s + row_stride + rows <= src.len()` and `d + 2 *
+            // rows <= dst.len()` for every block (checked by the caller).
+            if vectors > 0 {
+                // SAFETY: rows `s` and `s + row_stride` of `src` hold
+                // `rows >= done` elements each and `dst` holds `2 * rows`
+                // from `d` (the caller's check), and `vectors` vectors
+                // cover `done` elements; `src` and `dst` do not overlap (a
+                // shared and a mutable borrow).
+                unsafe {
+                    let a = src.as_ptr().add(s);
+                    let out = dst.as_mut_ptr().add(d);
+                    vector_interleave2(a, a.add(row_stride), out, vectors, STREAMING);
+                }
+            }
+            if done < rows {
+                let (a, b) = (&src[s + done..s + rows], &src[s + row_stride + done..]);
+                let out = &mut dst[d + 2 * done..d + 2 * rows];
+                for ((o, &x), &y) in out.chunks_exact_mut(2).zip(a).zip(b) {
+                    o[0] = x;
+                    o[1] = y;
+                }
+            }
+            s += step[0];
+            d += step[1];
+        }
+        at_plane = [at_plane[0] + outer[0], at_plane[1] + outer[1]];
+    }
+}
+
+/// Elements of `T` per 16-byte vector that [`vector_interleave2`] moves
+/// (`usize::MAX`, so no whole vector, when it has no kernel for `T`).
+#[inline(always)]
+const fn vector_elements<T>() -> usize {
+    match core::mem::size_of::<T>() {
+        2 | 4 if cfg!(target_arch = "x86_64") => 16 / core::mem::size_of::<T>(),
+        _ => usize::MAX,
+    }
+}
+
+/// Interleaves `vectors` 16-byte vectors of row `a` with as many of row
+/// `b` into `2 * vectors` vectors at `out`. With `streaming`, the output
+/// vectors that make up whole 64-byte lines are streamed (only when `out`
+/// is 16-byte aligned, so every vector store is).
+///
+/// # Safety
+/// `T` is 2 or 4 bytes ([`vector_elements`]); `a` and `b` are valid for
+/// reads of `16 * vectors` bytes and `out` for writes of twice as many,
+/// not overlapping them.
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
-fn vector_interleave2<T: NoUninit>(a: &[T], b: &[T], out: &mut [T], streaming: bool) -> usize {
+unsafe fn vector_interleave2<T: NoUninit>(
+    a: *const T,
+    b: *const T,
+    out: *mut T,
+    vectors: usize,
+    streaming: bool,
+) {
     use core::arch::x86_64::{
         __m128i, _mm_loadu_si128, _mm_storeu_si128, _mm_unpackhi_epi16, _mm_unpackhi_epi32,
         _mm_unpacklo_epi16, _mm_unpacklo_epi32,
     };
-    let size = core::mem::size_of::<T>();
-    if size != 2 && size != 4 {
-        return 0;
-    }
-    let per_vector = 16 / size;
-    let vectors = a.len() / per_vector;
-    let (pa, pb) = (a.as_ptr().cast::<__m128i>(), b.as_ptr().cast::<__m128i>());
-    let po = out.as_mut_ptr().cast::<__m128i>();
+    let (pa, pb) = (a.cast::<__m128i>(), b.cast::<__m128i>());
+    let po = out.cast::<__m128i>();
     // Output vectors `[first, first + streamed)` fill whole lines.
     let (first, streamed) = if streaming && (po as usize).is_multiple_of(16) {
         let first = ((64 - po as usize % 64) % 64 / 16).min(2 * vectors);
@@ -98,8 +180,8 @@ fn vector_interleave2<T: NoUninit>(a: &[T], b: &[T], out: &mut [T], streaming: b
     // Stores output vector `j`; called only with `p = po.add(j)`, `j < 2 *
     // vectors` (by the loop below).
     let store = |j: usize, p: *mut __m128i, v: __m128i| {
-        // SAFETY: `p` is output vector `j < 2 * vectors` of `out`, in
-        // bounds (see the loop); when `j` is in the streamed range, `out` is
+        // SAFETY: `p` is output vector `j < 2 * vectors`, in bounds (the
+        // caller's contract); when `j` is in the streamed range, `out` is
         // 16-byte aligned, so `p` is too, as a streaming store requires.
         unsafe {
             if j.wrapping_sub(first) < streamed {
@@ -112,19 +194,17 @@ fn vector_interleave2<T: NoUninit>(a: &[T], b: &[T], out: &mut [T], streaming: b
     let mut i = 0;
     while i < vectors {
         // Input vector `i` of each row to output vectors `2i`, `2i + 1`.
-        // SAFETY: `a` and `b` hold `a.len() >= 16 * vectors / size`
-        // elements of `size` bytes, so vector `i < vectors` of each is in
-        // bounds; `out` holds twice as many (checked by the caller), so
-        // its vectors `2i` and `2i + 1` are too. The loads and stores are
-        // the unaligned kind. The three slices do not overlap (two shared
-        // borrows and a mutable one). `T: NoUninit` has no uninitialised
-        // bytes to load, and the unpacks move whole elements (2- or
-        // 4-byte lanes, as `size`), so each stored element is a bitwise
-        // copy of a loaded one. SSE2 is enabled on every x86-64 target.
+        // SAFETY: vector `i < vectors` of each row is in bounds, and
+        // output vectors `2i` and `2i + 1` are (the caller's contract).
+        // The loads and stores are the unaligned kind. `T: NoUninit` has
+        // no uninitialised bytes to load, and the unpacks move whole
+        // elements (2- or 4-byte lanes, as `T`), so each stored element
+        // is a bitwise copy of a loaded one. SSE2 is enabled on every
+        // x86-64 target.
         unsafe {
             let x = _mm_loadu_si128(pa.add(i));
             let y = _mm_loadu_si128(pb.add(i));
-            let (lo, hi) = if size == 2 {
+            let (lo, hi) = if core::mem::size_of::<T>() == 2 {
                 (_mm_unpacklo_epi16(x, y), _mm_unpackhi_epi16(x, y))
             } else {
                 (_mm_unpacklo_epi32(x, y), _mm_unpackhi_epi32(x, y))
@@ -134,41 +214,80 @@ fn vector_interleave2<T: NoUninit>(a: &[T], b: &[T], out: &mut [T], streaming: b
         }
         i += 1;
     }
-    vectors * per_vector
 }
 
-/// No vector kernel on this target: the caller's loop does it all.
+/// No vector kernel on this target ([`vector_elements`] is `usize::MAX`,
+/// so this is never called with `vectors > 0`).
+///
+/// # Safety
+/// None needed: it does nothing.
 #[cfg(not(target_arch = "x86_64"))]
 #[inline(always)]
-fn vector_interleave2<T: NoUninit>(_: &[T], _: &[T], _: &mut [T], _: bool) -> usize {
-    0
-}
+unsafe fn vector_interleave2<T: NoUninit>(_: *const T, _: *const T, _: *mut T, _: usize, _: bool) {}
 
 #[cfg(test)]
 mod tests {
-    use super::interleave2;
+    use super::{BlockGrid, interleave2_grid};
+    use crate::stream::Streamer;
 
-    /// Every length around the vector sizes, at every start within a
-    /// vector, for 1-, 2-, 4- and 8-byte elements, against the plain
-    /// definition (Miri runs this: it checks every access is in bounds).
+    /// Interleaves `grid` with [`interleave2_grid`] into a copy of `out`
+    /// and checks it against the definition: every block's pairs written,
+    /// every other element unchanged.
+    fn check_grid<T: bytemuck::NoUninit + PartialEq + core::fmt::Debug>(
+        src: &[T],
+        out: &mut [T],
+        grid: BlockGrid,
+        streamer: Option<&mut Streamer>,
+    ) {
+        let mut expected = out.to_vec();
+        let [outers, steps] = grid.counts;
+        for o in 0..outers {
+            for k in 0..steps {
+                let at = |b: usize| grid.start[b] + o * grid.strides[0][b] + k * grid.strides[1][b];
+                for r in 0..grid.rows {
+                    expected[at(1) + 2 * r] = src[at(0) + r];
+                    expected[at(1) + 2 * r + 1] = src[at(0) + grid.row_stride + r];
+                }
+            }
+        }
+        interleave2_grid(src, out, &grid, streamer);
+        assert_eq!(out, &expected[..], "{grid:?}");
+    }
+
+    /// One block of every length around the vector sizes, at every start
+    /// within a vector, and grids of 2×3 blocks, for 1-, 2-, 4- and 8-byte
+    /// elements (Miri runs this: it checks every access is in bounds).
     #[test]
     fn interleaves_like_the_definition() {
         fn check<T: bytemuck::NoUninit + PartialEq + core::fmt::Debug>(make: impl Fn(usize) -> T) {
             const N: usize = 40;
             let src: [T; 2 * N + 8] = core::array::from_fn(&make);
             for start in 0..4 {
-                for len in 0..=N {
-                    let a = &src[start..start + len];
-                    let b = &src[N + start..N + start + len];
+                for rows in 0..=N {
                     let mut out: [T; 2 * N + 4] = core::array::from_fn(|i| make(i + 1000));
-                    let mut expected = out;
-                    for r in 0..len {
-                        expected[start + 2 * r] = a[r];
-                        expected[start + 2 * r + 1] = b[r];
-                    }
-                    interleave2(a, b, &mut out[start..start + 2 * len]);
-                    assert_eq!(out, expected, "start {start}, len {len}");
+                    let grid = BlockGrid {
+                        start: [start, start],
+                        counts: [1, 1],
+                        strides: [[0, 0]; 2],
+                        row_stride: N,
+                        rows,
+                    };
+                    check_grid(&src, &mut out, grid, None);
                 }
+            }
+            // Blocks of 9 rows, 2 rows apart, on a 2×3 grid: source blocks
+            // overlap (the second row of one is the first of the next),
+            // destination blocks are dense, planes 60 elements apart.
+            for rows in [1, 8, 9] {
+                let mut out: [T; 130] = core::array::from_fn(|i| make(i + 1000));
+                let grid = BlockGrid {
+                    start: [1, 3],
+                    counts: [2, 3],
+                    strides: [[20, 60], [rows, 2 * rows]],
+                    row_stride: rows,
+                    rows,
+                };
+                check_grid(&src, &mut out, grid, None);
             }
         }
         check(|i| i as u8);
@@ -177,37 +296,42 @@ mod tests {
         check(|i| i as u64);
     }
 
-    /// The streaming variant, into a 64-byte-aligned buffer at every
+    /// With streaming stores, into a 64-byte-aligned buffer at every
     /// element offset within a line, so that output vectors start on and
     /// off 16-byte alignment and whole lines are streamed (Miri checks
     /// every streamed store is in bounds and 16-byte aligned).
     #[test]
     fn streaming_interleaves_like_the_definition() {
         #[repr(C, align(64))]
-        struct Lines<T>([T; 160]);
+        struct Lines<T>([T; 200]);
         fn check<T: bytemuck::NoUninit + PartialEq + core::fmt::Debug>(make: impl Fn(usize) -> T) {
-            let mut streamer = crate::stream::Streamer::new();
+            let mut streamer = Streamer::new();
             let Some(streamer) = streamer.as_mut() else {
                 return; // no streaming stores on this target
             };
             let src: [T; 80] = core::array::from_fn(&make);
             for start in 0..64 / core::mem::size_of::<T>() {
-                for len in [0, 1, 7, 8, 9, 16, 24, 31, 32, 33, 40, 47] {
-                    let (a, b) = (&src[..len], &src[33..33 + len]);
+                for rows in [0, 1, 7, 8, 9, 16, 24, 31, 32, 33, 40, 47] {
                     let mut out = Lines(core::array::from_fn(|i| make(i + 1000)));
-                    let mut expected = out.0;
-                    for r in 0..len {
-                        expected[start + 2 * r] = a[r];
-                        expected[start + 2 * r + 1] = b[r];
-                    }
-                    super::interleave2_streaming(
-                        a,
-                        b,
-                        &mut out.0[start..start + 2 * len],
-                        streamer,
-                    );
-                    assert_eq!(out.0, expected, "start {start}, len {len}");
+                    let grid = BlockGrid {
+                        start: [0, start],
+                        counts: [1, 1],
+                        strides: [[0, 0]; 2],
+                        row_stride: 33,
+                        rows,
+                    };
+                    check_grid(&src, &mut out.0, grid, Some(&mut *streamer));
                 }
+                // Two blocks of 24 rows, the second starting mid-line.
+                let mut out = Lines(core::array::from_fn(|i| make(i + 1000)));
+                let grid = BlockGrid {
+                    start: [0, start],
+                    counts: [1, 2],
+                    strides: [[0, 0], [3, 50]],
+                    row_stride: 33,
+                    rows: 24,
+                };
+                check_grid(&src, &mut out.0, grid, Some(&mut *streamer));
             }
         }
         check(|i| i as u16);
@@ -215,8 +339,29 @@ mod tests {
     }
 
     #[test]
-    #[should_panic(expected = "unequal lengths")]
-    fn unequal_lengths_panic() {
-        interleave2(&[1u16, 2], &[3u16], &mut [0u16; 3]);
+    #[should_panic(expected = "out of bounds")]
+    fn a_block_past_the_source_panics() {
+        let grid = BlockGrid {
+            start: [0, 0],
+            counts: [1, 2],
+            strides: [[0, 0], [2, 4]],
+            row_stride: 2,
+            rows: 2,
+        };
+        // The second block's second row ends at 2 + 2 + 2 = 6 > 5.
+        interleave2_grid(&[0u16; 5], &mut [0u16; 8], &grid, None);
+    }
+
+    #[test]
+    #[should_panic(expected = "out of bounds")]
+    fn a_grid_that_overflows_panics() {
+        let grid = BlockGrid {
+            start: [0, 0],
+            counts: [2, 1],
+            strides: [[usize::MAX, 0], [0, 0]],
+            row_stride: 1,
+            rows: 1,
+        };
+        interleave2_grid(&[0u16; 4], &mut [0u16; 4], &grid, None);
     }
 }
