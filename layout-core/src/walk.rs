@@ -441,6 +441,7 @@ impl LoopNest {
 
     /// The strides of the innermost two levels as `[outer, inner]`, each
     /// `[source, destination]` (see [`LoopNest::for_each_block`]).
+    #[inline(always)]
     pub const fn block_strides(&self) -> [[usize; 2]; 2] {
         match self.len {
             0 => [[0, 0], [1, 1]],
@@ -465,6 +466,7 @@ impl LoopNest {
 
     /// The strides of the innermost three levels as `[step, row, run]`,
     /// each `[source, destination]` (see [`LoopNest::for_each_plane`]).
+    #[inline(always)]
     pub const fn plane_strides(&self) -> [[usize; 2]; 3] {
         let [row, run] = self.block_strides();
         [self.inner_level(2).strides, row, run]
@@ -510,6 +512,7 @@ impl LoopNest {
     /// The strides of the innermost four levels as `[outer, step, row,
     /// run]`, each `[source, destination]` (see
     /// [`LoopNest::for_each_volume`]).
+    #[inline(always)]
     pub const fn volume_strides(&self) -> [[usize; 2]; 4] {
         let [step, row, run] = self.plane_strides();
         [self.inner_level(3).strides, step, row, run]
@@ -537,7 +540,7 @@ impl LoopNest {
     /// // Two bands of two tiles, each tile 4 blocks of 128 row pairs.
     /// assert_eq!(volumes, [([0, 0], [2, 4, 128, 2]), ([2048, 2048], [2, 4, 128, 2])]);
     /// ```
-    #[inline]
+    #[inline(always)]
     pub fn for_each_volume<F: FnMut([usize; 2], [usize; 4])>(&self, mut f: F) {
         if self.element_count == 0 {
             return;
@@ -556,6 +559,7 @@ impl LoopNest {
 
     /// Level `k` counted from the innermost (0), or a level of one step
     /// when the nest has no more.
+    #[inline(always)]
     const fn inner_level(&self, k: usize) -> Level {
         if k < self.len {
             self.levels[self.len - 1 - k]
@@ -650,7 +654,7 @@ impl LoopNest {
             && rows == self.trips(row, at_last(row))
             && len == self.trips(run, at_last(run));
         if uniform {
-            f(offsets, [outers, steps, rows, len]);
+            (*f)(offsets, [outers, steps, rows, len]);
             return;
         }
         let saved = base[outer.dim];
@@ -690,7 +694,7 @@ impl LoopNest {
             && rows == self.trips(row, at_last(row))
             && len == self.trips(run, at_last(run));
         if uniform {
-            f(offsets, [1, steps, rows, len]);
+            (*f)(offsets, [1, steps, rows, len]);
             return;
         }
         let saved = base[step.dim];
@@ -720,7 +724,7 @@ impl LoopNest {
         let rows = self.trips(row, base[row.dim]);
         if row.dim != run.dim {
             // The run length does not depend on the row: one block.
-            f(offsets, [1, 1, rows, self.trips(run, base[run.dim])]);
+            (*f)(offsets, [1, 1, rows, self.trips(run, base[run.dim])]);
             return;
         }
         // A row's length depends on its index (a partial tile): one row
@@ -728,7 +732,7 @@ impl LoopNest {
         let mut o = offsets;
         let mut r = 0;
         while r < rows {
-            f(o, [1, 1, 1, self.trips(run, base[run.dim] + r * row.div)]);
+            (*f)(o, [1, 1, 1, self.trips(run, base[run.dim] + r * row.div)]);
             o[0] = o[0].wrapping_add(row.strides[0]);
             o[1] = o[1].wrapping_add(row.strides[1]);
             r += 1;
