@@ -18,7 +18,7 @@ use layout_core::{ArrayLayout, Error, Shape};
 use crate::element::Element;
 use crate::layout::{RelayoutFrom, TensorLayout};
 use crate::storage::{Storage, StorageMut};
-use crate::stream::{STREAM_FROM_BYTES, Streamer};
+use crate::stream::{STREAM_FROM_BYTES, StreamWriter};
 use crate::tensor::TensorBase;
 
 /// How a relayout between two layout types gets its loop nest, decided
@@ -159,11 +159,58 @@ where
     }
 }
 
-/// Copies every element of `src` to `dst` along `nest`. The kernel is
+/// Copies every element of `src` to `dst` along `nest`: into a
+/// destination of [`STREAM_FROM_BYTES`] or more with streaming stores
+/// where the target has them ([`StreamWriter`]), else with normal ones.
+#[inline(always)]
+fn copy_nest<T: NoUninit>(nest: &LoopNest, src: &[T], dst: &mut [T]) {
+    if core::mem::size_of_val(dst) >= STREAM_FROM_BYTES
+        && let Some(writer) = StreamWriter::new(&mut *dst)
+    {
+        copy_volumes(nest, src, writer);
+    } else {
+        copy_volumes(nest, src, dst);
+    }
+}
+
+/// Where a relayout's kernels write: the destination itself, or a
+/// [`StreamWriter`] over it.
+trait Sink<T> {
+    /// Whether the interleave streams the lines it writes whole.
+    const STREAMING: bool;
+    /// `dst[at..at + src.len()].copy_from_slice(src)`.
+    fn run(&mut self, src: &[T], at: usize);
+    /// The destination, for the kernels that take it whole.
+    fn buffer(&mut self) -> &mut [T];
+}
+
+impl<T: Copy> Sink<T> for &mut [T] {
+    const STREAMING: bool = false;
+    #[inline(always)]
+    fn run(&mut self, src: &[T], at: usize) {
+        copy_run(src, &mut self[at..at + src.len()]);
+    }
+    #[inline(always)]
+    fn buffer(&mut self) -> &mut [T] {
+        self
+    }
+}
+
+impl<T: NoUninit> Sink<T> for StreamWriter<'_, T> {
+    const STREAMING: bool = true;
+    #[inline(always)]
+    fn run(&mut self, src: &[T], at: usize) {
+        self.copy(src, at);
+    }
+    #[inline(always)]
+    fn buffer(&mut self) -> &mut [T] {
+        self.flushed()
+    }
+}
+
+/// Copies every element of `src` into `out` along `nest`. The kernel is
 /// chosen once, from the strides of the nest's innermost levels (the same
-/// for every volume of blocks, [`LoopNest::for_each_volume`]); contiguous
-/// runs into a destination of [`STREAM_FROM_BYTES`] or more use streaming
-/// stores.
+/// for every volume of blocks, [`LoopNest::for_each_volume`]).
 ///
 /// A block can be as small as 512 bytes (a `T(8,128)(2,1)` row pair), and
 /// a tile 2 KiB, so a call per block or per tile costs a sizeable part of
@@ -174,54 +221,35 @@ where
 /// and vectorised). The contiguous copies are inlined into the walk: out
 /// of line, the unpack measured 1.6× slower.
 #[inline(always)]
-fn copy_nest<T: NoUninit>(nest: &LoopNest, src: &[T], dst: &mut [T]) {
-    let streamer = if core::mem::size_of_val(dst) >= STREAM_FROM_BYTES {
-        Streamer::new()
-    } else {
-        None
-    };
+fn copy_volumes<T: NoUninit, S: Sink<T>>(nest: &LoopNest, src: &[T], mut out: S) {
     let [outer, step, row, [si, di]] = nest.volume_strides();
     let blocks = [outer, step, row];
     if si == 1 && di == 1 {
         // Contiguous runs in both buffers.
-        match streamer {
-            Some(mut streamer) => nest.for_each_volume(
-                #[inline(always)]
-                |start, [outers, steps, rows, len]| {
-                    for_each_row_start(
-                        start,
-                        [outers, steps, rows],
-                        blocks,
-                        #[inline(always)]
-                        |[s, d]| streamer.copy(&src[s..s + len], &mut dst[d..d + len]),
-                    );
-                },
-            ),
-            None => nest.for_each_volume(
-                #[inline(always)]
-                |start, [outers, steps, rows, len]| {
-                    for_each_row_start(
-                        start,
-                        [outers, steps, rows],
-                        blocks,
-                        #[inline(always)]
-                        |[s, d]| copy_run(&src[s..s + len], &mut dst[d..d + len]),
-                    );
-                },
-            ),
-        }
+        nest.for_each_volume(
+            #[inline(always)]
+            |start, [outers, steps, rows, len]| {
+                for_each_row_start(
+                    start,
+                    [outers, steps, rows],
+                    blocks,
+                    #[inline(always)]
+                    |[s, d]| out.run(&src[s..s + len], d),
+                );
+            },
+        );
     } else if row[0] == 1 && di == 1 && (row[1] == 2 || row[1] == 4) {
         // An interleave inside a tile (`T(2,1)`, `T(4,1)`): a whole block
         // (`len == row[1]`; a partial tile may be shorter) is dense in the
         // destination and each of its `len` source rows is contiguous.
         // Read the rows side by side, write whole groups.
         let group = row[1];
-        let mut streamer = streamer;
         nest.for_each_volume(
             #[inline(always)]
             |start, shape| {
+                let dst = out.buffer();
                 if shape[3] == group {
-                    interleave_volume(src, dst, start, shape, [outer, step], si, streamer.as_mut());
+                    interleave_volume(src, dst, start, shape, [outer, step], si, S::STREAMING);
                 } else {
                     strided_volume(src, dst, start, shape, [outer, step, row, [si, di]]);
                 }
@@ -230,7 +258,15 @@ fn copy_nest<T: NoUninit>(nest: &LoopNest, src: &[T], dst: &mut [T]) {
     } else {
         nest.for_each_volume(
             #[inline(always)]
-            |start, shape| strided_volume(src, dst, start, shape, [outer, step, row, [si, di]]),
+            |start, shape| {
+                strided_volume(
+                    src,
+                    out.buffer(),
+                    start,
+                    shape,
+                    [outer, step, row, [si, di]],
+                );
+            },
         );
     }
 }
@@ -287,7 +323,7 @@ fn for_each_row_start(
 /// One volume of `outers * steps` blocks, each `K = len` source rows of
 /// `rows` elements (`row_stride` apart) interleaved into `rows * K`
 /// contiguous destination elements; pairs of rows with streaming stores
-/// when `streamer` is given.
+/// when `streaming`.
 #[inline(never)]
 fn interleave_volume<T: NoUninit>(
     src: &[T],
@@ -296,7 +332,7 @@ fn interleave_volume<T: NoUninit>(
     [outers, steps, rows, len]: [usize; 4],
     strides: [[usize; 2]; 2],
     row_stride: usize,
-    streamer: Option<&mut Streamer>,
+    streaming: bool,
 ) {
     if len == 2 {
         let grid = crate::simd::BlockGrid {
@@ -306,7 +342,7 @@ fn interleave_volume<T: NoUninit>(
             row_stride,
             rows,
         };
-        crate::simd::interleave2_grid(src, dst, &grid, streamer);
+        crate::simd::interleave2_grid(src, dst, &grid, streaming);
         return;
     }
     let row = |s: usize, i: usize| &src[s + i * row_stride..s + i * row_stride + rows];

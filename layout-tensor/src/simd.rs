@@ -6,15 +6,13 @@
 //! unpack per 16 bytes written; with SSE2's 16-byte loads and
 //! `unpacklo`/`unpackhi` it measured 1.2–1.3× faster (BENCHMARKS.md).
 //! Destinations too large for the caches take streaming stores for the
-//! lines the vectors cover whole (as [`Streamer::copy`]). The kernel,
+//! lines the vectors cover whole (as [`StreamWriter`](crate::stream::StreamWriter)). The kernel,
 //! [`interleave2_grid`], takes a whole grid of blocks, checked against
 //! the buffers once; it is a safe function over two slices, and `.ci/run`
 //! runs its tests under Miri.
 #![allow(unsafe_code)]
 
 use bytemuck::NoUninit;
-
-use crate::stream::Streamer;
 
 /// Where the blocks of a row interleave lie: block `(o, k)`, `o <
 /// counts[0]`, `k < counts[1]`, interleaves the `rows` elements at source
@@ -49,10 +47,11 @@ impl BlockGrid {
 
 /// Interleaves every block of `grid` (see [`BlockGrid`]): `dst[d + 2 * r]
 /// = src[s + r]` and `dst[d + 2 * r + 1] = src[s + row_stride + r]` for
-/// every `r < rows`. With `streamer`, the 64-byte lines of each block's
-/// output that its vectors cover whole are written with streaming stores
-/// (see [`Streamer::copy`]; the lines at a block's ends, shared with its
-/// neighbours, take normal stores).
+/// every `r < rows`. With `streaming`, the 64-byte lines that the output
+/// covers whole are written with streaming stores, and the lines at its
+/// ends, shared with other writes, with normal ones (see
+/// [`StreamWriter`](crate::stream::StreamWriter)): the output of the whole grid when its blocks are
+/// adjacent (as a band of `T(8,128)(2,1)` tiles is), else of each block.
 ///
 /// The bounds are checked once for the whole grid, not per block: with
 /// 512-byte blocks (`bf16` `T(8,128)(2,1)`), checks and slicing per block
@@ -67,7 +66,7 @@ pub(crate) fn interleave2_grid<T: NoUninit>(
     src: &[T],
     dst: &mut [T],
     grid: &BlockGrid,
-    streamer: Option<&mut Streamer>,
+    streaming: bool,
 ) {
     if grid.counts.contains(&0) || grid.rows == 0 {
         return;
@@ -79,9 +78,9 @@ pub(crate) fn interleave2_grid<T: NoUninit>(
     );
     // Two copies of the loop, so that neither tests for streaming per
     // store.
-    match streamer {
-        Some(_) => interleave_blocks::<T, true>(src, dst, grid),
-        None => interleave_blocks::<T, false>(src, dst, grid),
+    match streaming {
+        true => interleave_blocks::<T, true>(src, dst, grid),
+        false => interleave_blocks::<T, false>(src, dst, grid),
     }
 }
 
@@ -103,6 +102,23 @@ fn interleave_blocks<T: NoUninit, const STREAMING: bool>(
     } = *grid;
     let vectors = rows / vector_elements::<T>();
     let done = vectors * vector_elements::<T>();
+    let size = core::mem::size_of::<T>();
+    // The addresses `[lo, hi)` of the whole lines in `bytes` of output
+    // from `from`: those to stream. Only when the vectors cover every row
+    // (no line takes both kinds of store) and their stores are 16-byte
+    // aligned: all are when the first is, as blocks are `2 * rows * size`
+    // bytes, a multiple of 32, apart when they are adjacent.
+    let lines_in = |from: *const T, bytes: usize| -> [usize; 2] {
+        let (from, to) = (from as usize, from as usize + bytes);
+        if !STREAMING || done != rows || !from.is_multiple_of(16) {
+            return [0, 0];
+        }
+        let (lo, hi) = (from.next_multiple_of(64), to - to % 64);
+        if lo < hi { [lo, hi] } else { [0, 0] }
+    };
+    let block_bytes = 2 * rows * size;
+    let adjacent = step[1] * size == block_bytes && outer[1] == steps * step[1];
+    let grid_lines = lines_in(dst[start[1]..].as_ptr(), outers * steps * block_bytes);
     let mut at_plane = start;
     for _ in 0..outers {
         let [mut s, mut d] = at_plane;
@@ -118,7 +134,11 @@ fn interleave_blocks<T: NoUninit, const STREAMING: bool>(
                 unsafe {
                     let a = src.as_ptr().add(s);
                     let out = dst.as_mut_ptr().add(d);
-                    vector_interleave2(a, a.add(row_stride), out, vectors, STREAMING);
+                    let lines = match adjacent {
+                        true => grid_lines,
+                        false => lines_in(out, block_bytes),
+                    };
+                    vector_interleave2::<T, STREAMING>(a, a.add(row_stride), out, vectors, lines);
                 }
             }
             if done < rows {
@@ -147,22 +167,22 @@ const fn vector_elements<T>() -> usize {
 }
 
 /// Interleaves `vectors` 16-byte vectors of row `a` with as many of row
-/// `b` into `2 * vectors` vectors at `out`. With `streaming`, the output
-/// vectors that make up whole 64-byte lines are streamed (only when `out`
-/// is 16-byte aligned, so every vector store is).
+/// `b` into `2 * vectors` vectors at `out`. With `STREAMING`, the output
+/// vectors at addresses in `lines` are streamed.
 ///
 /// # Safety
 /// `T` is 2 or 4 bytes ([`vector_elements`]); `a` and `b` are valid for
 /// reads of `16 * vectors` bytes and `out` for writes of twice as many,
-/// not overlapping them.
+/// not overlapping them. With `STREAMING`, `lines[0]` and `lines[1]` are
+/// multiples of 64 and, unless equal, `out` is 16-byte aligned.
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
-unsafe fn vector_interleave2<T: NoUninit>(
+unsafe fn vector_interleave2<T: NoUninit, const STREAMING: bool>(
     a: *const T,
     b: *const T,
     out: *mut T,
     vectors: usize,
-    streaming: bool,
+    [lo, hi]: [usize; 2],
 ) {
     use core::arch::x86_64::{
         __m128i, _mm_loadu_si128, _mm_storeu_si128, _mm_unpackhi_epi16, _mm_unpackhi_epi32,
@@ -170,21 +190,15 @@ unsafe fn vector_interleave2<T: NoUninit>(
     };
     let (pa, pb) = (a.cast::<__m128i>(), b.cast::<__m128i>());
     let po = out.cast::<__m128i>();
-    // Output vectors `[first, first + streamed)` fill whole lines.
-    let (first, streamed) = if streaming && (po as usize).is_multiple_of(16) {
-        let first = ((64 - po as usize % 64) % 64 / 16).min(2 * vectors);
-        (first, (2 * vectors - first) / 4 * 4)
-    } else {
-        (0, 0)
-    };
     // Stores output vector `j`; called only with `p = po.add(j)`, `j < 2 *
     // vectors` (by the loop below).
-    let store = |j: usize, p: *mut __m128i, v: __m128i| {
-        // SAFETY: `p` is output vector `j < 2 * vectors`, in bounds (the
-        // caller's contract); when `j` is in the streamed range, `out` is
-        // 16-byte aligned, so `p` is too, as a streaming store requires.
+    let store = |p: *mut __m128i, v: __m128i| {
+        // SAFETY: `p` is an output vector `j < 2 * vectors`, in bounds
+        // (the caller's contract); when its address is in `[lo, hi)`,
+        // `out` is 16-byte aligned, so `p` is too, as a streaming store
+        // requires.
         unsafe {
-            if j.wrapping_sub(first) < streamed {
+            if STREAMING && (p as usize).wrapping_sub(lo) < hi.wrapping_sub(lo) {
                 crate::stream::stream_store(p, v);
             } else {
                 _mm_storeu_si128(p, v);
@@ -204,13 +218,13 @@ unsafe fn vector_interleave2<T: NoUninit>(
         unsafe {
             let x = _mm_loadu_si128(pa.add(i));
             let y = _mm_loadu_si128(pb.add(i));
-            let (lo, hi) = if core::mem::size_of::<T>() == 2 {
+            let (low, high) = if core::mem::size_of::<T>() == 2 {
                 (_mm_unpacklo_epi16(x, y), _mm_unpackhi_epi16(x, y))
             } else {
                 (_mm_unpacklo_epi32(x, y), _mm_unpackhi_epi32(x, y))
             };
-            store(2 * i, po.add(2 * i), lo);
-            store(2 * i + 1, po.add(2 * i + 1), hi);
+            store(po.add(2 * i), low);
+            store(po.add(2 * i + 1), high);
         }
         i += 1;
     }
@@ -223,12 +237,18 @@ unsafe fn vector_interleave2<T: NoUninit>(
 /// None needed: it does nothing.
 #[cfg(not(target_arch = "x86_64"))]
 #[inline(always)]
-unsafe fn vector_interleave2<T: NoUninit>(_: *const T, _: *const T, _: *mut T, _: usize, _: bool) {}
+unsafe fn vector_interleave2<T: NoUninit, const STREAMING: bool>(
+    _: *const T,
+    _: *const T,
+    _: *mut T,
+    _: usize,
+    _: [usize; 2],
+) {
+}
 
 #[cfg(test)]
 mod tests {
     use super::{BlockGrid, interleave2_grid};
-    use crate::stream::Streamer;
 
     /// Interleaves `grid` with [`interleave2_grid`] into a copy of `out`
     /// and checks it against the definition: every block's pairs written,
@@ -237,7 +257,7 @@ mod tests {
         src: &[T],
         out: &mut [T],
         grid: BlockGrid,
-        streamer: Option<&mut Streamer>,
+        streaming: bool,
     ) {
         let mut expected = out.to_vec();
         let [outers, steps] = grid.counts;
@@ -250,7 +270,7 @@ mod tests {
                 }
             }
         }
-        interleave2_grid(src, out, &grid, streamer);
+        interleave2_grid(src, out, &grid, streaming);
         assert_eq!(out, &expected[..], "{grid:?}");
     }
 
@@ -272,7 +292,7 @@ mod tests {
                         row_stride: N,
                         rows,
                     };
-                    check_grid(&src, &mut out, grid, None);
+                    check_grid(&src, &mut out, grid, false);
                 }
             }
             // Blocks of 9 rows, 2 rows apart, on a 2×3 grid: source blocks
@@ -287,7 +307,7 @@ mod tests {
                     row_stride: rows,
                     rows,
                 };
-                check_grid(&src, &mut out, grid, None);
+                check_grid(&src, &mut out, grid, false);
             }
         }
         check(|i| i as u8);
@@ -298,17 +318,14 @@ mod tests {
 
     /// With streaming stores, into a 64-byte-aligned buffer at every
     /// element offset within a line, so that output vectors start on and
-    /// off 16-byte alignment and whole lines are streamed (Miri checks
-    /// every streamed store is in bounds and 16-byte aligned).
+    /// off 16-byte alignment and whole lines are streamed: single blocks,
+    /// blocks apart, and adjacent blocks streamed as one range (Miri
+    /// checks every streamed store is in bounds and 16-byte aligned).
     #[test]
     fn streaming_interleaves_like_the_definition() {
         #[repr(C, align(64))]
         struct Lines<T>([T; 200]);
         fn check<T: bytemuck::NoUninit + PartialEq + core::fmt::Debug>(make: impl Fn(usize) -> T) {
-            let mut streamer = Streamer::new();
-            let Some(streamer) = streamer.as_mut() else {
-                return; // no streaming stores on this target
-            };
             let src: [T; 80] = core::array::from_fn(&make);
             for start in 0..64 / core::mem::size_of::<T>() {
                 for rows in [0, 1, 7, 8, 9, 16, 24, 31, 32, 33, 40, 47] {
@@ -320,7 +337,7 @@ mod tests {
                         row_stride: 33,
                         rows,
                     };
-                    check_grid(&src, &mut out.0, grid, Some(&mut *streamer));
+                    check_grid(&src, &mut out.0, grid, true);
                 }
                 // Two blocks of 24 rows, the second starting mid-line.
                 let mut out = Lines(core::array::from_fn(|i| make(i + 1000)));
@@ -331,7 +348,20 @@ mod tests {
                     row_stride: 33,
                     rows: 24,
                 };
-                check_grid(&src, &mut out.0, grid, Some(&mut *streamer));
+                check_grid(&src, &mut out.0, grid, true);
+                // 2×2 adjacent blocks of 8 and of 9 rows (the second has a
+                // tail past the vectors, so nothing streams).
+                for rows in [8, 9] {
+                    let mut out = Lines(core::array::from_fn(|i| make(i + 1000)));
+                    let grid = BlockGrid {
+                        start: [0, start],
+                        counts: [2, 2],
+                        strides: [[20, 4 * rows], [rows, 2 * rows]],
+                        row_stride: 40,
+                        rows,
+                    };
+                    check_grid(&src, &mut out.0, grid, true);
+                }
             }
         }
         check(|i| i as u16);
@@ -349,7 +379,7 @@ mod tests {
             rows: 2,
         };
         // The second block's second row ends at 2 + 2 + 2 = 6 > 5.
-        interleave2_grid(&[0u16; 5], &mut [0u16; 8], &grid, None);
+        interleave2_grid(&[0u16; 5], &mut [0u16; 8], &grid, false);
     }
 
     #[test]
@@ -362,6 +392,6 @@ mod tests {
             row_stride: 1,
             rows: 1,
         };
-        interleave2_grid(&[0u16; 4], &mut [0u16; 4], &grid, None);
+        interleave2_grid(&[0u16; 4], &mut [0u16; 4], &grid, false);
     }
 }

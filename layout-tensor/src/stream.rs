@@ -9,8 +9,9 @@
 //! the cache by whoever reads it next, and streaming stores have their own
 //! cost). Measured in `benches/relayout.rs` (BENCHMARKS.md).
 //!
-//! This is the crate's only `unsafe` code: [`Streamer::copy`] is a safe
-//! function over two slices, and `.ci/run` runs its tests under Miri.
+//! One of the crate's two modules with `unsafe` code (with `simd`):
+//! [`StreamWriter`] is safe to use, and `.ci/run` runs its tests under
+//! Miri.
 #![allow(unsafe_code)]
 
 /// Destinations of at least this many bytes are written with streaming
@@ -20,72 +21,183 @@
 /// at 1 MiB (BENCHMARKS.md).
 pub(crate) const STREAM_FROM_BYTES: usize = 8 << 20;
 
-/// Copies runs with streaming stores; dropping it issues the store fence
-/// that orders them before any later store (so another thread that is
-/// handed the buffer afterwards sees the data).
-pub(crate) struct Streamer {
-    _private: (),
+/// Bytes per cache line, the unit of a streaming store's write.
+const LINE: usize = 64;
+
+/// A cache line's bytes, aligned as one.
+#[repr(C, align(64))]
+#[derive(Clone, Copy)]
+struct Line([u8; LINE]);
+
+/// Writes runs into a destination buffer with streaming stores; dropping
+/// it issues the store fence that orders them before any later store (so
+/// another thread that is handed the buffer afterwards sees the data).
+///
+/// A streaming store writes a whole 64-byte line. A line that a run covers
+/// only in part is shared with the neighbouring run, and writing it partly
+/// with streaming stores and partly with normal ones costs a round trip to
+/// memory (3–10× slower in the benchmarks); writing it with normal stores
+/// reads the line first. So the writer keeps the part of a line at a run's
+/// end and, when the next run continues right there (the next row of a
+/// tile, the next piece of a row-major row), completes the line and
+/// streams it whole. Only lines where the runs are not contiguous (before
+/// padding, between tiles that are not adjacent) take normal stores. Runs
+/// of 512 bytes into a buffer that is not 64-byte aligned (as `Vec`'s
+/// large allocations are not) otherwise write 2 of every 9 lines with
+/// normal stores.
+pub(crate) struct StreamWriter<'a, T> {
+    dst: &'a mut [T],
+    /// Byte offset, in `dst`, of the line being completed: its first
+    /// `filled` bytes are in `line` and not yet in `dst` (`filled == 0`:
+    /// no such line).
+    at: usize,
+    filled: usize,
+    line: Line,
 }
 
-impl Streamer {
-    /// A streamer, if the target has streaming stores (x86-64, where SSE2
-    /// is part of the base instruction set).
-    pub(crate) fn new() -> Option<Streamer> {
+impl<'a, T: bytemuck::NoUninit> StreamWriter<'a, T> {
+    /// A writer into `dst`, if the target has streaming stores (x86-64,
+    /// where SSE2 is part of the base instruction set).
+    pub(crate) fn new(dst: &'a mut [T]) -> Option<StreamWriter<'a, T>> {
         if cfg!(target_arch = "x86_64") {
-            Some(Streamer { _private: () })
+            Some(StreamWriter {
+                dst,
+                at: 0,
+                filled: 0,
+                line: Line([0; LINE]),
+            })
         } else {
             None
         }
     }
 
-    /// `dst.copy_from_slice(src)`, writing the 64-byte cache lines that
-    /// `dst` covers whole with streaming stores and its ends with normal
-    /// ones. (A line written partly by streaming stores and partly by
-    /// normal ones, from this run and its neighbour, costs a round trip to
-    /// memory: 3–10× slower in the benchmarks. Line-sized granules keep
-    /// every line to one kind of store.)
+    /// The destination, every run copied so far written to it (for stores
+    /// of other kinds; streaming stores made through it are ordered by
+    /// the writer's fence too).
+    pub(crate) fn flushed(&mut self) -> &mut [T] {
+        self.flush();
+        self.dst
+    }
+
+    /// `dst[at..at + src.len()].copy_from_slice(src)`, with streaming
+    /// stores for the lines the run completes (the last line, if partial,
+    /// waits for the next run).
     ///
     /// # Panics
-    /// If the lengths differ (as `copy_from_slice`).
+    /// If the run reaches past the destination (as slicing).
     #[inline]
-    pub(crate) fn copy<T: Copy>(&mut self, src: &[T], dst: &mut [T]) {
-        assert_eq!(src.len(), dst.len(), "stream copy of unequal lengths");
+    pub(crate) fn copy(&mut self, src: &[T], at: usize) {
+        let end = at.checked_add(src.len()).expect("stream run out of bounds");
+        assert!(end <= self.dst.len(), "stream run out of bounds");
         #[cfg(target_arch = "x86_64")]
         {
-            const LINE: usize = 64;
-            let bytes = core::mem::size_of_val(src);
-            let s = src.as_ptr().cast::<u8>();
-            let d = dst.as_mut_ptr().cast::<u8>();
-            let head = d.align_offset(LINE).min(bytes);
-            let lines = (bytes - head) / LINE;
-            let tail = bytes - head - lines * LINE;
-            // SAFETY: `src` and `dst` are `bytes` bytes long (equal element
-            // counts of one type) and do not overlap (a shared and a
-            // mutable borrow). The three parts `[0, head)`, `[head, head +
-            // 64 * lines)`, `[.., bytes)` split that range, so every
-            // access below is in bounds of both. `d + head` is 64-byte
-            // aligned (`align_offset`), so every 16-byte store is 16-byte
-            // aligned, as `_mm_stream_si128` requires; the loads are
-            // unaligned loads. SSE2 is enabled on every x86-64 target.
-            // Copying the bytes of `T: Copy` values (the ends may split an
-            // element) leaves a bitwise copy of each element once all three
-            // parts are done, and nothing reads `dst` in between.
+            let size = core::mem::size_of::<T>();
+            let mut s = src.as_ptr().cast::<u8>();
+            let mut bytes = size_of_val(src);
+            let mut d = at * size; // byte offset in `dst`
+            if self.filled > 0 && d != self.at + self.filled {
+                self.flush();
+            }
+            if self.filled > 0 {
+                // Continue the waiting line.
+                let take = bytes.min(LINE - self.filled);
+                // SAFETY: `s` is valid for `bytes >= take` bytes of
+                // reads; `filled + take <= LINE`, so the write is in
+                // `line`. `T: NoUninit`: the bytes are initialised.
+                unsafe {
+                    let to = self.line.0.as_mut_ptr().add(self.filled);
+                    core::ptr::copy_nonoverlapping(s, to, take);
+                    s = s.add(take);
+                }
+                self.filled += take;
+                bytes -= take;
+                d += take;
+                if self.filled < LINE {
+                    return; // the run ended inside the line
+                }
+                // SAFETY: the line's bytes `[at, at + LINE)` are in
+                // `dst`: they start at a byte of an earlier run and end
+                // at a byte of this one. `dst`'s byte `at` is 64-byte
+                // aligned (`at` was a line start when the line began).
+                unsafe {
+                    let to = self.dst.as_mut_ptr().cast::<u8>().add(self.at);
+                    stream_line(to, &self.line);
+                };
+                self.filled = 0;
+            }
+            // SAFETY: `[d, d + bytes)` is the rest of the run, in `dst`
+            // (the bounds check above), and `s` the rest of `src`; they
+            // do not overlap (a shared and a mutable borrow). The split
+            // into a head up to the next line start, whole lines, and a
+            // tail covers it exactly, so every access is in bounds; the
+            // whole lines start 64-byte aligned (`align_offset`), as
+            // streaming stores require. `T: NoUninit`: every byte loaded
+            // is initialised. Copying the bytes of `T` values (the ends
+            // may split an element) leaves a bitwise copy of each once the
+            // parts are all written, and `dst` is not read in between
+            // (the writer holds it).
             unsafe {
-                use core::arch::x86_64::{__m128i, _mm_loadu_si128};
-                core::ptr::copy_nonoverlapping(s, d, head);
-                let (s_lines, d_lines) = (s.add(head), d.add(head));
+                let p = self.dst.as_mut_ptr().cast::<u8>().add(d);
+                let head = p.align_offset(LINE).min(bytes);
+                core::ptr::copy_nonoverlapping(s, p, head);
+                let lines = (bytes - head) / LINE;
+                let (s_lines, p_lines) = (s.add(head), p.add(head));
                 let mut i = 0;
                 while i < lines * (LINE / 16) {
+                    use core::arch::x86_64::{__m128i, _mm_loadu_si128};
                     let v = _mm_loadu_si128(s_lines.add(16 * i).cast::<__m128i>());
-                    stream_store(d_lines.add(16 * i).cast::<__m128i>(), v);
+                    stream_store(p_lines.add(16 * i).cast::<__m128i>(), v);
                     i += 1;
                 }
-                let end = head + LINE * lines;
-                core::ptr::copy_nonoverlapping(s.add(end), d.add(end), tail);
+                let done = head + LINE * lines;
+                let tail = bytes - done;
+                if tail > 0 {
+                    // A line start, and the line's first `tail` bytes.
+                    core::ptr::copy_nonoverlapping(s.add(done), self.line.0.as_mut_ptr(), tail);
+                    self.at = d + done;
+                    self.filled = tail;
+                }
             }
         }
         #[cfg(not(target_arch = "x86_64"))]
-        dst.copy_from_slice(src);
+        {
+            self.dst[at..end].copy_from_slice(src);
+        }
+    }
+}
+
+impl<T> StreamWriter<'_, T> {
+    /// Writes the waiting part of a line with normal stores.
+    fn flush(&mut self) {
+        if self.filled > 0 {
+            // SAFETY: the waiting bytes `[at, at + filled)` were copied
+            // from a run into `dst`, so they are in bounds; `line` does
+            // not overlap `dst`.
+            unsafe {
+                let to = self.dst.as_mut_ptr().cast::<u8>().add(self.at);
+                core::ptr::copy_nonoverlapping(self.line.0.as_ptr(), to, self.filled);
+            }
+            self.filled = 0;
+        }
+    }
+}
+
+/// Writes a whole line with streaming stores.
+///
+/// # Safety
+/// `to` is 64-byte aligned and valid for 64 bytes of writes.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+unsafe fn stream_line(to: *mut u8, line: &Line) {
+    use core::arch::x86_64::{__m128i, _mm_load_si128};
+    let from = line.0.as_ptr().cast::<__m128i>();
+    let to = to.cast::<__m128i>();
+    let mut i = 0;
+    while i < LINE / 16 {
+        // SAFETY: vector `i < 4` of `line` (64-byte aligned) and of the
+        // line at `to` (the caller's contract).
+        unsafe { stream_store(to.add(i), _mm_load_si128(from.add(i))) };
+        i += 1;
     }
 }
 
@@ -113,8 +225,9 @@ pub(crate) unsafe fn stream_store(
     };
 }
 
-impl Drop for Streamer {
+impl<T> Drop for StreamWriter<'_, T> {
     fn drop(&mut self) {
+        self.flush();
         // SAFETY: `sfence` has no memory operands and no preconditions;
         // SSE is enabled on every x86-64 target. (Miri cannot run it, and
         // needs no fence: its streaming stores are normal stores.)
@@ -127,31 +240,53 @@ impl Drop for Streamer {
 
 #[cfg(test)]
 mod tests {
-    use super::Streamer;
+    use super::StreamWriter;
 
-    /// Lengths and starts around the 16- and 64-byte boundaries, against
-    /// `copy_from_slice`, for one-, two- and four-byte elements (Miri runs
-    /// this: it checks every access is in bounds and aligned).
+    /// A 64-byte-aligned buffer, so that offsets in it are offsets within
+    /// cache lines.
+    #[repr(C, align(64))]
+    struct Lines<T, const N: usize>([T; N]);
+
+    /// Copies `runs` (`(source start, length, destination start)`) from
+    /// `src` into a fresh buffer, starting `base` elements into it, through
+    /// one writer, and checks the result against `copy_from_slice`.
+    fn check_runs<T, const N: usize>(
+        src: &[T],
+        base: usize,
+        runs: &[(usize, usize, usize)],
+        make: &impl Fn(usize) -> T,
+    ) where
+        T: bytemuck::NoUninit + PartialEq + core::fmt::Debug,
+    {
+        let mut dst = Lines::<T, N>(core::array::from_fn(|i| make(i + 1000)));
+        let mut expected = dst.0;
+        for &(s, len, d) in runs {
+            expected[base + d..base + d + len].copy_from_slice(&src[s..s + len]);
+        }
+        let mut writer = StreamWriter::new(&mut dst.0[base..]).expect("x86-64 streams");
+        for &(s, len, d) in runs {
+            writer.copy(&src[s..s + len], d);
+        }
+        drop(writer);
+        assert_eq!(dst.0, expected, "base {base}, runs {runs:?}");
+    }
+
+    /// Single runs of lengths and starts around the 16- and 64-byte
+    /// boundaries, for one-, two- and four-byte elements (Miri runs this:
+    /// it checks every access is in bounds and aligned).
     #[test]
     fn copies_like_copy_from_slice() {
-        fn check<T: Copy + PartialEq + core::fmt::Debug>(make: impl Fn(usize) -> T) {
-            const N: usize = 300;
-            let src: [T; N] = core::array::from_fn(&make);
+        fn check<T: bytemuck::NoUninit + PartialEq + core::fmt::Debug>(make: impl Fn(usize) -> T) {
+            let src: [T; 300] = core::array::from_fn(&make);
             let starts = [0, 1, 2, 3, 15, 16, 17, 31, 63, 64, 65];
             let lens = [0, 1, 15, 16, 17, 33, 63, 64, 65, 127, 128, 129, 200];
             for start in starts {
                 for len in lens {
-                    let mut dst: [T; N] = core::array::from_fn(|i| make(i + 1000));
-                    let mut expected = dst;
-                    expected[start..start + len].copy_from_slice(&src[..len]);
-                    Streamer::new()
-                        .expect("x86-64 streams")
-                        .copy(&src[..len], &mut dst[start..start + len]);
-                    assert_eq!(dst, expected, "start {start}, len {len}");
+                    check_runs::<T, 300>(&src, 0, &[(0, len, start)], &make);
                 }
             }
         }
-        if Streamer::new().is_none() {
+        if StreamWriter::new(&mut [0u8]).is_none() {
             return; // nothing to test on this target
         }
         check(|i| i as u8);
@@ -159,13 +294,54 @@ mod tests {
         check(|i| i as f32);
     }
 
+    /// Sequences of runs, at every base offset within a line: contiguous
+    /// runs that complete a waiting line (in one step or several), runs
+    /// that leave a gap, go back, or overwrite earlier ones (each flushes
+    /// the waiting line first), and runs shorter than a line.
     #[test]
-    #[should_panic(expected = "unequal lengths")]
-    fn unequal_lengths_panic() {
-        if let Some(mut s) = Streamer::new() {
-            s.copy(&[1u8, 2], &mut [0u8; 3]);
-        } else {
-            panic!("unequal lengths (no streamer on this target)");
+    fn sequences_of_runs_copy_like_copy_from_slice() {
+        fn check<T: bytemuck::NoUninit + PartialEq + core::fmt::Debug>(make: impl Fn(usize) -> T) {
+            let src: [T; 200] = core::array::from_fn(&make);
+            let per_line = 64 / core::mem::size_of::<T>();
+            let sequences: [&[(usize, usize, usize)]; 6] = [
+                // Rows of a tile: contiguous runs of 1.5 lines.
+                &[(0, 24, 0), (30, 24, 24), (60, 24, 48), (90, 24, 72)],
+                // Short runs filling one line piece by piece.
+                &[(0, 3, 5), (10, 2, 8), (20, 1, 10), (30, 40, 11)],
+                // A gap (padding), then contiguous again.
+                &[(0, 20, 0), (40, 20, 25), (70, 20, 45)],
+                // Backwards, and an overwrite of a waiting line.
+                &[(0, 20, 60), (50, 30, 10), (100, 10, 35), (120, 5, 36)],
+                // Empty runs between others.
+                &[(0, 20, 0), (5, 0, 20), (30, 20, 20), (0, 0, 0)],
+                // Long runs, contiguous.
+                &[(0, 70, 1), (80, 90, 71)],
+            ];
+            // Under Miri (slow), every fifth base: still every residue
+            // modulo 16 bytes for two-byte and larger elements.
+            let every = if cfg!(miri) { 5 } else { 1 };
+            for base in (0..per_line).step_by(every) {
+                for runs in sequences {
+                    check_runs::<T, 256>(&src, base, runs, &make);
+                }
+            }
+        }
+        if StreamWriter::new(&mut [0u8]).is_none() {
+            return;
+        }
+        check(|i| i as u8);
+        check(|i| i as u16);
+        check(|i| i as f32);
+        check(|i| i as f64);
+    }
+
+    #[test]
+    #[should_panic(expected = "out of bounds")]
+    fn a_run_past_the_destination_panics() {
+        let mut dst = [0u8; 3];
+        match StreamWriter::new(&mut dst) {
+            Some(mut writer) => writer.copy(&[1u8, 2], 2),
+            None => panic!("out of bounds (no writer on this target)"),
         }
     }
 }
