@@ -24,6 +24,16 @@
 //! - `call_8KiB` (always): the fixed cost of one call, `f32[8,256]{1,0}` →
 //!   `{1,0:T(8,128)}` (two tiles, 16 runs of 512 bytes): `memcpy`, `pack`,
 //!   `pack_runtime`, `pack_mixed` (`f32[?,256]`).
+//! - `paired_f32_<S>MiB`, `paired_bf16_<S>MiB` (16 and 256 MiB): the
+//!   same relayouts (all of the `f32` group's, and the `bf16` packs), each
+//!   timed in turns with `memcpy` of its logical bytes ([`paired`]). What criterion reports
+//!   as the time per iteration is the relayout's time as a multiple of
+//!   `memcpy`'s, in milliseconds: `1.14 ms` means 1.14× memcpy's time,
+//!   0.88× its throughput. The machine's memory bandwidth drifts with
+//!   other load by up to 2× over seconds, which moves `memcpy` and a
+//!   relayout that criterion times seconds apart by different amounts;
+//!   timed in turns, both see the same drift. (Not at 1 MiB, where the
+//!   data lives in the caches and `memcpy` in between would evict it.)
 //! - `naive_1MiB` (with size 1 only): `memcpy`, `pack` (the kernel) and
 //!   the per-element loop `dst[[i, j]] = src[[i, j]]` through static
 //!   (`naive_pack`) and run-time (`naive_pack_runtime`) layouts.
@@ -40,7 +50,7 @@
 // `criterion_group!` generates an undocumented function.
 #![allow(missing_docs)]
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use criterion::measurement::WallTime;
 use criterion::{
@@ -124,6 +134,58 @@ fn relayout<S, S2, L, L2>(
     g.throughput(Throughput::Bytes(bytes as u64));
     g.bench_function(name, |b| {
         b.iter(|| black_box(src).relayout_into(dst).unwrap());
+    });
+}
+
+/// A group of paired timings ([`paired`]) for one size.
+fn paired_group<'a>(c: &'a mut Criterion, name: &str, mib: usize) -> BenchmarkGroup<'a, WallTime> {
+    group(c, &format!("paired_{name}"), mib)
+}
+
+/// One relayout timed in turns with `copy_from_slice` from `copy_src` to
+/// `copy_dst` (the relayout's logical bytes): each iteration runs both,
+/// in alternating order, and the reported time per iteration is the
+/// relayout's total time over `memcpy`'s, in milliseconds (see the module
+/// docs).
+fn paired<S, S2, L, L2>(
+    g: &mut BenchmarkGroup<'_, WallTime>,
+    name: &str,
+    (src, dst): (&TensorBase<S, L>, &mut TensorBase<S2, L2>),
+    (copy_src, copy_dst): (&[S::Elem], &mut [S::Elem]),
+) where
+    S: Storage,
+    S::Elem: Element,
+    S2: StorageMut<Elem = S::Elem>,
+    L: TensorLayout,
+    L2: RelayoutFrom<L>,
+{
+    assert_eq!(
+        copy_src.len(),
+        src.array_layout().element_count(),
+        "memcpy of the logical bytes"
+    );
+    g.bench_function(name, |b| {
+        b.iter_custom(|iters| {
+            let (mut kernel, mut base) = (Duration::ZERO, Duration::ZERO);
+            let mut copy = || {
+                let t = Instant::now();
+                copy_dst.copy_from_slice(black_box(copy_src));
+                base += t.elapsed();
+            };
+            for i in 0..iters {
+                if i % 2 == 0 {
+                    copy();
+                }
+                let t = Instant::now();
+                black_box(src).relayout_into(dst).unwrap();
+                kernel += t.elapsed();
+                if i % 2 == 1 {
+                    copy();
+                }
+            }
+            let ratio = kernel.as_secs_f64() / base.as_secs_f64();
+            Duration::from_secs_f64(ratio * 1e-3 * iters as f64)
+        });
     });
 }
 
@@ -293,6 +355,45 @@ fn f32_group<Rm, Ti, RmOdd, TiOdd>(
         &mut dst_odd_back,
     );
     g.finish();
+    if mib < 16 {
+        return;
+    }
+
+    let mut scratch = vec![0.0f32; rows_len];
+    let (n, n_odd) = (rows_len, dst_odd_back.array_layout().element_count());
+    let mut g = paired_group(c, "f32", mib);
+    let copy = (&rows[..n], &mut scratch[..n]);
+    paired(&mut g, "pack", (&src, &mut dst), copy);
+    let copy = (&rows[..n], &mut scratch[..n]);
+    paired(&mut g, "unpack", (&dst.view(), &mut dst_back), copy);
+    let copy = (&rows[..n], &mut scratch[..n]);
+    paired(&mut g, "pack_runtime", (&rows_buf, &mut packed_buf), copy);
+    let copy = (&rows[..n], &mut scratch[..n]);
+    paired(
+        &mut g,
+        "unpack_runtime",
+        (&packed_buf.view(), &mut back_buf),
+        copy,
+    );
+    let copy = (&rows[..n], &mut scratch[..n]);
+    paired(&mut g, "pack_mixed", (&src_mixed, &mut dst_mixed), copy);
+    let copy = (&rows[..n], &mut scratch[..n]);
+    paired(
+        &mut g,
+        "unpack_mixed",
+        (&dst_mixed.view(), &mut dst_mixed_back),
+        copy,
+    );
+    let copy = (&rows[..n_odd], &mut scratch[..n_odd]);
+    paired(&mut g, "pack_unaligned", (&src_odd, &mut dst_odd), copy);
+    let copy = (&rows[..n_odd], &mut scratch[..n_odd]);
+    paired(
+        &mut g,
+        "unpack_unaligned",
+        (&dst_odd.view(), &mut dst_odd_back),
+        copy,
+    );
+    g.finish();
 }
 
 /// `bf16` pack into `T(8,128)(2,1)` (rows interleaved in pairs) and back,
@@ -335,6 +436,18 @@ where
     relayout(&mut g, "pack_runtime", &rows_buf, &mut packed_buf);
     relayout(&mut g, "pack_mixed", &src_mixed, &mut dst_mixed);
     relayout(&mut g, "unpack", &dst.view(), &mut dst_back);
+    g.finish();
+    if mib < 16 {
+        return;
+    }
+
+    let mut scratch = vec![bf16::ZERO; rows_len];
+    let mut g = paired_group(c, "bf16", mib);
+    paired(&mut g, "pack", (&src, &mut dst), (&rows, &mut scratch));
+    let copy = (&rows[..], &mut scratch[..]);
+    paired(&mut g, "pack_runtime", (&rows_buf, &mut packed_buf), copy);
+    let copy = (&rows[..], &mut scratch[..]);
+    paired(&mut g, "pack_mixed", (&src_mixed, &mut dst_mixed), copy);
     g.finish();
 }
 
