@@ -640,19 +640,26 @@ impl LoopNest {
             self.trips(run, base[run.dim]),
         );
         // Trip counts only shrink as the index grows, so when the first
-        // and the last plane have as many blocks, and the first and the
-        // last block the same shape, all of them do. The last block's
-        // index differs from the first's in `outer.dim` and `step.dim`
-        // only (no copy of `base`: a copy right after the odometer's
+        // and the last plane have as many blocks, the first and the last
+        // block as many rows, and the first and the last row the same
+        // length, all of them do. The last row's index differs from the
+        // first's by the last step of each level above it in the same
+        // dimension (no copy of `base`: a copy right after the odometer's
         // stores stalls on store forwarding).
-        let to_last = [(outers - 1) * outer.div, (steps - 1) * step.div];
-        let in_last_plane =
-            |l: &Level| base[l.dim] + if l.dim == outer.dim { to_last[0] } else { 0 };
-        let at_last = |l: &Level| in_last_plane(l) + if l.dim == step.dim { to_last[1] } else { 0 };
-        let uniform = row.dim != run.dim
-            && steps == self.trips(step, in_last_plane(step))
-            && rows == self.trips(row, at_last(row))
-            && len == self.trips(run, at_last(run));
+        let uniform = steps == self.trips(step, base[step.dim] + to_last(step, outer, outers))
+            && rows
+                == self.trips(
+                    row,
+                    base[row.dim] + to_last(row, outer, outers) + to_last(row, step, steps),
+                )
+            && len
+                == self.trips(
+                    run,
+                    base[run.dim]
+                        + to_last(run, outer, outers)
+                        + to_last(run, step, steps)
+                        + to_last(run, row, rows),
+                );
         if uniform {
             (*f)(offsets, [outers, steps, rows, len]);
             return;
@@ -688,11 +695,12 @@ impl LoopNest {
             self.trips(row, base[row.dim]),
             self.trips(run, base[run.dim]),
         );
-        let to_last = (steps - 1) * step.div;
-        let at_last = |l: &Level| base[l.dim] + if l.dim == step.dim { to_last } else { 0 };
-        let uniform = row.dim != run.dim
-            && rows == self.trips(row, at_last(row))
-            && len == self.trips(run, at_last(run));
+        let uniform = rows == self.trips(row, base[row.dim] + to_last(row, step, steps))
+            && len
+                == self.trips(
+                    run,
+                    base[run.dim] + to_last(run, step, steps) + to_last(run, row, rows),
+                );
         if uniform {
             (*f)(offsets, [1, steps, rows, len]);
             return;
@@ -722,13 +730,14 @@ impl LoopNest {
         f: &mut F,
     ) {
         let rows = self.trips(row, base[row.dim]);
-        if row.dim != run.dim {
-            // The run length does not depend on the row: one block.
-            (*f)(offsets, [1, 1, rows, self.trips(run, base[run.dim])]);
+        let len = self.trips(run, base[run.dim]);
+        if len == self.trips(run, base[run.dim] + to_last(run, row, rows)) {
+            // The last row as long as the first: one block.
+            (*f)(offsets, [1, 1, rows, len]);
             return;
         }
-        // A row's length depends on its index (a partial tile): one row
-        // per call.
+        // A row's length depends on its index (a partial tile in the
+        // row's dimension): one row per call.
         let mut o = offsets;
         let mut r = 0;
         while r < rows {
@@ -737,6 +746,18 @@ impl LoopNest {
             o[1] = o[1].wrapping_add(row.strides[1]);
             r += 1;
         }
+    }
+}
+
+/// How much further `level`'s dimension is at the last of `trips` steps of
+/// `outer` than at the first: `(trips - 1) * outer.div` if they count the
+/// same dimension, else 0.
+#[inline(always)]
+const fn to_last(level: &Level, outer: &Level, trips: usize) -> usize {
+    if level.dim == outer.dim {
+        (trips - 1) * outer.div
+    } else {
+        0
     }
 }
 
