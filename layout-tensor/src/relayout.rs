@@ -255,6 +255,29 @@ fn copy_volumes<T: NoUninit, S: Sink<T>>(nest: &LoopNest, src: &[T], mut out: S)
                 }
             },
         );
+    } else if step[0] == 1 && [si, di] == [2, 1] {
+        // The unpack of `T(2,1)` sub-tiles: a block of two steps (`steps
+        // == 2`; the last row of an odd row count has one) reads `2 *
+        // len` dense source elements into two destination rows.
+        nest.for_each_volume(
+            #[inline(always)]
+            |start, [outers, steps, rows, len]| {
+                let dst = out.buffer();
+                if steps == 2 {
+                    let grid = crate::simd::BlockGrid {
+                        start,
+                        counts: [outers, rows],
+                        strides: [outer, row],
+                        row_stride: step[1],
+                        rows: len,
+                    };
+                    crate::simd::deinterleave2_grid(src, dst, &grid);
+                } else {
+                    let shape = [outers, steps, rows, len];
+                    strided_volume(src, dst, start, shape, [outer, step, row, [si, di]]);
+                }
+            },
+        );
     } else {
         nest.for_each_volume(
             #[inline(always)]

@@ -18,7 +18,9 @@ use bytemuck::NoUninit;
 /// counts[0]`, `k < counts[1]`, interleaves the `rows` elements at source
 /// offset `s` with those at `s + row_stride` into the `2 * rows` elements
 /// at destination offset `d`, where `[s, d] = start + o * strides[0] + k *
-/// strides[1]` (each `[source, destination]`).
+/// strides[1]` (each `[source, destination]`). For a deinterleave
+/// ([`deinterleave2_grid`]), the other way round: the `2 * rows` elements
+/// at `s` go to the rows at `d` and `d + row_stride`.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct BlockGrid {
     pub(crate) start: [usize; 2],
@@ -29,19 +31,38 @@ pub(crate) struct BlockGrid {
 }
 
 impl BlockGrid {
-    /// One past the last element the grid reads (`0`) or writes (`1`),
-    /// `None` on overflow. Strides are not negative, so every block lies
-    /// between `start` and the last block's end.
-    fn end(&self, buffer: usize) -> Option<usize> {
+    /// One past the last element the grid touches in `buffer` (0: the
+    /// source, 1: the destination), whose blocks are a pair of rows when
+    /// `buffer == paired` and `2 * rows` dense elements otherwise; `None`
+    /// on overflow. Strides are not negative, so every block lies between
+    /// `start` and the last block's end.
+    fn end(&self, buffer: usize, paired: usize) -> Option<usize> {
         let [outers, steps] = self.counts;
-        let reach = match buffer {
-            0 => self.row_stride.checked_add(self.rows)?,
-            _ => self.rows.checked_mul(2)?,
+        let reach = match buffer == paired {
+            true => self.row_stride.checked_add(self.rows)?,
+            false => self.rows.checked_mul(2)?,
         };
         self.start[buffer]
             .checked_add((outers - 1).checked_mul(self.strides[0][buffer])?)?
             .checked_add((steps - 1).checked_mul(self.strides[1][buffer])?)?
             .checked_add(reach)
+    }
+
+    /// Checks that every block lies in the buffers, the pairs of rows in
+    /// buffer `paired`; `false` for a grid with nothing to do.
+    ///
+    /// # Panics
+    /// If a block reaches past either buffer.
+    fn check(&self, [src, dst]: [usize; 2], paired: usize) -> bool {
+        if self.counts.contains(&0) || self.rows == 0 {
+            return false;
+        }
+        assert!(
+            self.end(0, paired).is_some_and(|end| end <= src)
+                && self.end(1, paired).is_some_and(|end| end <= dst),
+            "interleave blocks out of bounds"
+        );
+        true
     }
 }
 
@@ -68,14 +89,9 @@ pub(crate) fn interleave2_grid<T: NoUninit>(
     grid: &BlockGrid,
     streaming: bool,
 ) {
-    if grid.counts.contains(&0) || grid.rows == 0 {
+    if !grid.check([src.len(), dst.len()], 0) {
         return;
     }
-    assert!(
-        grid.end(0).is_some_and(|end| end <= src.len())
-            && grid.end(1).is_some_and(|end| end <= dst.len()),
-        "interleave blocks out of bounds"
-    );
     // Two copies of the loop, so that neither tests for streaming per
     // store.
     match streaming {
@@ -85,8 +101,7 @@ pub(crate) fn interleave2_grid<T: NoUninit>(
 }
 
 /// The loop of [`interleave2_grid`], for a grid checked against the
-/// buffers (`end(0) <= src.len()`, `end(1) <= dst.len()`, no overflow)
-/// with at least one block.
+/// buffers ([`BlockGrid::check`]) with at least one block.
 #[inline(always)]
 fn interleave_blocks<T: NoUninit, const STREAMING: bool>(
     src: &[T],
@@ -155,6 +170,131 @@ fn interleave_blocks<T: NoUninit, const STREAMING: bool>(
         at_plane = [at_plane[0] + outer[0], at_plane[1] + outer[1]];
     }
 }
+
+/// Deinterleaves every block of `grid` (see [`BlockGrid`]): `dst[d + r]
+/// = src[s + 2 * r]` and `dst[d + row_stride + r] = src[s + 2 * r + 1]`
+/// for every `r < rows`: the unpack of `T(2,1)` sub-tiles (`bf16`'s
+/// `T(8,128)(2,1)`) into row-major order. On x86-64, elements of 2 or 4
+/// bytes go 32 bytes of the source at a time through SSE2 shifts, packs
+/// and shuffles; other sizes, other targets and the last few elements of
+/// each block take a plain loop. Normal stores: the destination rows are
+/// two streams at once, and an unpack's destination is usually read next.
+///
+/// # Panics
+/// If a block reaches past either buffer, or its two destination rows
+/// overlap (`row_stride < rows`).
+#[inline(never)]
+pub(crate) fn deinterleave2_grid<T: NoUninit>(src: &[T], dst: &mut [T], grid: &BlockGrid) {
+    assert!(grid.row_stride >= grid.rows, "deinterleave rows overlap");
+    if !grid.check([src.len(), dst.len()], 1) {
+        return;
+    }
+    let BlockGrid {
+        start,
+        counts: [outers, steps],
+        strides: [outer, step],
+        row_stride,
+        rows,
+    } = *grid;
+    let vectors = rows / vector_elements::<T>();
+    let done = vectors * vector_elements::<T>();
+    let mut at_plane = start;
+    for _ in 0..outers {
+        let [mut s, mut d] = at_plane;
+        for _ in 0..steps {
+            // In bounds: `s + 2 * rows <= src.len()` and `d + row_stride +
+            // rows <= dst.len()` for every block (checked above).
+            if vectors > 0 {
+                // SAFETY: `src` holds `2 * rows >= 2 * done` elements from
+                // `s`, and `dst` rows `d` and `d + row_stride` hold `rows
+                // >= done` each (the check above), and `vectors` vectors
+                // cover `done` elements of each row; `src` and `dst` do not
+                // overlap (a shared and a mutable borrow).
+                unsafe {
+                    let a = src.as_ptr().add(s);
+                    let out = dst.as_mut_ptr().add(d);
+                    vector_deinterleave2(a, out, out.add(row_stride), vectors);
+                }
+            }
+            if done < rows {
+                let pairs = src[s + 2 * done..s + 2 * rows].chunks_exact(2);
+                let (even, odd) = dst[d + done..].split_at_mut(row_stride);
+                for ((pair, e), o) in pairs.zip(&mut even[..rows - done]).zip(odd) {
+                    *e = pair[0];
+                    *o = pair[1];
+                }
+            }
+            s += step[0];
+            d += step[1];
+        }
+        at_plane = [at_plane[0] + outer[0], at_plane[1] + outer[1]];
+    }
+}
+
+/// Splits `2 * vectors` 16-byte vectors at `a` into their even elements,
+/// `vectors` vectors at `even`, and their odd ones at `odd`.
+///
+/// # Safety
+/// `T` is 2 or 4 bytes ([`vector_elements`]); `a` is valid for reads of
+/// `32 * vectors` bytes, `even` and `odd` for writes of `16 * vectors`
+/// bytes each, not overlapping `a`.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+unsafe fn vector_deinterleave2<T: NoUninit>(
+    a: *const T,
+    even: *mut T,
+    odd: *mut T,
+    vectors: usize,
+) {
+    use core::arch::x86_64::{
+        __m128i, _mm_loadu_si128, _mm_packs_epi32, _mm_shuffle_epi32, _mm_slli_epi32,
+        _mm_srai_epi32, _mm_storeu_si128, _mm_unpackhi_epi64, _mm_unpacklo_epi64,
+    };
+    let pa = a.cast::<__m128i>();
+    let (pe, po) = (even.cast::<__m128i>(), odd.cast::<__m128i>());
+    let mut i = 0;
+    while i < vectors {
+        // Input vectors `2i`, `2i + 1` to output vector `i` of each row.
+        // SAFETY: input vectors `2i + 1 < 2 * vectors` and output vectors
+        // `i < vectors` are in bounds (the caller's contract); the loads
+        // and stores are the unaligned kind. `T: NoUninit` has no
+        // uninitialised bytes. For 2-byte elements, each 32-bit lane
+        // holds an even element in its low half and an odd one in its
+        // high half; shifting sign-extends either to 32 bits, which the
+        // saturating pack returns unchanged, so each stored element is a
+        // bitwise copy of a loaded one. For 4-byte elements, the
+        // shuffles move whole lanes. SSE2 is enabled on every x86-64
+        // target.
+        unsafe {
+            let x = _mm_loadu_si128(pa.add(2 * i));
+            let y = _mm_loadu_si128(pa.add(2 * i + 1));
+            let (e, o) = if core::mem::size_of::<T>() == 2 {
+                let low = |v| _mm_srai_epi32::<16>(_mm_slli_epi32::<16>(v));
+                (
+                    _mm_packs_epi32(low(x), low(y)),
+                    _mm_packs_epi32(_mm_srai_epi32::<16>(x), _mm_srai_epi32::<16>(y)),
+                )
+            } else {
+                // [x0 x2 x1 x3] and [y0 y2 y1 y3].
+                let x = _mm_shuffle_epi32::<0b11_01_10_00>(x);
+                let y = _mm_shuffle_epi32::<0b11_01_10_00>(y);
+                (_mm_unpacklo_epi64(x, y), _mm_unpackhi_epi64(x, y))
+            };
+            _mm_storeu_si128(pe.add(i), e);
+            _mm_storeu_si128(po.add(i), o);
+        }
+        i += 1;
+    }
+}
+
+/// No vector kernel on this target ([`vector_elements`] is `usize::MAX`,
+/// so this is never called with `vectors > 0`).
+///
+/// # Safety
+/// None needed: it does nothing.
+#[cfg(not(target_arch = "x86_64"))]
+#[inline(always)]
+unsafe fn vector_deinterleave2<T: NoUninit>(_: *const T, _: *mut T, _: *mut T, _: usize) {}
 
 /// Elements of `T` per 16-byte vector that [`vector_interleave2`] moves
 /// (`usize::MAX`, so no whole vector, when it has no kernel for `T`).
@@ -248,7 +388,7 @@ unsafe fn vector_interleave2<T: NoUninit, const STREAMING: bool>(
 
 #[cfg(test)]
 mod tests {
-    use super::{BlockGrid, interleave2_grid};
+    use super::{BlockGrid, deinterleave2_grid, interleave2_grid};
 
     /// Interleaves `grid` with [`interleave2_grid`] into a copy of `out`
     /// and checks it against the definition: every block's pairs written,
@@ -366,6 +506,83 @@ mod tests {
         }
         check(|i| i as u16);
         check(|i| i as f32);
+    }
+
+    /// Deinterleaves `grid` with [`deinterleave2_grid`] into a copy of
+    /// `out` and checks it against the definition.
+    fn check_degrid<T: bytemuck::NoUninit + PartialEq + core::fmt::Debug>(
+        src: &[T],
+        out: &mut [T],
+        grid: BlockGrid,
+    ) {
+        let mut expected = out.to_vec();
+        let [outers, steps] = grid.counts;
+        for o in 0..outers {
+            for k in 0..steps {
+                let at = |b: usize| grid.start[b] + o * grid.strides[0][b] + k * grid.strides[1][b];
+                for r in 0..grid.rows {
+                    expected[at(1) + r] = src[at(0) + 2 * r];
+                    expected[at(1) + grid.row_stride + r] = src[at(0) + 2 * r + 1];
+                }
+            }
+        }
+        deinterleave2_grid(src, out, &grid);
+        assert_eq!(out, &expected[..], "{grid:?}");
+    }
+
+    /// The deinterleave, as the interleave test: one block of every length
+    /// around the vector sizes at every start within a vector, and a 2×3
+    /// grid, for 1-, 2-, 4- and 8-byte elements (under Miri too).
+    #[test]
+    fn deinterleaves_like_the_definition() {
+        fn check<T: bytemuck::NoUninit + PartialEq + core::fmt::Debug>(make: impl Fn(usize) -> T) {
+            const N: usize = 40;
+            let src: [T; 2 * N + 8] = core::array::from_fn(&make);
+            for start in 0..4 {
+                for rows in 0..=N {
+                    let mut out: [T; 2 * N + 4] = core::array::from_fn(|i| make(i + 1000));
+                    let grid = BlockGrid {
+                        start: [start, start],
+                        counts: [1, 1],
+                        strides: [[0, 0]; 2],
+                        row_stride: N,
+                        rows,
+                    };
+                    check_degrid(&src, &mut out, grid);
+                }
+            }
+            // Blocks of 9 rows: sources overlapping, destination rows 30
+            // apart, blocks 9 apart along them, planes 60 apart.
+            for rows in [1, 8, 9] {
+                let mut out: [T; 160] = core::array::from_fn(|i| make(i + 1000));
+                let grid = BlockGrid {
+                    start: [1, 3],
+                    counts: [2, 3],
+                    strides: [[20, 60], [rows, rows]],
+                    row_stride: 30,
+                    rows,
+                };
+                check_degrid(&src, &mut out, grid);
+            }
+        }
+        check(|i| i as u8);
+        check(|i| i as u16);
+        check(|i| (i as i16).wrapping_neg()); // sign bits set: the packs must not saturate
+        check(|i| i as f32);
+        check(|i| i as u64);
+    }
+
+    #[test]
+    #[should_panic(expected = "rows overlap")]
+    fn overlapping_deinterleave_rows_panic() {
+        let grid = BlockGrid {
+            start: [0, 0],
+            counts: [1, 1],
+            strides: [[0, 0]; 2],
+            row_stride: 3,
+            rows: 4,
+        };
+        deinterleave2_grid(&[0u16; 8], &mut [0u16; 8], &grid);
     }
 
     #[test]
