@@ -25,7 +25,7 @@
 //!   `{1,0:T(8,128)}` (two tiles, 16 runs of 512 bytes): `memcpy`, `pack`,
 //!   `pack_runtime`, `pack_mixed` (`f32[?,256]`).
 //! - `paired_f32_<S>MiB`, `paired_bf16_<S>MiB` (16 and 256 MiB): the
-//!   same relayouts (all of the `f32` group's, and the `bf16` packs), each
+//!   same relayouts (all of the `f32` group's, and the `bf16` group's), each
 //!   timed in turns with `memcpy` of its logical bytes ([`paired`]). What criterion reports
 //!   as the time per iteration is the relayout's time as a multiple of
 //!   `memcpy`'s, in milliseconds: `1.14 ms` means 1.14× memcpy's time,
@@ -448,6 +448,8 @@ where
     paired(&mut g, "pack_runtime", (&rows_buf, &mut packed_buf), copy);
     let copy = (&rows[..], &mut scratch[..]);
     paired(&mut g, "pack_mixed", (&src_mixed, &mut dst_mixed), copy);
+    let copy = (&rows[..], &mut scratch[..]);
+    paired(&mut g, "unpack", (&dst.view(), &mut dst_back), copy);
     g.finish();
 }
 
