@@ -478,8 +478,8 @@ impl LoopNest {
     /// holds the blocks of the innermost three levels that have the same
     /// shape, so that per-call costs are paid once per `steps` blocks (the
     /// `(y % 8) / 2` level of `T(8,128)(2,1)` makes planes of 4 blocks);
-    /// a plane whose blocks differ (a partial tile) comes as planes of one
-    /// block. With fewer than three levels, `steps` is 1. Every element is
+    /// a plane whose blocks differ (a partial tile) comes as a plane of all
+    /// but its last block and that block, or block by block. With fewer than three levels, `steps` is 1. Every element is
     /// visited once, in nest order; padding never.
     ///
     /// ```
@@ -525,7 +525,9 @@ impl LoopNest {
     /// four levels that have the same shape: for `T(8,128)(2,1)` from
     /// row-major, a whole band of tiles (`outers` tiles of 4 row pairs),
     /// where a plane is one tile. A volume whose blocks differ (partial
-    /// tiles) comes as volumes of one plane, or of one block. With fewer
+    /// tiles) comes in parts: the planes before the last one in one call
+    /// when they are alike, then plane by plane, each split the same way
+    /// down to rows. With fewer
     /// than four levels, `outers` is 1. Every element is visited once, in
     /// nest order; padding never.
     ///
@@ -640,33 +642,50 @@ impl LoopNest {
             self.trips(run, base[run.dim]),
         );
         // Trip counts only shrink as the index grows, so when the first
-        // and the last plane have as many blocks, the first and the last
-        // block as many rows, and the first and the last row the same
-        // length, all of them do. The last row's index differs from the
-        // first's by the last step of each level above it in the same
-        // dimension (no copy of `base`: a copy right after the odometer's
-        // stores stalls on store forwarding).
-        let uniform = steps == self.trips(step, base[step.dim] + to_last(step, outer, outers))
-            && rows
-                == self.trips(
-                    row,
-                    base[row.dim] + to_last(row, outer, outers) + to_last(row, step, steps),
-                )
-            && len
-                == self.trips(
-                    run,
-                    base[run.dim]
-                        + to_last(run, outer, outers)
-                        + to_last(run, step, steps)
-                        + to_last(run, row, rows),
-                );
-        if uniform {
-            (*f)(offsets, [outers, steps, rows, len]);
-            return;
+        // and the last of the first `k` planes have as many blocks, their
+        // first and last block as many rows, and their first and last row
+        // the same length, all of them do. The last row's index differs
+        // from the first's by the last step of each level above it in the
+        // same dimension (no copy of `base`: a copy right after the
+        // odometer's stores stalls on store forwarding).
+        let uniform = |k: usize| {
+            steps == self.trips(step, base[step.dim] + to_last(step, outer, k))
+                && rows
+                    == self.trips(
+                        row,
+                        base[row.dim] + to_last(row, outer, k) + to_last(row, step, steps),
+                    )
+                && len
+                    == self.trips(
+                        run,
+                        base[run.dim]
+                            + to_last(run, outer, k)
+                            + to_last(run, step, steps)
+                            + to_last(run, row, rows),
+                    )
+        };
+        // All planes alike; or all but the last (a partial tile at the
+        // end of the outer level's dimension); or plane by plane.
+        let alike = if uniform(outers) {
+            outers
+        } else if outers > 1 && uniform(outers - 1) {
+            outers - 1
+        } else {
+            0
+        };
+        if alike > 0 {
+            (*f)(offsets, [alike, steps, rows, len]);
+            if alike == outers {
+                return;
+            }
         }
         let saved = base[outer.dim];
-        let mut o = offsets;
-        let mut i = 0;
+        let mut o = [
+            offsets[0].wrapping_add(alike.wrapping_mul(outer.strides[0])),
+            offsets[1].wrapping_add(alike.wrapping_mul(outer.strides[1])),
+        ];
+        base[outer.dim] += alike * outer.div;
+        let mut i = alike;
         while i < outers {
             self.plane(step, row, run, o, base, f);
             o[0] = o[0].wrapping_add(outer.strides[0]);
@@ -695,19 +714,34 @@ impl LoopNest {
             self.trips(row, base[row.dim]),
             self.trips(run, base[run.dim]),
         );
-        let uniform = rows == self.trips(row, base[row.dim] + to_last(row, step, steps))
-            && len
-                == self.trips(
-                    run,
-                    base[run.dim] + to_last(run, step, steps) + to_last(run, row, rows),
-                );
-        if uniform {
-            (*f)(offsets, [1, steps, rows, len]);
-            return;
+        let uniform = |k: usize| {
+            rows == self.trips(row, base[row.dim] + to_last(row, step, k))
+                && len
+                    == self.trips(
+                        run,
+                        base[run.dim] + to_last(run, step, k) + to_last(run, row, rows),
+                    )
+        };
+        let alike = if uniform(steps) {
+            steps
+        } else if steps > 1 && uniform(steps - 1) {
+            steps - 1
+        } else {
+            0
+        };
+        if alike > 0 {
+            (*f)(offsets, [1, alike, rows, len]);
+            if alike == steps {
+                return;
+            }
         }
         let saved = base[step.dim];
-        let mut o = offsets;
-        let mut i = 0;
+        let mut o = [
+            offsets[0].wrapping_add(alike.wrapping_mul(step.strides[0])),
+            offsets[1].wrapping_add(alike.wrapping_mul(step.strides[1])),
+        ];
+        base[step.dim] += alike * step.div;
+        let mut i = alike;
         while i < steps {
             self.block(row, run, o, base, f);
             o[0] = o[0].wrapping_add(step.strides[0]);
@@ -731,15 +765,24 @@ impl LoopNest {
     ) {
         let rows = self.trips(row, base[row.dim]);
         let len = self.trips(run, base[run.dim]);
-        if len == self.trips(run, base[run.dim] + to_last(run, row, rows)) {
+        let alike = |k: usize| len == self.trips(run, base[run.dim] + to_last(run, row, k));
+        if alike(rows) {
             // The last row as long as the first: one block.
             (*f)(offsets, [1, 1, rows, len]);
             return;
         }
         // A row's length depends on its index (a partial tile in the
-        // row's dimension): one row per call.
-        let mut o = offsets;
+        // row's dimension): the rows as long as the first in one call
+        // when all but the last are, then row by row.
         let mut r = 0;
+        if rows > 1 && alike(rows - 1) {
+            (*f)(offsets, [1, 1, rows - 1, len]);
+            r = rows - 1;
+        }
+        let mut o = [
+            offsets[0].wrapping_add(r.wrapping_mul(row.strides[0])),
+            offsets[1].wrapping_add(r.wrapping_mul(row.strides[1])),
+        ];
         while r < rows {
             (*f)(o, [1, 1, 1, self.trips(run, base[run.dim] + r * row.div)]);
             o[0] = o[0].wrapping_add(row.strides[0]);
