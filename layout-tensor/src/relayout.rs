@@ -8,8 +8,8 @@
 //! kernel the nest's strides call for, chosen once: inline copies of runs
 //! contiguous in both buffers (streaming stores for destinations of
 //! [`STREAM_FROM_BYTES`] or more), an interleave for `T(2,1)`/`T(4,1)`
-//! sub-tiles, or a strided loop. Padding slots of the destination are
-//! never written.
+//! sub-tiles and a deinterleave for their unpack (`T(2,1)`), or a strided
+//! loop. Padding slots of the destination are never written.
 
 use bytemuck::NoUninit;
 use layout_core::walk::{LoopNest, NestTemplate};
