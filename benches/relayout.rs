@@ -143,7 +143,8 @@ fn paired_group<'a>(c: &'a mut Criterion, name: &str, mib: usize) -> BenchmarkGr
 }
 
 /// One relayout timed in turns with `copy_from_slice` from `copy_src` to
-/// `copy_dst` (the relayout's logical bytes): each iteration runs both,
+/// `copy_dst`, of as many elements as the relayout's logical array (the
+/// same bytes; the buffers may be longer): each iteration runs both,
 /// in alternating order, and the reported time per iteration is the
 /// relayout's total time over `memcpy`'s, in milliseconds (see the module
 /// docs).
@@ -159,11 +160,8 @@ fn paired<S, S2, L, L2>(
     L: TensorLayout,
     L2: RelayoutFrom<L>,
 {
-    assert_eq!(
-        copy_src.len(),
-        src.array_layout().element_count(),
-        "memcpy of the logical bytes"
-    );
+    let n = src.array_layout().element_count();
+    let (copy_src, copy_dst) = (&copy_src[..n], &mut copy_dst[..n]);
     g.bench_function(name, |b| {
         b.iter_custom(|iters| {
             let (mut kernel, mut base) = (Duration::ZERO, Duration::ZERO);
@@ -360,39 +358,39 @@ fn f32_group<Rm, Ti, RmOdd, TiOdd>(
     }
 
     let mut scratch = vec![0.0f32; rows_len];
-    let (n, n_odd) = (rows_len, dst_odd_back.array_layout().element_count());
     let mut g = paired_group(c, "f32", mib);
-    let copy = (&rows[..n], &mut scratch[..n]);
-    paired(&mut g, "pack", (&src, &mut dst), copy);
-    let copy = (&rows[..n], &mut scratch[..n]);
-    paired(&mut g, "unpack", (&dst.view(), &mut dst_back), copy);
-    let copy = (&rows[..n], &mut scratch[..n]);
-    paired(&mut g, "pack_runtime", (&rows_buf, &mut packed_buf), copy);
-    let copy = (&rows[..n], &mut scratch[..n]);
+    let r = &rows[..];
+    paired(&mut g, "pack", (&src, &mut dst), (r, &mut scratch));
     paired(
         &mut g,
-        "unpack_runtime",
-        (&packed_buf.view(), &mut back_buf),
-        copy,
+        "unpack",
+        (&dst.view(), &mut dst_back),
+        (r, &mut scratch),
     );
-    let copy = (&rows[..n], &mut scratch[..n]);
-    paired(&mut g, "pack_mixed", (&src_mixed, &mut dst_mixed), copy);
-    let copy = (&rows[..n], &mut scratch[..n]);
     paired(
         &mut g,
-        "unpack_mixed",
-        (&dst_mixed.view(), &mut dst_mixed_back),
-        copy,
+        "pack_runtime",
+        (&rows_buf, &mut packed_buf),
+        (r, &mut scratch),
     );
-    let copy = (&rows[..n_odd], &mut scratch[..n_odd]);
-    paired(&mut g, "pack_unaligned", (&src_odd, &mut dst_odd), copy);
-    let copy = (&rows[..n_odd], &mut scratch[..n_odd]);
+    let unpack_runtime = (&packed_buf.view(), &mut back_buf);
+    paired(&mut g, "unpack_runtime", unpack_runtime, (r, &mut scratch));
     paired(
         &mut g,
-        "unpack_unaligned",
-        (&dst_odd.view(), &mut dst_odd_back),
-        copy,
+        "pack_mixed",
+        (&src_mixed, &mut dst_mixed),
+        (r, &mut scratch),
     );
+    let unpack_mixed = (&dst_mixed.view(), &mut dst_mixed_back);
+    paired(&mut g, "unpack_mixed", unpack_mixed, (r, &mut scratch));
+    paired(
+        &mut g,
+        "pack_unaligned",
+        (&src_odd, &mut dst_odd),
+        (r, &mut scratch),
+    );
+    let unpack_odd = (&dst_odd.view(), &mut dst_odd_back);
+    paired(&mut g, "unpack_unaligned", unpack_odd, (r, &mut scratch));
     g.finish();
 }
 
@@ -443,13 +441,26 @@ where
 
     let mut scratch = vec![bf16::ZERO; rows_len];
     let mut g = paired_group(c, "bf16", mib);
-    paired(&mut g, "pack", (&src, &mut dst), (&rows, &mut scratch));
-    let copy = (&rows[..], &mut scratch[..]);
-    paired(&mut g, "pack_runtime", (&rows_buf, &mut packed_buf), copy);
-    let copy = (&rows[..], &mut scratch[..]);
-    paired(&mut g, "pack_mixed", (&src_mixed, &mut dst_mixed), copy);
-    let copy = (&rows[..], &mut scratch[..]);
-    paired(&mut g, "unpack", (&dst.view(), &mut dst_back), copy);
+    let r = &rows[..];
+    paired(&mut g, "pack", (&src, &mut dst), (r, &mut scratch));
+    paired(
+        &mut g,
+        "pack_runtime",
+        (&rows_buf, &mut packed_buf),
+        (r, &mut scratch),
+    );
+    paired(
+        &mut g,
+        "pack_mixed",
+        (&src_mixed, &mut dst_mixed),
+        (r, &mut scratch),
+    );
+    paired(
+        &mut g,
+        "unpack",
+        (&dst.view(), &mut dst_back),
+        (r, &mut scratch),
+    );
     g.finish();
 }
 

@@ -390,36 +390,61 @@ unsafe fn vector_interleave2<T: NoUninit, const STREAMING: bool>(
 mod tests {
     use super::{BlockGrid, deinterleave2_grid, interleave2_grid};
 
-    /// Interleaves `grid` with [`interleave2_grid`] into a copy of `out`
-    /// and checks it against the definition: every block's pairs written,
-    /// every other element unchanged.
+    /// Which kernel a test runs.
+    #[derive(Clone, Copy, Debug)]
+    enum Kernel {
+        Interleave { streaming: bool },
+        Deinterleave,
+    }
+
+    /// Runs `kernel` on `grid` from `src` into `out` and checks it against
+    /// the definition: every block's elements in place, every other
+    /// element unchanged.
     fn check_grid<T: bytemuck::NoUninit + PartialEq + core::fmt::Debug>(
         src: &[T],
         out: &mut [T],
         grid: BlockGrid,
-        streaming: bool,
+        kernel: Kernel,
     ) {
         let mut expected = out.to_vec();
         let [outers, steps] = grid.counts;
         for o in 0..outers {
             for k in 0..steps {
                 let at = |b: usize| grid.start[b] + o * grid.strides[0][b] + k * grid.strides[1][b];
+                let (s, d, pair) = (at(0), at(1), grid.row_stride);
                 for r in 0..grid.rows {
-                    expected[at(1) + 2 * r] = src[at(0) + r];
-                    expected[at(1) + 2 * r + 1] = src[at(0) + grid.row_stride + r];
+                    match kernel {
+                        Kernel::Interleave { .. } => {
+                            expected[d + 2 * r] = src[s + r];
+                            expected[d + 2 * r + 1] = src[s + pair + r];
+                        }
+                        Kernel::Deinterleave => {
+                            expected[d + r] = src[s + 2 * r];
+                            expected[d + pair + r] = src[s + 2 * r + 1];
+                        }
+                    }
                 }
             }
         }
-        interleave2_grid(src, out, &grid, streaming);
-        assert_eq!(out, &expected[..], "{grid:?}");
+        match kernel {
+            Kernel::Interleave { streaming } => interleave2_grid(src, out, &grid, streaming),
+            Kernel::Deinterleave => deinterleave2_grid(src, out, &grid),
+        }
+        assert_eq!(out, &expected[..], "{kernel:?} {grid:?}");
     }
 
     /// One block of every length around the vector sizes, at every start
-    /// within a vector, and grids of 2×3 blocks, for 1-, 2-, 4- and 8-byte
-    /// elements (Miri runs this: it checks every access is in bounds).
-    #[test]
-    fn interleaves_like_the_definition() {
-        fn check<T: bytemuck::NoUninit + PartialEq + core::fmt::Debug>(make: impl Fn(usize) -> T) {
+    /// within a vector, then 2×3 grids of blocks of 1, 8 and 9 rows with
+    /// `strides(rows)`, for 1-, 2-, 4- and 8-byte elements, and `i16`
+    /// with sign bits set (a saturating pack would show). Miri runs this:
+    /// it checks every access is in bounds.
+    fn check_kernel(kernel: Kernel, strides: fn(usize) -> [[usize; 2]; 2], row_stride: usize) {
+        fn check<T: bytemuck::NoUninit + PartialEq + core::fmt::Debug>(
+            make: impl Fn(usize) -> T,
+            kernel: Kernel,
+            strides: fn(usize) -> [[usize; 2]; 2],
+            row_stride: usize,
+        ) {
             const N: usize = 40;
             let src: [T; 2 * N + 8] = core::array::from_fn(&make);
             for start in 0..4 {
@@ -432,28 +457,43 @@ mod tests {
                         row_stride: N,
                         rows,
                     };
-                    check_grid(&src, &mut out, grid, false);
+                    check_grid(&src, &mut out, grid, kernel);
                 }
             }
-            // Blocks of 9 rows, 2 rows apart, on a 2×3 grid: source blocks
-            // overlap (the second row of one is the first of the next),
-            // destination blocks are dense, planes 60 elements apart.
             for rows in [1, 8, 9] {
-                let mut out: [T; 130] = core::array::from_fn(|i| make(i + 1000));
+                let mut out: [T; 160] = core::array::from_fn(|i| make(i + 1000));
                 let grid = BlockGrid {
                     start: [1, 3],
                     counts: [2, 3],
-                    strides: [[20, 60], [rows, 2 * rows]],
-                    row_stride: rows,
+                    strides: strides(rows),
+                    row_stride: row_stride.max(rows),
                     rows,
                 };
-                check_grid(&src, &mut out, grid, false);
+                check_grid(&src, &mut out, grid, kernel);
             }
         }
-        check(|i| i as u8);
-        check(|i| i as u16);
-        check(|i| i as f32);
-        check(|i| i as u64);
+        check(|i| i as u8, kernel, strides, row_stride);
+        check(|i| i as u16, kernel, strides, row_stride);
+        check(|i| (i as i16).wrapping_neg(), kernel, strides, row_stride);
+        check(|i| i as f32, kernel, strides, row_stride);
+        check(|i| i as u64, kernel, strides, row_stride);
+    }
+
+    /// The interleave ([`check_kernel`]): source rows one block apart (the
+    /// second row of one is the first of the next), destination blocks
+    /// dense, planes 60 elements apart.
+    #[test]
+    fn interleaves_like_the_definition() {
+        let strides = |rows| [[20, 60], [rows, 2 * rows]];
+        check_kernel(Kernel::Interleave { streaming: false }, strides, 0);
+    }
+
+    /// The deinterleave ([`check_kernel`]): source blocks overlapping,
+    /// destination rows 30 apart, blocks `rows` apart along them, planes
+    /// 60 apart.
+    #[test]
+    fn deinterleaves_like_the_definition() {
+        check_kernel(Kernel::Deinterleave, |rows| [[20, 60], [rows, rows]], 30);
     }
 
     /// With streaming stores, into a 64-byte-aligned buffer at every
@@ -477,7 +517,12 @@ mod tests {
                         row_stride: 33,
                         rows,
                     };
-                    check_grid(&src, &mut out.0, grid, true);
+                    check_grid(
+                        &src,
+                        &mut out.0,
+                        grid,
+                        Kernel::Interleave { streaming: true },
+                    );
                 }
                 // Two blocks of 24 rows, the second starting mid-line.
                 let mut out = Lines(core::array::from_fn(|i| make(i + 1000)));
@@ -488,7 +533,12 @@ mod tests {
                     row_stride: 33,
                     rows: 24,
                 };
-                check_grid(&src, &mut out.0, grid, true);
+                check_grid(
+                    &src,
+                    &mut out.0,
+                    grid,
+                    Kernel::Interleave { streaming: true },
+                );
                 // 2×2 adjacent blocks of 8 and of 9 rows (the second has a
                 // tail past the vectors, so nothing streams).
                 for rows in [8, 9] {
@@ -500,76 +550,17 @@ mod tests {
                         row_stride: 40,
                         rows,
                     };
-                    check_grid(&src, &mut out.0, grid, true);
+                    check_grid(
+                        &src,
+                        &mut out.0,
+                        grid,
+                        Kernel::Interleave { streaming: true },
+                    );
                 }
             }
         }
         check(|i| i as u16);
         check(|i| i as f32);
-    }
-
-    /// Deinterleaves `grid` with [`deinterleave2_grid`] into a copy of
-    /// `out` and checks it against the definition.
-    fn check_degrid<T: bytemuck::NoUninit + PartialEq + core::fmt::Debug>(
-        src: &[T],
-        out: &mut [T],
-        grid: BlockGrid,
-    ) {
-        let mut expected = out.to_vec();
-        let [outers, steps] = grid.counts;
-        for o in 0..outers {
-            for k in 0..steps {
-                let at = |b: usize| grid.start[b] + o * grid.strides[0][b] + k * grid.strides[1][b];
-                for r in 0..grid.rows {
-                    expected[at(1) + r] = src[at(0) + 2 * r];
-                    expected[at(1) + grid.row_stride + r] = src[at(0) + 2 * r + 1];
-                }
-            }
-        }
-        deinterleave2_grid(src, out, &grid);
-        assert_eq!(out, &expected[..], "{grid:?}");
-    }
-
-    /// The deinterleave, as the interleave test: one block of every length
-    /// around the vector sizes at every start within a vector, and a 2×3
-    /// grid, for 1-, 2-, 4- and 8-byte elements (under Miri too).
-    #[test]
-    fn deinterleaves_like_the_definition() {
-        fn check<T: bytemuck::NoUninit + PartialEq + core::fmt::Debug>(make: impl Fn(usize) -> T) {
-            const N: usize = 40;
-            let src: [T; 2 * N + 8] = core::array::from_fn(&make);
-            for start in 0..4 {
-                for rows in 0..=N {
-                    let mut out: [T; 2 * N + 4] = core::array::from_fn(|i| make(i + 1000));
-                    let grid = BlockGrid {
-                        start: [start, start],
-                        counts: [1, 1],
-                        strides: [[0, 0]; 2],
-                        row_stride: N,
-                        rows,
-                    };
-                    check_degrid(&src, &mut out, grid);
-                }
-            }
-            // Blocks of 9 rows: sources overlapping, destination rows 30
-            // apart, blocks 9 apart along them, planes 60 apart.
-            for rows in [1, 8, 9] {
-                let mut out: [T; 160] = core::array::from_fn(|i| make(i + 1000));
-                let grid = BlockGrid {
-                    start: [1, 3],
-                    counts: [2, 3],
-                    strides: [[20, 60], [rows, rows]],
-                    row_stride: 30,
-                    rows,
-                };
-                check_degrid(&src, &mut out, grid);
-            }
-        }
-        check(|i| i as u8);
-        check(|i| i as u16);
-        check(|i| (i as i16).wrapping_neg()); // sign bits set: the packs must not saturate
-        check(|i| i as f32);
-        check(|i| i as u64);
     }
 
     #[test]
