@@ -64,6 +64,22 @@ impl BlockGrid {
         );
         true
     }
+
+    /// Calls `f([s, d])` with the source and destination offsets of every
+    /// block, plane by plane.
+    #[inline(always)]
+    fn for_each_block(&self, mut f: impl FnMut([usize; 2])) {
+        let ([outers, steps], [outer, step]) = (self.counts, self.strides);
+        let mut at_plane = self.start;
+        for _ in 0..outers {
+            let mut at = at_plane;
+            for _ in 0..steps {
+                f(at);
+                at = [at[0] + step[0], at[1] + step[1]];
+            }
+            at_plane = [at_plane[0] + outer[0], at_plane[1] + outer[1]];
+        }
+    }
 }
 
 /// Interleaves every block of `grid` (see [`BlockGrid`]): `dst[d + 2 * r]
@@ -134,10 +150,9 @@ fn interleave_blocks<T: NoUninit, const STREAMING: bool>(
     let block_bytes = 2 * rows * size;
     let adjacent = step[1] * size == block_bytes && outer[1] == steps * step[1];
     let grid_lines = lines_in(dst[start[1]..].as_ptr(), outers * steps * block_bytes);
-    let mut at_plane = start;
-    for _ in 0..outers {
-        let [mut s, mut d] = at_plane;
-        for _ in 0..steps {
+    grid.for_each_block(
+        #[inline(always)]
+        |[s, d]| {
             // In bounds: `s + row_stride + rows <= src.len()` and `d + 2 *
             // rows <= dst.len()` for every block (checked by the caller).
             if vectors > 0 {
@@ -164,11 +179,8 @@ fn interleave_blocks<T: NoUninit, const STREAMING: bool>(
                     o[1] = y;
                 }
             }
-            s += step[0];
-            d += step[1];
-        }
-        at_plane = [at_plane[0] + outer[0], at_plane[1] + outer[1]];
-    }
+        },
+    );
 }
 
 /// Deinterleaves every block of `grid` (see [`BlockGrid`]): `dst[d + r]
@@ -190,18 +202,13 @@ pub(crate) fn deinterleave2_grid<T: NoUninit>(src: &[T], dst: &mut [T], grid: &B
         return;
     }
     let BlockGrid {
-        start,
-        counts: [outers, steps],
-        strides: [outer, step],
-        row_stride,
-        rows,
+        row_stride, rows, ..
     } = *grid;
     let vectors = rows / vector_elements::<T>();
     let done = vectors * vector_elements::<T>();
-    let mut at_plane = start;
-    for _ in 0..outers {
-        let [mut s, mut d] = at_plane;
-        for _ in 0..steps {
+    grid.for_each_block(
+        #[inline(always)]
+        |[s, d]| {
             // In bounds: `s + 2 * rows <= src.len()` and `d + row_stride +
             // rows <= dst.len()` for every block (checked above).
             if vectors > 0 {
@@ -224,11 +231,8 @@ pub(crate) fn deinterleave2_grid<T: NoUninit>(src: &[T], dst: &mut [T], grid: &B
                     *o = pair[1];
                 }
             }
-            s += step[0];
-            d += step[1];
-        }
-        at_plane = [at_plane[0] + outer[0], at_plane[1] + outer[1]];
-    }
+        },
+    );
 }
 
 /// Splits `2 * vectors` 16-byte vectors at `a` into their even elements,
