@@ -479,8 +479,9 @@ impl LoopNest {
     /// shape, so that per-call costs are paid once per `steps` blocks (the
     /// `(y % 8) / 2` level of `T(8,128)(2,1)` makes planes of 4 blocks);
     /// a plane whose blocks differ (a partial tile) comes as a plane of all
-    /// but its last block and that block, or block by block. With fewer than three levels, `steps` is 1. Every element is
-    /// visited once, in nest order; padding never.
+    /// but its last block and that block, or block by block. With fewer
+    /// than three levels, `steps` is 1. Every element is visited once, in
+    /// nest order; padding never.
     ///
     /// ```
     /// use layout_core::{walk::LoopNest, ArrayLayout};
@@ -527,9 +528,8 @@ impl LoopNest {
     /// where a plane is one tile. A volume whose blocks differ (partial
     /// tiles) comes in parts: the planes before the last one in one call
     /// when they are alike, then plane by plane, each split the same way
-    /// down to rows. With fewer
-    /// than four levels, `outers` is 1. Every element is visited once, in
-    /// nest order; padding never.
+    /// down to rows. With fewer than four levels, `outers` is 1. Every
+    /// element is visited once, in nest order; padding never.
     ///
     /// ```
     /// use layout_core::{walk::LoopNest, ArrayLayout};
@@ -626,7 +626,8 @@ impl LoopNest {
 
     /// The volume of levels `[outer, step, row, run]` at `offsets`, the
     /// outer digits having reached `base`: one call when all its blocks
-    /// have the same shape, else plane by plane.
+    /// have the same shape, else one for the planes before the last if
+    /// they do, and plane by plane for the rest.
     #[inline(always)]
     fn volume<F: FnMut([usize; 2], [usize; 4])>(
         &self,
@@ -698,7 +699,8 @@ impl LoopNest {
 
     /// The plane of levels `step`, `row` and `run` at `offsets`, the outer
     /// digits having reached `base`, as volumes of one plane: one call
-    /// when all its blocks have the same shape, else block by block.
+    /// when all its blocks have the same shape, else one for the blocks
+    /// before the last if they do, and block by block for the rest.
     #[inline(always)]
     fn plane<F: FnMut([usize; 2], [usize; 4])>(
         &self,
