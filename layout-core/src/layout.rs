@@ -511,6 +511,38 @@ impl Layout {
         Ok(self)
     }
 
+    /// A dense layout from the fields that most layouts set, checked in
+    /// this order as [`Layout::new`] and the `with_` methods check them:
+    /// `minor_to_major`, `tiles`, `L(tail_padding_alignment)`,
+    /// `E(element_size_in_bits)` (stored as given) and `S(memory_space)`.
+    /// The one chain behind [`ArrayLayout::make_shape_with_dense_layout`]
+    /// and the static layouts' constructor.
+    ///
+    /// [`ArrayLayout::make_shape_with_dense_layout`]: crate::ArrayLayout::make_shape_with_dense_layout
+    pub(crate) const fn dense(
+        minor_to_major: &[usize],
+        tiles: &[Tile],
+        tail_padding_alignment: usize,
+        element_size_in_bits: u32,
+        memory_space: u32,
+    ) -> Result<Layout, Error> {
+        let layout = match Layout::new(minor_to_major) {
+            Ok(l) => l,
+            Err(e) => return Err(e),
+        };
+        let layout = match layout.with_tiles(tiles) {
+            Ok(l) => l,
+            Err(e) => return Err(e),
+        };
+        let layout = match layout.with_tail_padding_alignment(tail_padding_alignment) {
+            Ok(l) => l,
+            Err(e) => return Err(e),
+        };
+        layout
+            .with_element_size_in_bits(element_size_in_bits)
+            .with_memory_space(memory_space)
+    }
+
     /// The same layout with `SC(...)`.
     ///
     /// # Errors

@@ -327,18 +327,6 @@ impl ArrayLayout {
             Ok(s) => s,
             Err(e) => return Err(e),
         };
-        let layout = match Layout::new(minor_to_major) {
-            Ok(l) => l,
-            Err(e) => return Err(e),
-        };
-        let layout = match layout.with_tiles(tiles) {
-            Ok(l) => l,
-            Err(e) => return Err(e),
-        };
-        let layout = match layout.with_tail_padding_alignment(tail_padding_alignment) {
-            Ok(l) => l,
-            Err(e) => return Err(e),
-        };
         // XLA stores E equal to the natural width as 0. On a sub-byte type
         // that would turn packing off, so there E(n) is kept.
         let bits =
@@ -347,10 +335,13 @@ impl ArrayLayout {
             } else {
                 element_size_in_bits
             };
-        let layout = match layout
-            .with_element_size_in_bits(bits)
-            .with_memory_space(memory_space)
-        {
+        let layout = match Layout::dense(
+            minor_to_major,
+            tiles,
+            tail_padding_alignment,
+            bits,
+            memory_space,
+        ) {
             Ok(l) => l,
             Err(e) => return Err(e),
         };

@@ -124,22 +124,13 @@ pub const fn build_array_layout(
         Ok(s) => s,
         Err(e) => return Err(e),
     };
-    let layout = match Layout::new(minor_to_major) {
-        Ok(l) => l,
-        Err(e) => return Err(e),
-    };
-    let layout = match layout.with_tiles(tiles) {
-        Ok(l) => l,
-        Err(e) => return Err(e),
-    };
-    let layout = match layout.with_tail_padding_alignment(tail_padding_alignment) {
-        Ok(l) => l,
-        Err(e) => return Err(e),
-    };
-    let layout = match layout
-        .with_element_size_in_bits(element_size_in_bits)
-        .with_memory_space(memory_space)
-    {
+    let layout = match Layout::dense(
+        minor_to_major,
+        tiles,
+        tail_padding_alignment,
+        element_size_in_bits,
+        memory_space,
+    ) {
         Ok(l) => l,
         Err(e) => return Err(e),
     };
