@@ -376,6 +376,21 @@ fn expect_int(
 }
 
 /// Attaches the span of `locus` to an error from a builder API.
+/// `Ok` while a list of dims holding `len` entries has room for one more;
+/// else the error for a rank above [`MAX_RANK`], at the entry's `span`.
+fn room_for_dim(len: usize, span: ByteSpan) -> Result<(), Error> {
+    if len == MAX_RANK {
+        return Err(Error::spanned(
+            ErrorKind::RankTooLarge {
+                rank: len + 1,
+                max: MAX_RANK,
+            },
+            span,
+        ));
+    }
+    Ok(())
+}
+
 fn locate(e: Error, spans: &SpanTable) -> Error {
     match e.span() {
         Some(_) => e,
@@ -401,15 +416,7 @@ fn parse_array(lx: &mut Lexer<'_>) -> Result<ParsedShape, Error> {
     } else {
         loop {
             let (dim, span) = parse_dim(lx, rank)?;
-            if rank == MAX_RANK {
-                return Err(Error::spanned(
-                    ErrorKind::RankTooLarge {
-                        rank: rank + 1,
-                        max: MAX_RANK,
-                    },
-                    span,
-                ));
-            }
+            room_for_dim(rank, span)?;
             dims[rank] = dim;
             spans.dim[rank] = span;
             rank += 1;
@@ -548,15 +555,7 @@ fn parse_layout_body(
                 }
                 _ => return Err(unexpected(lx, t, "a dimension number")),
             };
-            if n == MAX_RANK {
-                return Err(Error::spanned(
-                    ErrorKind::RankTooLarge {
-                        rank: n + 1,
-                        max: MAX_RANK,
-                    },
-                    span,
-                ));
-            }
+            room_for_dim(n, span)?;
             m2m[n] = usize::try_from(value).unwrap_or(usize::MAX);
             spans.minor_to_major_entry[n] = span;
             n += 1;
@@ -726,15 +725,7 @@ fn parse_sparse_physical_shape(lx: &mut Lexer<'_>) -> Result<SparsePhysicalShape
         }
         loop {
             let (x, span) = expect_int(lx, "dimension", "an integer", MAX_DIM_SIZE as u64)?;
-            if n == MAX_RANK {
-                return Err(Error::spanned(
-                    ErrorKind::RankTooLarge {
-                        rank: n + 1,
-                        max: MAX_RANK,
-                    },
-                    span,
-                ));
-            }
+            room_for_dim(n, span)?;
             v[n] = x as usize;
             n += 1;
             let sep = lx.next_token()?;
@@ -917,15 +908,7 @@ fn parse_padding(
     let mut value = PaddingValue::Unspecified;
     let close = loop {
         let (v, span) = expect_int(lx, "padded width", "a padded width", MAX_DIM_SIZE as u64)?;
-        if k == MAX_RANK {
-            return Err(Error::spanned(
-                ErrorKind::RankTooLarge {
-                    rank: k + 1,
-                    max: MAX_RANK,
-                },
-                span,
-            ));
-        }
+        room_for_dim(k, span)?;
         widths[k] = v as usize;
         spans.padding_entry[k] = span;
         k += 1;
