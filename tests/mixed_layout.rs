@@ -4,21 +4,7 @@
 //! layout (the bound's room) does.
 
 use tessera::{ArrayLayout, ErrorKind, layout};
-
-/// Every index of `dims` in row-major order.
-fn indices(dims: &[usize]) -> Vec<Vec<usize>> {
-    let n: usize = dims.iter().product();
-    (0..n)
-        .map(|mut k| {
-            let mut idx = vec![0; dims.len()];
-            for d in (0..dims.len()).rev() {
-                idx[d] = k % dims[d];
-                k /= dims[d];
-            }
-            idx
-        })
-        .collect()
-}
+use test_support::row_major;
 
 /// Checks `layout!(tokens)` for each of `extents` (the full dims), against
 /// the engine on the same text with the extents written in.
@@ -33,7 +19,7 @@ macro_rules! check_mixed {
             let rt = l.to_runtime();
             assert_eq!(&rt.sizes()[..], &dims[..]);
             assert_eq!(l.buffer_len(), rt.buffer_len());
-            for idx in indices(&dims) {
+            for idx in row_major(&dims) {
                 let idx: [usize; $rank] = idx.try_into().unwrap();
                 assert_eq!(Ok(l.offset(idx)), rt.offset(&idx), "{template} {dims:?} {idx:?}");
                 assert_eq!(l.offset_unchecked(idx), l.offset(idx));
@@ -72,7 +58,7 @@ fn bounded_dims_keep_the_bounds_room() {
     assert_eq!(B::BUFFER_LEN, bound.buffer_len());
     let l = B::new([10, 16]).unwrap();
     assert_eq!(l.buffer_len(), B::BUFFER_LEN);
-    for idx in indices(&[10, 16]) {
+    for idx in row_major(&[10, 16]) {
         assert_eq!(Ok(l.offset([idx[0], idx[1]])), bound.offset(&idx));
     }
 }

@@ -5,7 +5,7 @@
 use proptest::prelude::*;
 use proptest::test_runner::Config as ProptestConfig;
 use tessera::{PrimitiveType, RuntimeLayout, Slot, TensorBuf, TensorView, TensorViewMut};
-use test_support::{PairBits, Spec, SpecGen};
+use test_support::{PairBits, Spec, SpecGen, row_major};
 
 /// Layouts of f32 elements: rank 0..=3 with dims 0..=6, any
 /// minor_to_major, up to 3 tile levels (with `*`), `pad(..)` and `L(n)`.
@@ -20,20 +20,6 @@ fn spec() -> impl Strategy<Value = Spec> {
 /// Two layouts of the same dims.
 fn spec_pair() -> impl Strategy<Value = (Spec, Spec)> {
     layouts().pair(PairBits::Own)
-}
-
-fn row_major(dims: &[usize]) -> Vec<Vec<usize>> {
-    let n: usize = dims.iter().product();
-    (0..n)
-        .map(|mut k| {
-            let mut idx = vec![0; dims.len()];
-            for d in (0..dims.len()).rev() {
-                idx[d] = k % dims[d];
-                k /= dims[d];
-            }
-            idx
-        })
-        .collect()
 }
 
 /// A distinct nonzero value per logical index.

@@ -10,7 +10,7 @@ use layout_tensor::{
 use proptest::prelude::*;
 use proptest::test_runner::Config as ProptestConfig;
 use tessera::{ArrayLayout, ErrorKind, PrimitiveType, Slot};
-use test_support::{PairBits, Spec, SpecGen};
+use test_support::{PairBits, Spec, SpecGen, row_major};
 
 // ---------------------------------------------------------------------
 // Generated layouts
@@ -54,20 +54,6 @@ fn spec_pair() -> impl Strategy<Value = (Spec, Spec)> {
 /// whole bytes are copied between ragged ends.
 fn long_run_pair() -> impl Strategy<Value = (Spec, Spec)> {
     test_support::long_row_pair(TYPES.to_vec())
-}
-
-fn row_major(dims: &[usize]) -> Vec<Vec<usize>> {
-    let n: usize = dims.iter().product();
-    (0..n)
-        .map(|mut k| {
-            let mut idx = vec![0; dims.len()];
-            for d in (0..dims.len()).rev() {
-                idx[d] = k % dims[d];
-                k /= dims[d];
-            }
-            idx
-        })
-        .collect()
 }
 
 fn config() -> ProptestConfig {

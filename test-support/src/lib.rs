@@ -8,7 +8,7 @@
 //! ranks, dim sizes, tiles, `*`, `pad(..)`, `L(n)`, `E(n)`) and gives the
 //! strategies: [`SpecGen::spec`] for one layout, [`SpecGen::pair`] for two
 //! layouts of the same array. [`long_row_pair`] draws pairs of long packed
-//! rows.
+//! rows; [`row_major`] lists an array's indices in logical order.
 //!
 //! ```
 //! use layout_core::PrimitiveType;
@@ -446,6 +446,21 @@ pub fn long_row_pair(types: Vec<PrimitiveType>) -> impl Strategy<Value = (Spec, 
         let tile = proptest::option::of(1usize..=48);
         (tile.clone(), tile).prop_map(move |(a, b)| (one(a), one(b)))
     })
+}
+
+/// Every index of an array of `dims`, in row-major (logical) order.
+pub fn row_major(dims: &[usize]) -> Vec<Vec<usize>> {
+    let n: usize = dims.iter().product();
+    (0..n)
+        .map(|mut k| {
+            let mut idx = vec![0; dims.len()];
+            for d in (0..dims.len()).rev() {
+                idx[d] = k % dims[d];
+                k /= dims[d];
+            }
+            idx
+        })
+        .collect()
 }
 
 #[cfg(test)]
