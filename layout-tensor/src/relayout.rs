@@ -159,13 +159,22 @@ where
 
 /// Copies every element of `src` to `dst` along `nest`: into a
 /// destination of [`STREAM_FROM_BYTES`] or more with streaming stores
-/// where the target has them ([`StreamWriter`]), else with normal ones.
+/// where the target has them ([`StreamWriter`]), else with normal ones,
+/// 32 bytes at a time where the CPU has AVX ([`crate::wide`]).
 #[inline(always)]
 fn copy_nest<T: NoUninit>(nest: &LoopNest, src: &[T], dst: &mut [T]) {
     if core::mem::size_of_val(dst) >= STREAM_FROM_BYTES
         && let Some(writer) = StreamWriter::new(&mut *dst)
     {
         copy_volumes(nest, src, writer);
+    } else if nest.volume_strides()[3] == [1, 1] {
+        // Runs contiguous in both buffers: the copy is all loads and
+        // stores, and 32-byte ones halve the stores that straddle cache
+        // lines in rows that are not aligned.
+        crate::wide::with_wide_moves(
+            #[inline(always)]
+            || copy_volumes(nest, src, dst),
+        );
     } else {
         copy_volumes(nest, src, dst);
     }
