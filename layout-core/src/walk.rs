@@ -424,7 +424,16 @@ impl LoopNest {
         if remaining >= level.div.saturating_mul(level.extent) {
             return level.extent;
         }
-        remaining.div_ceil(level.div)
+        let div = level.div;
+        if div.is_power_of_two() {
+            // A shift: every row of `f32[M,947]` ends in a partial tile,
+            // so this runs per row (`div` 1 or 128 there), and a division
+            // by a divisor only known at run time costs more than the row
+            // setup it is part of.
+            let shift = div.trailing_zeros();
+            return (remaining >> shift) + (remaining & (div - 1) != 0) as usize;
+        }
+        remaining.div_ceil(div)
     }
 
     /// Calls `f(start_offsets, len)` for every run of the innermost level,
@@ -554,9 +563,11 @@ impl LoopNest {
         // From here the rank is at least 1 and every size at least 1, so
         // the stand-in levels (`NO_LEVEL`, dimension 0) take one step.
         let cell = [3, 2, 1, 0].map(|k| self.inner_level(k));
-        self.for_each_outer(self.len.saturating_sub(4), |offsets, base| {
-            self.volume(&cell, offsets, base, &mut f);
-        });
+        self.for_each_outer(
+            self.len.saturating_sub(4),
+            #[inline(always)]
+            |offsets, base| self.volume(&cell, offsets, base, &mut f),
+        );
     }
 
     /// Level `k` counted from the innermost (0), or a level of one step
@@ -743,9 +754,16 @@ impl LoopNest {
             offsets[1].wrapping_add(alike.wrapping_mul(step.strides[1])),
         ];
         base[step.dim] += alike * step.div;
+        // One split serves every block left: either only the last block
+        // is left, or even the first blocks split (trip counts shrink only
+        // at a dimension's end, so those are full in the step's
+        // dimension), and then by a partial tile in a dimension the step
+        // does not count, the same in every block (every row of
+        // `f32[M,947]` ends in one).
+        let split = self.block_split(row, run, base);
         let mut i = alike;
         while i < steps {
-            self.block(row, run, o, base, f);
+            self.block(split, row, run, o, base, f);
             o[0] = o[0].wrapping_add(step.strides[0]);
             o[1] = o[1].wrapping_add(step.strides[1]);
             base[step.dim] += step.div;
@@ -754,33 +772,43 @@ impl LoopNest {
         base[step.dim] = saved;
     }
 
+    /// How the block of levels `row` and `run`, the outer digits having
+    /// reached `base`, splits into calls: `[rows, len, alike]`, the first
+    /// `alike` rows as long as the first (`len`).
+    #[inline(always)]
+    fn block_split(&self, row: &Level, run: &Level, base: &[usize; MAX_RANK]) -> [usize; 3] {
+        let rows = self.trips(row, base[row.dim]);
+        let len = self.trips(run, base[run.dim]);
+        let row_len = |k: usize| self.trips(run, base[run.dim] + to_last(run, row, k));
+        let alike = if row_len(rows) == len {
+            // The last row as long as the first: one block.
+            rows
+        } else if rows > 1 && row_len(rows - 1) == len {
+            // A partial tile in the row's dimension: all rows but the last.
+            rows - 1
+        } else {
+            0
+        };
+        [rows, len, alike]
+    }
+
     /// The block of levels `row` and `run` at `offsets`, the outer digits
-    /// having reached `base`, as volumes of one block.
+    /// having reached `base`, as volumes of one block: the rows as long as
+    /// the first in one call, then row by row ([`LoopNest::block_split`]).
     #[inline(always)]
     fn block<F: FnMut([usize; 2], [usize; 4])>(
         &self,
+        [rows, len, alike]: [usize; 3],
         row: &Level,
         run: &Level,
         offsets: [usize; 2],
         base: &[usize; MAX_RANK],
         f: &mut F,
     ) {
-        let rows = self.trips(row, base[row.dim]);
-        let len = self.trips(run, base[run.dim]);
-        let alike = |k: usize| len == self.trips(run, base[run.dim] + to_last(run, row, k));
-        if alike(rows) {
-            // The last row as long as the first: one block.
-            (*f)(offsets, [1, 1, rows, len]);
-            return;
+        if alike > 0 {
+            (*f)(offsets, [1, 1, alike, len]);
         }
-        // A row's length depends on its index (a partial tile in the
-        // row's dimension): the rows as long as the first in one call
-        // when all but the last are, then row by row.
-        let mut r = 0;
-        if rows > 1 && alike(rows - 1) {
-            (*f)(offsets, [1, 1, rows - 1, len]);
-            r = rows - 1;
-        }
+        let mut r = alike;
         let mut o = [
             offsets[0].wrapping_add(r.wrapping_mul(row.strides[0])),
             offsets[1].wrapping_add(r.wrapping_mul(row.strides[1])),

@@ -1,6 +1,6 @@
 #![no_std]
-// The exceptions are `stream` (streaming stores), `simd` (vector
-// kernels) and `wide` (AVX where the CPU has it), all tested under Miri.
+// The exceptions are `stream` (streaming stores) and `simd` (vector
+// kernels), both tested under Miri.
 #![deny(unsafe_code)]
 //! Typed tensor buffers over tessera layouts.
 //!
@@ -42,7 +42,6 @@ mod simd;
 mod storage;
 mod stream;
 mod tensor;
-mod wide;
 
 pub use element::Element;
 pub use iter::{Indexed, Iter, Slots};
