@@ -24,16 +24,19 @@
 //! - `call_8KiB` (always): the fixed cost of one call, `f32[8,256]{1,0}` →
 //!   `{1,0:T(8,128)}` (two tiles, 16 runs of 512 bytes): `memcpy`, `pack`,
 //!   `pack_runtime`, `pack_mixed` (`f32[?,256]`).
-//! - `paired_f32_<S>MiB`, `paired_bf16_<S>MiB` (16 and 256 MiB): the
-//!   same relayouts (all of the `f32` group's, and the `bf16` group's), each
-//!   timed in turns with `memcpy` of its logical bytes ([`paired`]). What criterion reports
-//!   as the time per iteration is the relayout's time as a multiple of
-//!   `memcpy`'s, in milliseconds: `1.14 ms` means 1.14× memcpy's time,
-//!   0.88× its throughput. The machine's memory bandwidth drifts with
-//!   other load by up to 2× over seconds, which moves `memcpy` and a
-//!   relayout that criterion times seconds apart by different amounts;
-//!   timed in turns, both see the same drift. (Not at 1 MiB, where the
-//!   data lives in the caches and `memcpy` in between would evict it.)
+//! - `paired_f32_<S>MiB`, `paired_bf16_<S>MiB`: the same relayouts (all
+//!   of the `f32` group's, and the `bf16` group's), each timed in turns
+//!   with `memcpy` of its logical bytes ([`paired`]). What criterion
+//!   reports as the time per iteration is the relayout's time as a
+//!   multiple of `memcpy`'s, in milliseconds: `1.14 ms` means 1.14×
+//!   memcpy's time, 0.88× its throughput. The machine's memory bandwidth
+//!   drifts with other load by up to 2× over seconds, which moves
+//!   `memcpy` and a relayout that criterion times seconds apart by
+//!   different amounts; timed in turns, both see the same drift. At
+//!   1 MiB a copy's two buffers (2 MiB) outgrow the benchmark machine's
+//!   L2 cache (1 MiB per core) and come from its L3 (32 MiB), which holds
+//!   the relayout's and `memcpy`'s buffers together, so taking turns
+//!   evicts nothing either would have found.
 //! - `naive_1MiB` (with size 1 only): `memcpy`, `pack` (the kernel) and
 //!   the per-element loop `dst[[i, j]] = src[[i, j]]` through static
 //!   (`naive_pack`) and run-time (`naive_pack_runtime`) layouts.
@@ -353,9 +356,6 @@ fn f32_group<Rm, Ti, RmOdd, TiOdd>(
         &mut dst_odd_back,
     );
     g.finish();
-    if mib < 16 {
-        return;
-    }
 
     let mut scratch = vec![0.0f32; rows_len];
     let mut g = paired_group(c, "f32", mib);
@@ -435,9 +435,6 @@ where
     relayout(&mut g, "pack_mixed", &src_mixed, &mut dst_mixed);
     relayout(&mut g, "unpack", &dst.view(), &mut dst_back);
     g.finish();
-    if mib < 16 {
-        return;
-    }
 
     let mut scratch = vec![bf16::ZERO; rows_len];
     let mut g = paired_group(c, "bf16", mib);
