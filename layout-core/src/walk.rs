@@ -426,10 +426,9 @@ impl LoopNest {
         }
         let div = level.div;
         if div.is_power_of_two() {
-            // A shift: every row of `f32[M,947]` ends in a partial tile,
-            // so this runs per row (`div` 1 or 128 there), and a division
-            // by a divisor only known at run time costs more than the row
-            // setup it is part of.
+            // A shift, not a division by a divisor known only at run
+            // time: every row of `f32[M,947]` ends in a partial tile, so
+            // a relayout of it comes here per row (`div` 1 or 128).
             let shift = div.trailing_zeros();
             return (remaining >> shift) + (remaining & (div - 1) != 0) as usize;
         }

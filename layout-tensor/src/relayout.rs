@@ -8,9 +8,10 @@
 //! kernel the nest's strides call for, chosen once: inline copies of runs
 //! contiguous in both buffers (streaming stores for destinations of
 //! [`STREAM_FROM_BYTES`] or more, `memcpy` calls for runs that start at
-//! destination addresses that are not 16-byte aligned), an interleave for `T(2,1)`/`T(4,1)`
-//! sub-tiles and a deinterleave for their unpack (`T(2,1)`), or a strided
-//! loop. Padding slots of the destination are never written.
+//! destination addresses that are not 16-byte aligned), an interleave
+//! for `T(2,1)`/`T(4,1)` sub-tiles and a deinterleave for their unpack
+//! (`T(2,1)`), or a strided loop. Padding slots of the destination are
+//! never written.
 
 use bytemuck::NoUninit;
 use layout_core::walk::{LoopNest, NestTemplate};
