@@ -14,6 +14,8 @@
 
 use bytemuck::NoUninit;
 
+use crate::stream::ReadAhead;
+
 /// Where the blocks of a row interleave lie: block `(o, k)`, `o <
 /// counts[0]`, `k < counts[1]`, interleaves the `rows` elements at source
 /// offset `s` with those at `s + row_stride` into the `2 * rows` elements
@@ -89,6 +91,8 @@ impl BlockGrid {
 /// ends, shared with other writes, with normal ones (see
 /// [`StreamWriter`](crate::stream::StreamWriter)): the output of the whole grid when its blocks are
 /// adjacent (as a band of `T(8,128)(2,1)` tiles is), else of each block.
+/// Streaming grids also prefetch, a piece per block, the source span that
+/// follows the grid's own ([`ReadAhead`]): the next band's rows.
 ///
 /// The bounds are checked once for the whole grid, not per block: with
 /// 512-byte blocks (`bf16` `T(8,128)(2,1)`), checks and slicing per block
@@ -150,9 +154,16 @@ fn interleave_blocks<T: NoUninit, const STREAMING: bool>(
     let block_bytes = 2 * rows * size;
     let adjacent = step[1] * size == block_bytes && outer[1] == steps * step[1];
     let grid_lines = lines_in(dst[start[1]..].as_ptr(), outers * steps * block_bytes);
+    // The source that the next grid reads, when grids follow each other
+    // through it (a band of tiles the next).
+    let mut ahead = match (STREAMING, grid.end(0, 0)) {
+        (true, Some(end)) => ReadAhead::new(start[0], end - start[0], outers * steps),
+        _ => ReadAhead::OFF,
+    };
     grid.for_each_block(
         #[inline(always)]
         |[s, d]| {
+            ahead.step(src);
             // In bounds: `s + row_stride + rows <= src.len()` and `d + 2 *
             // rows <= dst.len()` for every block (checked by the caller).
             if vectors > 0 {
