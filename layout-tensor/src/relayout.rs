@@ -198,7 +198,8 @@ fn dst_run_alignment<T>(nest: &LoopNest, dst: &[T]) -> usize {
 /// Where a relayout's kernels write: the destination itself, or a
 /// [`StreamWriter`] over it.
 trait Sink<T> {
-    /// Whether the interleave streams the lines it writes whole.
+    /// Whether the interleave and deinterleave stream the lines they
+    /// write whole (and prefetch their source).
     const STREAMING: bool;
     /// `dst[at..at + src.len()].copy_from_slice(src)`.
     fn run(&mut self, src: &[T], at: usize);
@@ -317,7 +318,7 @@ fn copy_volumes<T: NoUninit, S: Sink<T>>(nest: &LoopNest, src: &[T], mut out: S)
                         row_stride: step[1],
                         rows: len,
                     };
-                    crate::simd::deinterleave2_grid(src, dst, &grid);
+                    crate::simd::deinterleave2_grid(src, dst, &grid, S::STREAMING);
                 } else {
                     let shape = [outers, steps, rows, len];
                     strided_volume(src, dst, start, shape, [outer, step, row, [si, di]]);

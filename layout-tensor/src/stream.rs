@@ -238,8 +238,10 @@ pub(crate) unsafe fn stream_store(
 /// short. Timed in one process in turns with `memcpy` at 256 MiB, the pack
 /// ran at 0.67–0.70× `memcpy`'s throughput without prefetch; prefetching
 /// each block's rows one band further on, 0.89–0.93×; and the next band in
-/// address order, a piece per block (this type), 0.96–1.05×. The
-/// benchmark's figures are in BENCHMARKS.md. Contiguous runs (the `f32`
+/// address order, a piece per block (this type), 0.96–1.05×. The unpack,
+/// which reads the tiles' row pairs side by side, went from 0.46–0.54× to
+/// 0.60–0.81× with it (both with streaming stores). The benchmark's
+/// figures are in BENCHMARKS.md. Contiguous runs (the `f32`
 /// pack) do not prefetch: there it gained nothing, and it slowed the
 /// unpack of rows of 947 `f32` from 0.79–0.85× `memcpy` to 0.63–0.67×.
 #[derive(Clone, Copy, Debug)]
