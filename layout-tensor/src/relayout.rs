@@ -273,6 +273,10 @@ fn copy_volumes<T: NoUninit, S: Sink<T>>(nest: &LoopNest, src: &[T], mut out: S)
     let blocks = [outer, step, row];
     if si == 1 && di == 1 {
         // Contiguous runs in both buffers.
+        let band = match S::STREAMING {
+            true => read_ahead::<T>(nest),
+            false => 0,
+        };
         nest.for_each_volume(
             #[inline(always)]
             |start, [outers, steps, rows, len]| {
@@ -281,7 +285,12 @@ fn copy_volumes<T: NoUninit, S: Sink<T>>(nest: &LoopNest, src: &[T], mut out: S)
                     [outers, steps, rows],
                     blocks,
                     #[inline(always)]
-                    |[s, d]| out.run(&src[s..s + len], d),
+                    |[s, d]| {
+                        if band > 0 {
+                            crate::stream::prefetch(src, s + band, len);
+                        }
+                        out.run(&src[s..s + len], d);
+                    },
                 );
             },
         );
@@ -338,6 +347,27 @@ fn copy_volumes<T: NoUninit, S: Sink<T>>(nest: &LoopNest, src: &[T], mut out: S)
                 );
             },
         );
+    }
+}
+
+/// How far ahead of each run to prefetch the source, in elements, when
+/// streaming: one step of the nest's outermost level (the next band of
+/// tiles, or of rows: each line is prefetched once, a band before it is
+/// read), when that is at most 256 KiB, so that the prefetched lines are
+/// still in the caches when the copy gets there; 0 for no prefetch.
+///
+/// Timed in one process, in turns: the pack of `f32[M,1024]` into
+/// `T(8,128)` at 16 MiB went from 0.89–1.01× `memcpy` to 1.21–1.22×, its
+/// unpack from 0.94–1.02× to 1.12–1.18×; the pack of `f32[M-3,947]` took
+/// 1.38–1.55× the aligned pack's time per byte at 256 MiB and 1.26–1.27×
+/// with it. (The interleave kernels prefetch by `stream::ReadAhead`:
+/// there, the next band in address order measured faster than each
+/// block's rows one band on.)
+fn read_ahead<T>(nest: &LoopNest) -> usize {
+    let size = core::mem::size_of::<T>();
+    match nest.levels().iter().find(|level| level.extent > 1) {
+        Some(level) if level.strides[0].saturating_mul(size) <= 256 << 10 => level.strides[0],
+        _ => 0,
     }
 }
 
@@ -501,5 +531,37 @@ fn interleave4<T: Copy>(rows: [&[T]; 4], out: &mut [T]) {
         o[1] = r1[r];
         o[2] = r2[r];
         o[3] = r3[r];
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use layout_core::{ArrayLayout, walk::LoopNest};
+
+    use super::read_ahead;
+
+    fn nest(src: &str, dst: &str) -> LoopNest {
+        let src: ArrayLayout = src.parse().unwrap();
+        let dst: ArrayLayout = dst.parse().unwrap();
+        LoopNest::relayout(&src, &dst).unwrap().unwrap()
+    }
+
+    /// One band ahead in the source, pack or unpack, unless a band is
+    /// more than 256 KiB of it.
+    #[test]
+    fn read_ahead_is_one_band_of_the_source() {
+        let pack = nest("f32[61,947]{1,0}", "f32[61,947]{1,0:T(8,128)}");
+        assert_eq!(read_ahead::<f32>(&pack), 8 * 947);
+        let unpack = nest("f32[64,1024]{1,0:T(8,128)}", "f32[64,1024]{1,0}");
+        assert_eq!(read_ahead::<f32>(&unpack), 8 * 1024);
+        // A band of 8 rows of 8192 `f32` is exactly 256 KiB; of 8193, more.
+        let wide = nest("f32[16,8192]{1,0}", "f32[16,8192]{1,0:T(8,128)}");
+        assert_eq!(read_ahead::<f32>(&wide), 8 * 8192);
+        let wider = nest("f32[16,8193]{1,0}", "f32[16,8193]{1,0:T(8,128)}");
+        assert_eq!(read_ahead::<f32>(&wider), 0);
+        // The outermost level that takes more than one step: a single
+        // band has none beyond the tiles across it.
+        let one_band = nest("f32[8,1024]{1,0}", "f32[8,1024]{1,0:T(8,128)}");
+        assert_eq!(read_ahead::<f32>(&one_band), 128);
     }
 }

@@ -241,9 +241,11 @@ pub(crate) unsafe fn stream_store(
 /// address order, a piece per block (this type), 0.96–1.05×. The unpack,
 /// which reads the tiles' row pairs side by side, went from 0.46–0.54× to
 /// 0.60–0.81× with it (both with streaming stores). The benchmark's
-/// figures are in BENCHMARKS.md. Contiguous runs (the `f32`
-/// pack) do not prefetch: there it gained nothing, and it slowed the
-/// unpack of rows of 947 `f32` from 0.79–0.85× `memcpy` to 0.63–0.67×.
+/// figures are in BENCHMARKS.md. Contiguous runs prefetch by another rule
+/// (`relayout::read_ahead`): a volume of them can be a single destination
+/// row whose source is spread over a band, where the span after it is not
+/// what is read next (prefetched so, the unpack of rows of 947 `f32` fell
+/// from 0.79–0.85× `memcpy` to 0.63–0.67×).
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct ReadAhead {
     /// The first element not yet prefetched.
@@ -288,7 +290,7 @@ impl ReadAhead {
 /// prefetch instruction. A hint: it changes no memory, and a wrong one
 /// costs only bandwidth.
 #[inline(always)]
-fn prefetch<T>(buf: &[T], from: usize, len: usize) {
+pub(crate) fn prefetch<T>(buf: &[T], from: usize, len: usize) {
     #[cfg(target_arch = "x86_64")]
     {
         let Some(range) = from.checked_add(len).and_then(|end| buf.get(from..end)) else {
