@@ -6,8 +6,9 @@
 //! engine's loop nest hands over volumes of its innermost four levels
 //! ([`LoopNest::for_each_volume`]), and [`copy_nest`] moves them with the
 //! kernel the nest's strides call for, chosen once: inline copies of runs
-//! contiguous in both buffers (streaming stores for destinations of
-//! [`STREAM_FROM_BYTES`] or more, `memcpy` calls for runs that start at
+//! contiguous in both buffers (streaming stores, and the source prefetched
+//! a band ahead, for destinations of [`STREAM_FROM_BYTES`] or more;
+//! `memcpy` calls for runs that start at
 //! destination addresses that are not 16-byte aligned), an interleave
 //! for `T(2,1)`/`T(4,1)` sub-tiles and a deinterleave for their unpack
 //! (`T(2,1)`), or a strided loop. Padding slots of the destination are
@@ -198,8 +199,9 @@ fn dst_run_alignment<T>(nest: &LoopNest, dst: &[T]) -> usize {
 /// Where a relayout's kernels write: the destination itself, or a
 /// [`StreamWriter`] over it.
 trait Sink<T> {
-    /// Whether the interleave and deinterleave stream the lines they
-    /// write whole (and prefetch their source).
+    /// Whether the destination takes streaming stores: the interleave and
+    /// deinterleave then stream the lines they write whole, and every
+    /// kernel prefetches its source.
     const STREAMING: bool;
     /// `dst[at..at + src.len()].copy_from_slice(src)`.
     fn run(&mut self, src: &[T], at: usize);

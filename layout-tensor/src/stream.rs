@@ -286,7 +286,7 @@ impl ReadAhead {
 
 /// Asks the CPU to bring the cache lines of `buf[from..from + len]` into
 /// its caches (`prefetcht0`), so that loads from them later do not wait
-/// on memory; nothing when the range is not in `buf` or the target has no
+/// on memory; nothing when the range is not wholly in `buf` or the target has no
 /// prefetch instruction. A hint: it changes no memory, and a wrong one
 /// costs only bandwidth.
 #[inline(always)]
