@@ -68,6 +68,21 @@ impl BlockGrid {
         true
     }
 
+    /// With `STREAMING`, a prefetch of the source that the next grid
+    /// reads, when grids follow each other through it (the next band of
+    /// tiles): the span after this grid's, a piece per block, the blocks
+    /// of `paired` being pairs of rows ([`BlockGrid::end`]); else none.
+    #[inline(always)]
+    fn read_ahead<const STREAMING: bool>(&self, paired: usize) -> ReadAhead {
+        match (STREAMING, self.end(0, paired)) {
+            (true, Some(end)) => {
+                let span = end - self.start[0];
+                ReadAhead::new(self.start[0], span, self.counts[0] * self.counts[1])
+            }
+            _ => ReadAhead::OFF,
+        }
+    }
+
     /// Calls `f([s, d])` with the source and destination offsets of every
     /// block, plane by plane.
     #[inline(always)]
@@ -82,6 +97,20 @@ impl BlockGrid {
             }
             at_plane = [at_plane[0] + outer[0], at_plane[1] + outer[1]];
         }
+    }
+}
+
+/// The addresses `[lo, hi)` of the 64-byte lines that the `bytes` bytes of
+/// output from address `from` cover whole, those to write with streaming
+/// stores; none (`[0, 0]`) unless `from` is 16-byte aligned, as streaming
+/// stores must be.
+#[inline(always)]
+fn whole_lines(from: usize, bytes: usize) -> [usize; 2] {
+    let to = from + bytes;
+    let (lo, hi) = (from.next_multiple_of(64), to - to % 64);
+    match from.is_multiple_of(16) && lo < hi {
+        true => [lo, hi],
+        false => [0, 0],
     }
 }
 
@@ -139,28 +168,19 @@ fn interleave_blocks<T: NoUninit, const STREAMING: bool>(
     let vectors = rows / vector_elements::<T>();
     let done = vectors * vector_elements::<T>();
     let size = core::mem::size_of::<T>();
-    // The addresses `[lo, hi)` of the whole lines in `bytes` of output
-    // from `from`: those to stream. Only when the vectors cover every row
-    // (no line takes both kinds of store) and their stores are 16-byte
-    // aligned: all are when the first is, as blocks are `2 * rows * size`
-    // bytes, a multiple of 32, apart when they are adjacent.
-    let lines_in = |from: *const T, bytes: usize| -> [usize; 2] {
-        let (from, to) = (from as usize, from as usize + bytes);
-        if !STREAMING || done != rows || !from.is_multiple_of(16) {
-            return [0, 0];
-        }
-        let (lo, hi) = (from.next_multiple_of(64), to - to % 64);
-        if lo < hi { [lo, hi] } else { [0, 0] }
+    // The lines to stream in `bytes` of output from `from`
+    // ([`whole_lines`]), when the vectors cover every row (no line takes
+    // both kinds of store). Their stores are 16-byte aligned when the
+    // first is, as blocks are `2 * rows * size` bytes, a multiple of 32,
+    // apart when they are adjacent.
+    let lines_in = |from: *const T, bytes: usize| match STREAMING && done == rows {
+        true => whole_lines(from as usize, bytes),
+        false => [0, 0],
     };
     let block_bytes = 2 * rows * size;
     let adjacent = step[1] * size == block_bytes && outer[1] == steps * step[1];
     let grid_lines = lines_in(dst[start[1]..].as_ptr(), outers * steps * block_bytes);
-    // The source that the next grid reads, when grids follow each other
-    // through it (a band of tiles the next).
-    let mut ahead = match (STREAMING, grid.end(0, 0)) {
-        (true, Some(end)) => ReadAhead::new(start[0], end - start[0], outers * steps),
-        _ => ReadAhead::OFF,
-    };
+    let mut ahead = grid.read_ahead::<STREAMING>(0);
     grid.for_each_block(
         #[inline(always)]
         |[s, d]| {
@@ -250,19 +270,14 @@ fn deinterleave_blocks<T: NoUninit, const STREAMING: bool>(
     let vectors = rows / vector_elements::<T>();
     let done = vectors * vector_elements::<T>();
     let size = core::mem::size_of::<T>();
-    // The addresses `[lo, hi)` of the whole lines in `bytes` of a
-    // destination row from `from`: those to stream. Only when the vectors
-    // cover every block's rows (no line takes both kinds of store) and
-    // their stores are 16-byte aligned: all are when the first is, as
-    // blocks are `rows * size` bytes, a multiple of 16, apart when they
-    // continue each other's rows.
-    let lines_in = |from: *const T, bytes: usize| -> [usize; 2] {
-        let (from, to) = (from as usize, from as usize + bytes);
-        if !STREAMING || done != rows || !from.is_multiple_of(16) {
-            return [0, 0];
-        }
-        let (lo, hi) = (from.next_multiple_of(64), to - to % 64);
-        if lo < hi { [lo, hi] } else { [0, 0] }
+    // The lines to stream in `bytes` of a destination row from `from`
+    // ([`whole_lines`]), when the vectors cover every block's rows (no
+    // line takes both kinds of store). Their stores are 16-byte aligned
+    // when the first is, as blocks are `rows * size` bytes, a multiple of
+    // 16, apart when they continue each other's rows.
+    let lines_in = |from: *const T, bytes: usize| match STREAMING && done == rows {
+        true => whole_lines(from as usize, bytes),
+        false => [0, 0],
     };
     // Whether the blocks of a plane continue each other's rows (the tiles
     // of a band, side by side): then the lines of the plane's whole rows
@@ -273,10 +288,7 @@ fn deinterleave_blocks<T: NoUninit, const STREAMING: bool>(
         true => steps * rows * size,
         false => rows * size,
     };
-    let mut ahead = match (STREAMING, grid.end(0, 1)) {
-        (true, Some(end)) => ReadAhead::new(start[0], end - start[0], outers * steps),
-        _ => ReadAhead::OFF,
-    };
+    let mut ahead = grid.read_ahead::<STREAMING>(1);
     let mut plane = start;
     for _ in 0..outers {
         let row_lines = |row: usize| lines_in(dst[plane[1] + row..].as_ptr(), bytes);
@@ -343,7 +355,7 @@ unsafe fn vector_deinterleave2<T: NoUninit, const STREAMING: bool>(
 ) {
     use core::arch::x86_64::{
         __m128i, _mm_loadu_si128, _mm_packs_epi32, _mm_shuffle_epi32, _mm_slli_epi32,
-        _mm_srai_epi32, _mm_storeu_si128, _mm_unpackhi_epi64, _mm_unpacklo_epi64,
+        _mm_srai_epi32, _mm_unpackhi_epi64, _mm_unpacklo_epi64,
     };
     let pa = a.cast::<__m128i>();
     let (pe, po) = (even.cast::<__m128i>(), odd.cast::<__m128i>());
@@ -351,18 +363,10 @@ unsafe fn vector_deinterleave2<T: NoUninit, const STREAMING: bool>(
     // only with `p = pe.add(i)` or `po.add(i)`, `i < vectors` (by the loop
     // below).
     let store = |row: usize, p: *mut __m128i, v: __m128i| {
-        let [lo, hi] = lines[row];
         // SAFETY: `p` is an output vector `i < vectors` of its row, in
-        // bounds (the caller's contract); when its address is in `[lo,
-        // hi)`, it is 16-byte aligned (the caller's contract), as a
-        // streaming store requires.
-        unsafe {
-            if STREAMING && (p as usize).wrapping_sub(lo) < hi.wrapping_sub(lo) {
-                crate::stream::stream_store(p, v);
-            } else {
-                _mm_storeu_si128(p, v);
-            }
-        }
+        // bounds (the caller's contract); when its address is in
+        // `lines[row]`, it is 16-byte aligned (the caller's contract).
+        unsafe { store_vector::<STREAMING>(p, v, lines[row]) }
     };
     let mut i = 0;
     while i < vectors {
@@ -414,6 +418,31 @@ unsafe fn vector_deinterleave2<T: NoUninit, const STREAMING: bool>(
 ) {
 }
 
+/// Stores `v` at `p`: with a streaming store when `STREAMING` and `p` is
+/// in the lines `[lo, hi)`, else with a normal (unaligned) one.
+///
+/// # Safety
+/// `p` is valid for a 16-byte write, and 16-byte aligned if `STREAMING`
+/// and in `[lo, hi)`.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+unsafe fn store_vector<const STREAMING: bool>(
+    p: *mut core::arch::x86_64::__m128i,
+    v: core::arch::x86_64::__m128i,
+    [lo, hi]: [usize; 2],
+) {
+    // SAFETY: the caller's contract: a streaming store gets an aligned
+    // `p`, a normal store any valid one. SSE2 is enabled on every x86-64
+    // target.
+    unsafe {
+        if STREAMING && (p as usize).wrapping_sub(lo) < hi.wrapping_sub(lo) {
+            crate::stream::stream_store(p, v);
+        } else {
+            core::arch::x86_64::_mm_storeu_si128(p, v);
+        }
+    }
+}
+
 /// Elements of `T` per 16-byte vector that [`vector_interleave2`] moves
 /// (`usize::MAX`, so no whole vector, when it has no kernel for `T`).
 #[inline(always)]
@@ -440,11 +469,11 @@ unsafe fn vector_interleave2<T: NoUninit, const STREAMING: bool>(
     b: *const T,
     out: *mut T,
     vectors: usize,
-    [lo, hi]: [usize; 2],
+    lines: [usize; 2],
 ) {
     use core::arch::x86_64::{
-        __m128i, _mm_loadu_si128, _mm_storeu_si128, _mm_unpackhi_epi16, _mm_unpackhi_epi32,
-        _mm_unpacklo_epi16, _mm_unpacklo_epi32,
+        __m128i, _mm_loadu_si128, _mm_unpackhi_epi16, _mm_unpackhi_epi32, _mm_unpacklo_epi16,
+        _mm_unpacklo_epi32,
     };
     let (pa, pb) = (a.cast::<__m128i>(), b.cast::<__m128i>());
     let po = out.cast::<__m128i>();
@@ -452,16 +481,9 @@ unsafe fn vector_interleave2<T: NoUninit, const STREAMING: bool>(
     // vectors` (by the loop below).
     let store = |p: *mut __m128i, v: __m128i| {
         // SAFETY: `p` is an output vector `j < 2 * vectors`, in bounds
-        // (the caller's contract); when its address is in `[lo, hi)`,
-        // `out` is 16-byte aligned, so `p` is too, as a streaming store
-        // requires.
-        unsafe {
-            if STREAMING && (p as usize).wrapping_sub(lo) < hi.wrapping_sub(lo) {
-                crate::stream::stream_store(p, v);
-            } else {
-                _mm_storeu_si128(p, v);
-            }
-        }
+        // (the caller's contract); when its address is in `lines`, `out`
+        // is 16-byte aligned, so `p` is too.
+        unsafe { store_vector::<STREAMING>(p, v, lines) }
     };
     let mut i = 0;
     while i < vectors {
