@@ -76,7 +76,7 @@ macro_rules! pair {
             })
         });
         g.bench_function(BenchmarkId::new("static", "unchecked"), |b| {
-            b.iter(|| sum(black_box(&idx), |ix| <$ty>::offset_unchecked(ix)))
+            b.iter(|| sum(black_box(&idx), |ix| <$ty>::offset_in_bounds(ix)))
         });
         g.bench_function(BenchmarkId::new("hand", "unchecked"), |b| {
             b.iter(|| sum(black_box(&idx), |[i, j]| $hand(i, j)))
@@ -119,10 +119,10 @@ fn mixed(c: &mut Criterion) {
         b.iter(|| sum(black_box(&idx), |ix| l.offset(ix)))
     });
     g.bench_function(BenchmarkId::new("static", "unchecked"), |b| {
-        b.iter(|| sum(black_box(&idx), WideStatic::offset_unchecked))
+        b.iter(|| sum(black_box(&idx), WideStatic::offset_in_bounds))
     });
     g.bench_function(BenchmarkId::new("mixed", "unchecked"), |b| {
-        b.iter(|| sum(black_box(&idx), |ix| l.offset_unchecked(ix)))
+        b.iter(|| sum(black_box(&idx), |ix| l.offset_in_bounds(ix)))
     });
     g.finish();
 }

@@ -12,7 +12,7 @@
 //! - `f32_<S>MiB`: `memcpy` (`copy_from_slice` of the same bytes), `pack`
 //!   (`f32[M,1024]{1,0}` → `{1,0:T(8,128)}`), `unpack` (back), both with
 //!   static layouts (`layout!`); `pack_runtime` / `unpack_runtime`, the
-//!   same with [`RuntimeLayout`] and `TensorBuf`; `pack_mixed` /
+//!   same with [`PreparedLayout`] and `TensorBuf`; `pack_mixed` /
 //!   `unpack_mixed`, the same with `f32[?,1024]` layouts (`MixedLayout`,
 //!   the row count at run time) over the static case's buffers;
 //!   `pack_unaligned` /
@@ -65,11 +65,11 @@ use criterion::{
     BenchmarkGroup, Criterion, SamplingMode, Throughput, black_box, criterion_group, criterion_main,
 };
 use half::bf16;
-use tessera::tensor::{Storage, StorageMut};
 use tessera::{
-    Element, IndexRank, RelayoutFrom, RuntimeLayout, Stores, TensorBase, TensorBuf, TensorLayout,
+    AnyLayout, Element, HasRank, PreparedLayout, SameShape, Stores, TensorBase, TensorBuf,
     TensorView, TensorViewMut,
 };
+use tessera::{Storage, StorageMut};
 
 /// The data sizes to run, from `TESSERA_BENCH_SIZES` (MiB, comma
 /// separated).
@@ -103,8 +103,8 @@ fn group<'a>(c: &'a mut Criterion, name: &str, mib: usize) -> BenchmarkGroup<'a,
 }
 
 /// The buffer length and logical bytes of a layout.
-fn lens<L: TensorLayout, T>(l: &L) -> (usize, u64) {
-    let a = l.array_layout();
+fn lens<L: AnyLayout, T>(l: &L) -> (usize, u64) {
+    let a = l.to_array_layout();
     let bytes = a.element_count() * size_of::<T>();
     (a.buffer_len(), bytes as u64)
 }
@@ -135,10 +135,10 @@ fn relayout<S, S2, L, L2>(
     S: Storage,
     S::Elem: Element,
     S2: StorageMut<Elem = S::Elem>,
-    L: TensorLayout,
-    L2: RelayoutFrom<L>,
+    L: AnyLayout,
+    L2: SameShape<L>,
 {
-    let bytes = src.array_layout().element_count() * size_of::<S::Elem>();
+    let bytes = src.to_array_layout().element_count() * size_of::<S::Elem>();
     g.throughput(Throughput::Bytes(bytes as u64));
     g.bench_function(name, |b| {
         b.iter(|| black_box(src).relayout_into(dst).unwrap());
@@ -165,10 +165,10 @@ fn paired<S, S2, L, L2>(
     S: Storage,
     S::Elem: Element,
     S2: StorageMut<Elem = S::Elem>,
-    L: TensorLayout,
-    L2: RelayoutFrom<L>,
+    L: AnyLayout,
+    L2: SameShape<L>,
 {
-    let n = src.array_layout().element_count();
+    let n = src.to_array_layout().element_count();
     let (copy_src, copy_dst) = (&copy_src[..n], &mut copy_dst[..n]);
     in_turns(
         g,
@@ -227,18 +227,18 @@ fn paired_unaligned<S, S2, L, L2, So, So2, Lo, Lo2>(
     S: Storage,
     S::Elem: Element,
     S2: StorageMut<Elem = S::Elem>,
-    L: TensorLayout,
-    L2: RelayoutFrom<L>,
+    L: AnyLayout,
+    L2: SameShape<L>,
     So: Storage,
     So::Elem: Element,
     So2: StorageMut<Elem = So::Elem>,
-    Lo: TensorLayout,
-    Lo2: RelayoutFrom<Lo>,
+    Lo: AnyLayout,
+    Lo2: SameShape<Lo>,
 {
     let bytes = |n: usize, size: usize| (n * size) as f64;
-    let aligned = bytes(src.array_layout().element_count(), size_of::<S::Elem>());
+    let aligned = bytes(src.to_array_layout().element_count(), size_of::<S::Elem>());
     let odd = bytes(
-        odd_src.array_layout().element_count(),
+        odd_src.to_array_layout().element_count(),
         size_of::<So::Elem>(),
     );
     in_turns(
@@ -253,19 +253,19 @@ fn paired_unaligned<S, S2, L, L2, So, So2, Lo, Lo2>(
 /// Checks that `packed` holds `rows` in `tiled` (element by element through
 /// the layouts' offsets, every 7th row) and that `back` equals `rows`.
 fn check<T: Element + PartialEq + core::fmt::Debug>(
-    rows_layout: &impl TensorLayout,
-    tiled_layout: &impl TensorLayout,
+    rows_layout: &impl AnyLayout,
+    tiled_layout: &impl AnyLayout,
     rows: &[T],
     packed: &[T],
     back: &[T],
 ) {
-    let a = rows_layout.array_layout();
+    let a = rows_layout.to_array_layout();
     let (m, n) = (a.size(0), a.size(1));
     for i in (0..m).step_by(7) {
         for j in 0..n {
             assert_eq!(
-                packed[tiled_layout.offset_unchecked(&[i, j])],
-                rows[rows_layout.offset_unchecked(&[i, j])],
+                packed[tiled_layout.offset_in_bounds(&[i, j])],
+                rows[rows_layout.offset_in_bounds(&[i, j])],
                 "pack at [{i}, {j}]"
             );
         }
@@ -337,13 +337,13 @@ fn f32_group<Rm, Ti, RmOdd, TiOdd>(
     (rm, ti): (Rm, Ti),
     (rm_odd, ti_odd): (RmOdd, TiOdd),
 ) where
-    Rm: Stores<f32> + RelayoutFrom<Ti> + Copy,
-    Ti: Stores<f32> + RelayoutFrom<Rm> + Copy,
-    RmOdd: Stores<f32> + RelayoutFrom<TiOdd> + Copy,
-    TiOdd: Stores<f32> + RelayoutFrom<RmOdd> + Copy,
+    Rm: Stores<f32> + SameShape<Ti> + Copy,
+    Ti: Stores<f32> + SameShape<Rm> + Copy,
+    RmOdd: Stores<f32> + SameShape<TiOdd> + Copy,
+    TiOdd: Stores<f32> + SameShape<RmOdd> + Copy,
 {
-    let rm_rt = RuntimeLayout::new(rm.array_layout());
-    let ti_rt = RuntimeLayout::new(ti.array_layout());
+    let rm_rt = PreparedLayout::new(rm.to_array_layout());
+    let ti_rt = PreparedLayout::new(ti.to_array_layout());
     let (rows_len, bytes) = lens::<_, f32>(&rm);
     let (tiled_len, _) = lens::<_, f32>(&ti);
     let (odd_rows_len, _) = lens::<_, f32>(&rm_odd);
@@ -382,7 +382,7 @@ fn f32_group<Rm, Ti, RmOdd, TiOdd>(
 
     // The mixed layouts over the static case's buffers: the same pack must
     // give the same bytes.
-    let m = rm.array_layout().size(0);
+    let m = rm.to_array_layout().size(0);
     let rm_mixed = F32RowsMixed::new([m, 1024]).unwrap();
     let ti_mixed = F32TiledMixed::new([m, 1024]).unwrap();
     let mut packed_mixed = vec![-1.0f32; tiled_len];
@@ -466,11 +466,11 @@ fn f32_group<Rm, Ti, RmOdd, TiOdd>(
 /// static and run-time layouts.
 fn bf16_group<Rm, Ti>(c: &mut Criterion, mib: usize, rm: Rm, ti: Ti)
 where
-    Rm: Stores<bf16> + RelayoutFrom<Ti> + Copy,
-    Ti: Stores<bf16> + RelayoutFrom<Rm> + Copy,
+    Rm: Stores<bf16> + SameShape<Ti> + Copy,
+    Ti: Stores<bf16> + SameShape<Rm> + Copy,
 {
-    let rm_rt = RuntimeLayout::new(rm.array_layout());
-    let ti_rt = RuntimeLayout::new(ti.array_layout());
+    let rm_rt = PreparedLayout::new(rm.to_array_layout());
+    let ti_rt = PreparedLayout::new(ti.to_array_layout());
     let (rows_len, bytes) = lens::<_, bf16>(&rm);
     let (tiled_len, _) = lens::<_, bf16>(&ti);
     // Finite values only (the exponent is never all ones), so `==` compares.
@@ -488,7 +488,7 @@ where
     check(&rm, &ti, &rows, dst.as_slice(), dst_back.as_slice());
     rows_buf.relayout_into(&mut packed_buf).unwrap();
     assert!(packed_buf.as_slice() == dst.as_slice(), "run-time pack");
-    let m = rm.array_layout().size(0);
+    let m = rm.to_array_layout().size(0);
     let src_mixed = TensorView::new(Bf16RowsMixed::new([m, 1024]).unwrap(), &rows).unwrap();
     let ti_mixed = Bf16TiledMixed::new([m, 1024]).unwrap();
     let mut packed_mixed = vec![bf16::NEG_ONE; tiled_len];
@@ -534,10 +534,10 @@ fn naive<S, S2, L, L2>(src: &TensorBase<S, L>, dst: &mut TensorBase<S2, L2>)
 where
     S: Storage<Elem = f32>,
     S2: StorageMut<Elem = f32>,
-    L: IndexRank<2>,
-    L2: IndexRank<2>,
+    L: HasRank<2>,
+    L2: HasRank<2>,
 {
-    let a = src.array_layout();
+    let a = src.to_array_layout();
     let (m, n) = (a.size(0), a.size(1));
     for i in 0..m {
         for j in 0..n {
@@ -549,8 +549,8 @@ where
 /// The per-element indexing loop against the kernel, 1 MiB.
 fn naive_1mib(c: &mut Criterion) {
     let (rm, ti) = (mib1::F32Rows::NEW, mib1::F32Tiled::NEW);
-    let rm_rt = RuntimeLayout::new(mib1::F32Rows::LAYOUT);
-    let ti_rt = RuntimeLayout::new(mib1::F32Tiled::LAYOUT);
+    let rm_rt = PreparedLayout::new(mib1::F32Rows::LAYOUT);
+    let ti_rt = PreparedLayout::new(mib1::F32Tiled::LAYOUT);
     let (rows_len, bytes) = lens::<_, f32>(&rm);
     let (tiled_len, _) = lens::<_, f32>(&ti);
     let rows = source(rows_len, |i| i as f32);
@@ -598,8 +598,8 @@ fn call_8kib(c: &mut Criterion) {
     let mut scratch = packed.clone();
     let src = TensorView::new(Rows::NEW, &rows).unwrap();
     let mut dst = TensorViewMut::new(Tiled::NEW, &mut packed).unwrap();
-    let src_runtime = TensorView::new(RuntimeLayout::new(Rows::LAYOUT), &rows).unwrap();
-    let tiled_runtime = RuntimeLayout::new(Tiled::LAYOUT);
+    let src_runtime = TensorView::new(PreparedLayout::new(Rows::LAYOUT), &rows).unwrap();
+    let tiled_runtime = PreparedLayout::new(Tiled::LAYOUT);
     let mut dst_runtime = TensorViewMut::new(tiled_runtime, &mut packed_runtime).unwrap();
     let src_mixed = TensorView::new(RowsMixed::new([8, 256]).unwrap(), &rows).unwrap();
     let tiled_mixed = TiledMixed::new([8, 256]).unwrap();

@@ -1,62 +1,59 @@
-//! The pattern a kernel author copies: kernels generic over static
-//! layouts, whose signatures state what they need, so a wrong layout is a
-//! type error at the call site, and whose index math folds to constants.
+//! The pattern a kernel author copies: kernels generic over layouts, whose
+//! signatures state what they need, so a wrong layout is a type error at
+//! the call site, and whose index math folds to constants for static
+//! layouts (and works unchanged for layouts read at run time).
 //!
 //! Run with `cargo run --example kernels`.
 
-use tessera::{HasRank, KnownLayout, RowMajorDense, SameShape, layout};
+use tessera::{ArrayLayout, HasRank, KnownLayout, SameShape, Tensor, TensorView, layout};
 
 /// Copies a matrix from one layout to another (e.g. untiling a TPU
-/// buffer). `Dst: SameShape<Src>` makes a copy between different arrays
-/// (other dims or element type) a type error; `HasRank<2>` gives the
-/// two-level loop.
-fn relayout<Src, Dst>(src: &[f32], dst: &mut [f32])
+/// buffer). `D: SameShape<S>` makes a copy between different arrays
+/// (other dims or element type) a type error when both are static;
+/// `HasRank<2>` gives the two-level loop. The layouts are values: zero
+/// sized for `layout!` types, so every offset is a constant expression.
+fn relayout<S, D>(s: &S, src: &[f32], d: &D, dst: &mut [f32])
 where
-    Src: HasRank<2>,
-    Dst: HasRank<2> + SameShape<Src>,
+    S: HasRank<2>,
+    D: HasRank<2> + SameShape<S>,
 {
-    let (s, d) = (Src::LAYOUT, Dst::LAYOUT); // constants after monomorphisation
-    assert!(src.len() >= s.buffer_len() && dst.len() >= d.buffer_len());
-    for i in 0..s.size(0) {
-        for j in 0..s.size(1) {
-            // In bounds by the loop ranges, so the unchecked offset is exact.
-            dst[d.offset_unchecked(&[i, j])] = src[s.offset_unchecked(&[i, j])];
+    for y in 0..s.size(0) {
+        for x in 0..s.size(1) {
+            // In bounds by the loop ranges: for a static layout the check
+            // folds away.
+            dst[d.offset(&[y, x])] = src[s.offset(&[y, x])];
         }
     }
 }
 
-/// `c = a × b` on plain row-major buffers. `RowMajorDense` lets the kernel
-/// index with `i * cols + j`; the inner dimensions are checked when the
-/// kernel is instantiated (`const` block), so a mismatch fails the build.
-fn matmul<A, B, C>(a: &[f32], b: &[f32], c: &mut [f32])
+/// `c = a × b`, each operand in whatever layout it is stored: a tiled `a`
+/// is read in place, no untiling first. Tensors index with `t[[y, x]]`.
+fn matmul<A, B, C>(a: &TensorView<A, f32>, b: &TensorView<B, f32>, c: &mut [f32], cl: &C)
 where
-    A: HasRank<2> + RowMajorDense,
-    B: HasRank<2> + RowMajorDense,
-    C: HasRank<2> + RowMajorDense,
+    A: HasRank<2>,
+    B: HasRank<2>,
+    C: HasRank<2>,
 {
-    const {
-        assert!(
-            A::LAYOUT.size(1) == B::LAYOUT.size(0),
-            "inner dimensions differ"
-        );
-        assert!(C::LAYOUT.size(0) == A::LAYOUT.size(0) && C::LAYOUT.size(1) == B::LAYOUT.size(1));
-    }
-    let (m, k, n) = (A::LAYOUT.size(0), A::LAYOUT.size(1), B::LAYOUT.size(1));
-    for i in 0..m {
-        for j in 0..n {
-            c[i * n + j] = (0..k).map(|p| a[i * k + p] * b[p * n + j]).sum();
+    let (m, k, n) = (a.layout().size(0), a.layout().size(1), b.layout().size(1));
+    assert_eq!(b.layout().size(0), k, "inner dimensions differ");
+    for y in 0..m {
+        for x in 0..n {
+            let mut acc = 0.0;
+            for p in 0..k {
+                acc += a[[y, p]] * b[[p, x]];
+            }
+            c[cl.offset(&[y, x])] = acc;
         }
     }
 }
 
 /// Fills a buffer of layout `L` with each element's row-major position,
 /// padding with NaN.
-fn iota<L: HasRank<2>>() -> Vec<f32> {
-    let l = L::LAYOUT;
+fn iota<L: HasRank<2>>(l: &L) -> Vec<f32> {
     let mut buf = vec![f32::NAN; l.buffer_len()];
-    for i in 0..l.size(0) {
-        for j in 0..l.size(1) {
-            buf[l.offset_unchecked(&[i, j])] = (i * l.size(1) + j) as f32;
+    for y in 0..l.size(0) {
+        for x in 0..l.size(1) {
+            buf[l.offset(&[y, x])] = (y * l.size(1) + x) as f32;
         }
     }
     buf
@@ -67,18 +64,25 @@ type RowMajor = layout!(f32[16,256]);
 type Weights = layout!(f32[256,4]);
 type Out = layout!(f32[16,4]);
 
-fn main() {
-    let tiled = iota::<Tiled>();
+fn main() -> Result<(), tessera::Error> {
+    let tiled = iota(&Tiled::NEW);
     let mut flat = vec![0.0; RowMajor::BUFFER_LEN];
-    relayout::<Tiled, RowMajor>(&tiled, &mut flat);
+    relayout(&Tiled::NEW, &tiled, &RowMajor::NEW, &mut flat);
     assert!(flat.iter().enumerate().all(|(p, &v)| v == p as f32));
 
-    let w = vec![1.0; Weights::BUFFER_LEN];
+    // The same kernel with a layout read at run time (from an HLO dump,
+    // say): checked when used instead of when compiled.
+    let from_text: ArrayLayout = "f32[16,256]{1,0:T(8,128)}".parse()?;
+    let mut again = vec![0.0; RowMajor::BUFFER_LEN];
+    relayout(&from_text, &tiled, &RowMajor::NEW, &mut again);
+    assert_eq!(flat, again);
+
+    // The tiled operand read in place.
+    let a = TensorView::new(Tiled::NEW, &tiled)?;
+    let w = Tensor::<Weights, f32, { Weights::BUFFER_LEN }>::filled(1.0);
     let mut out = vec![0.0; Out::BUFFER_LEN];
-    // `matmul::<Tiled, Weights, Out>` would not compile: Tiled is not
-    // row-major dense. Untile first, as above.
-    matmul::<RowMajor, Weights, Out>(&flat, &w, &mut out);
-    let row0: f32 = (0..256).map(|j| j as f32).sum();
+    matmul(&a, &w.view(), &mut out, &Out::NEW);
+    let row0: f32 = (0..256).map(|x| x as f32).sum();
     assert_eq!(out[0], row0);
     println!(
         "untiled {} elements of {}; out[0] = {}",
@@ -86,4 +90,5 @@ fn main() {
         Tiled::NEW,
         out[0]
     );
+    Ok(())
 }

@@ -1,17 +1,47 @@
 #![doc = include_str!("../README.md")]
 #![no_std]
 
-pub use layout_core::*;
-
-/// Typed tensor buffers, iteration and relayout (the `layout-tensor`
-/// crate).
-pub use layout_tensor as tensor;
-#[cfg(feature = "alloc")]
-pub use layout_tensor::TensorBuf;
-pub use layout_tensor::{
-    ConstTensorLayout, Element, IndexRank, RelayoutFrom, RuntimeLayout, Stores, Tensor, TensorBase,
-    TensorLayout, TensorView, TensorViewMut,
+// The layouts and the traits every one of them implements.
+pub use layout_core::{
+    AnyLayout, ArrayLayout, HasRank, KnownLayout, MixedLayout, PreparedLayout, RowMajorDense,
+    SameElementCount, SameShape, StaticLayout,
 };
+// What a layout is made of, and what its queries return.
+pub use layout_core::{
+    DigitSource, Dim, DimVec, Layout, LayoutEquality, Padding, PaddingValue, PhysicalDim,
+    PhysicalDims, PhysicalShape, PrimitiveType, Shape, Slot, SlotOf, SparsePhysicalShape,
+    SplitConfig, Tile, TileDim,
+};
+// Errors, with the text they point at.
+pub use layout_core::{ByteSpan, Error, ErrorKind, Locus, Message, Report, Snippet};
+// Limits of the fixed-size engine.
+pub use layout_core::{MAX_DIM_SIZE, MAX_PHYSICAL_RANK, MAX_RANK, MAX_TILE_LEVELS};
+// The engine's modules, for tools that go beyond the types above: loop
+// nests, the text form, offset formulas, and the mirrors of XLA's utility
+// classes.
+pub use layout_core::{
+    element, error, index_util, layout_util, message, mixed_layout, shape, shape_util,
+    static_layout, terms, text, tile, traits, typelevel, validate, walk,
+};
+
+/// Type-level numbers for the bounds of [`SameElementCount`] and
+/// [`traits::ElementCountOf`] (the `typenum` crate).
+#[doc(no_inline)]
+pub use layout_core::typenum;
+
+// Tensors: buffers placed by a layout.
+/// The Rust element types tensors hold.
+pub use layout_tensor::element as tensor_element;
+/// Sub-byte element types and their packed tensors (`s4`, `u2`, `pred`
+/// under `E(1)`, ...).
+pub use layout_tensor::packed;
+pub use layout_tensor::{
+    Element, Indexed, Iter, IterMut, Packed, PackedBase, PackedIter, PackedView, PackedViewMut,
+    Slots, Storage, StorageMut, Stores, StoresPacked, SubByte, SubByteLayout, Tensor, TensorBase,
+    TensorView, TensorViewMut,
+};
+#[cfg(feature = "alloc")]
+pub use layout_tensor::{PackedBuf, TensorBuf};
 
 /// A layout known at compile time, as a zero-sized type, from XLA's text:
 /// `layout!(f32[3,5]{1,0:T(2,2)})`, or with `<...>` around the layout.

@@ -669,7 +669,7 @@ fn run_op(op: &str, inp: &Value, c: &mut Check) -> R<()> {
         "linear_index_for_nested_tiling" => {
             let a = ArrayLayout::new(input_leaf(&inp["shape"])?)?;
             let idx = uints(&inp["index"])?;
-            let off = a.offset(&idx)?;
+            let off = a.try_offset(&idx)?;
             c.eq("linear", json!(off));
             let phys = a.physical_shape().dims().to_vec();
             c.eq("tiled_bounds", json!(phys));
@@ -686,7 +686,7 @@ fn run_op(op: &str, inp: &Value, c: &mut Check) -> R<()> {
         }
         "delinearize_index_for_nested_tiling" => {
             let a = ArrayLayout::new(input_leaf(&inp["shape"])?)?;
-            match a.slot(uint(&inp["linear"])?)? {
+            match a.try_slot(uint(&inp["linear"])?)? {
                 Slot::Element(idx) => c.eq("index", json!(idx.as_slice())),
                 Slot::Padding => c.eq("index", json!("padding")),
             }
@@ -698,7 +698,7 @@ fn run_op(op: &str, inp: &Value, c: &mut Check) -> R<()> {
             for r in 0..rows {
                 table.push(
                     (0..cols)
-                        .map(|col| a.offset(&[r, col]))
+                        .map(|col| a.try_offset(&[r, col]))
                         .collect::<Result<Vec<_>, _>>()?,
                 );
             }
@@ -1206,7 +1206,7 @@ fn combine_dimensions(inp: &Value, c: &mut Check) -> R<()> {
                 pending = 0;
             }
         }
-        if tiled.offset(&idx)? != reference.offset(&merged)? {
+        if tiled.try_offset(&idx)? != reference.try_offset(&merged)? {
             c.fail(format!(
                 "element {idx:?} is not where {combined_tiled} puts {merged:?}"
             ));
@@ -1248,7 +1248,7 @@ fn tile_description(inp: &Value, c: &mut Check) -> R<()> {
         )?;
         for col in 0..4 {
             let offs: Vec<usize> = (0..rows)
-                .map(|r| a.offset(&[r, col]))
+                .map(|r| a.try_offset(&[r, col]))
                 .collect::<Result<_, _>>()?;
             if offs.windows(2).any(|w| w[1] != w[0] + 1) || !offs[0].is_multiple_of(rows) {
                 c.fail(format!(

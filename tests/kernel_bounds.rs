@@ -2,7 +2,7 @@
 //! each one rejecting what it should).
 
 use static_assertions::{assert_impl_all, assert_not_impl_any};
-use tessera::static_layout::ElementCountOf;
+use tessera::traits::ElementCountOf;
 use tessera::typenum::Unsigned;
 use tessera::{HasRank, KnownLayout, RowMajorDense, SameElementCount, SameShape, layout};
 

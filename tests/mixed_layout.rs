@@ -21,8 +21,8 @@ macro_rules! check_mixed {
             assert_eq!(l.buffer_len(), rt.buffer_len());
             for idx in row_major(&dims) {
                 let idx: [usize; $rank] = idx.try_into().unwrap();
-                assert_eq!(Ok(l.offset(idx)), rt.offset(&idx), "{template} {dims:?} {idx:?}");
-                assert_eq!(l.offset_unchecked(idx), l.offset(idx));
+                assert_eq!(Ok(l.offset(idx)), rt.try_offset(&idx), "{template} {dims:?} {idx:?}");
+                assert_eq!(l.offset_in_bounds(idx), l.offset(idx));
             }
             // One past the extent of each dim is refused.
             for d in 0..$rank {
@@ -59,7 +59,7 @@ fn bounded_dims_keep_the_bounds_room() {
     let l = B::new([10, 16]).unwrap();
     assert_eq!(l.buffer_len(), B::BUFFER_LEN);
     for idx in row_major(&[10, 16]) {
-        assert_eq!(Ok(l.offset([idx[0], idx[1]])), bound.offset(&idx));
+        assert_eq!(Ok(l.offset([idx[0], idx[1]])), bound.try_offset(&idx));
     }
 }
 
@@ -118,10 +118,7 @@ fn canonical_types_and_text() {
 }
 
 mod tensors {
-    use tessera::{
-        IndexRank, RuntimeLayout, Tensor, TensorBuf, TensorLayout, TensorView, TensorViewMut,
-        layout,
-    };
+    use tessera::{HasRank, PreparedLayout, Tensor, TensorBuf, TensorView, TensorViewMut, layout};
 
     type Rows = layout!(bf16[?,256]{1,0:T(8,128)(2,1)});
     type RowsF32 = layout!(f32[?,256]{1,0:T(8,128)});
@@ -129,8 +126,8 @@ mod tensors {
     type RowMajor = layout!(f32[19,256]);
 
     /// A kernel generic over every kind of layout.
-    fn total<L: TensorLayout + IndexRank<2>>(t: &TensorView<'_, L, f32>) -> f32 {
-        let dims = t.array_layout().sizes();
+    fn total<L: HasRank<2>>(t: &TensorView<'_, L, f32>) -> f32 {
+        let dims = t.to_array_layout().sizes();
         let mut sum = 0.0;
         for i in 0..dims[0] {
             for j in 0..dims[1] {
@@ -147,7 +144,7 @@ mod tensors {
         let mut st = vec![0.0f32; Static::BUFFER_LEN];
         let mut st = TensorViewMut::new(Static::NEW, &mut st).unwrap();
         mixed.relayout_into(&mut st).unwrap();
-        let rt = st.relayout(RuntimeLayout::new(rows.to_runtime())).unwrap();
+        let rt = st.relayout(PreparedLayout::new(rows.to_runtime())).unwrap();
         let expected: f32 = (0..19 * 256).map(|v| v as f32).sum();
         assert_eq!(total(&mixed.view()), expected);
         assert_eq!(total(&st.view()), expected);
@@ -208,7 +205,7 @@ mod tensors {
             let mut dst = TensorBuf::<_, f32>::filled(tiled, -1.0).unwrap();
             src.relayout_into(&mut dst).unwrap();
             let mut expected =
-                TensorBuf::<_, f32>::filled(RuntimeLayout::new(tiled.to_runtime()), -1.0).unwrap();
+                TensorBuf::<_, f32>::filled(PreparedLayout::new(tiled.to_runtime()), -1.0).unwrap();
             src.relayout_into(&mut expected).unwrap();
             assert!(
                 dst.as_slice() == expected.as_slice(),
@@ -227,7 +224,7 @@ mod tensors {
             let mut dst = TensorBuf::<_, half::bf16>::zeroed(pairs).unwrap();
             src.relayout_into(&mut dst).unwrap();
             let via_runtime = src
-                .relayout(RuntimeLayout::new(pairs.to_runtime()))
+                .relayout(PreparedLayout::new(pairs.to_runtime()))
                 .unwrap();
             assert!(
                 dst.as_slice() == via_runtime.as_slice(),

@@ -328,7 +328,7 @@ proptest! {
         // The model's positions of all logical indices.
         for (pos, cell) in model.buffer.iter().enumerate() {
             if let Some(idx) = cell {
-                prop_assert_eq!(engine.offset(idx), Ok(pos), "offset of {:?} in {}", idx, what);
+                prop_assert_eq!(engine.try_offset(idx), Ok(pos), "offset of {:?} in {}", idx, what);
             }
         }
 
@@ -338,7 +338,7 @@ proptest! {
         prop_assert_eq!(engine.element_count(), indices.len(), "element_count of {}", what);
         let mut seen = HashSet::new();
         for idx in &indices {
-            let o = engine.offset(idx);
+            let o = engine.try_offset(idx);
             prop_assert!(o.is_ok(), "offset of {:?} in {} is {:?}", idx, what, o);
             let o = o.unwrap();
             prop_assert!(o < engine.buffer_len(), "offset {} of {:?} in {}", o, idx, what);
@@ -354,9 +354,9 @@ proptest! {
                 Some(idx) => Slot::Element(tessera::DimVec::from_slice(idx)),
                 None => Slot::Padding,
             };
-            prop_assert_eq!(engine.slot(o), Ok(expected), "slot({}) of {}", o, what);
+            prop_assert_eq!(engine.try_slot(o), Ok(expected), "slot({}) of {}", o, what);
         }
-        prop_assert!(engine.slot(model.buffer.len()).is_err(), "slot(buffer_len) of {}", what);
+        prop_assert!(engine.try_slot(model.buffer.len()).is_err(), "slot(buffer_len) of {}", what);
 
         // The physical shape is the model's final tiled shape, and its
         // product is the length before the L(n) tail.
@@ -480,7 +480,7 @@ proptest! {
         });
         let mut expected: Vec<(usize, usize)> = row_major_indices(&src.dims)
             .iter()
-            .map(|i| (a.offset(i).unwrap(), b.offset(i).unwrap()))
+            .map(|i| (a.try_offset(i).unwrap(), b.try_offset(i).unwrap()))
             .collect();
         // The nest visits the destination in memory order.
         let visited_dst: Vec<usize> = pairs.iter().map(|p| p.1).collect();
@@ -539,7 +539,7 @@ proptest! {
         prop_assert_eq!(&visited_dst, &sorted, "destination order of {}", what);
         let mut expected: Vec<(usize, usize)> = row_major_indices(&src.dims)
             .iter()
-            .map(|i| (a.offset(i).unwrap(), b.offset(i).unwrap()))
+            .map(|i| (a.try_offset(i).unwrap(), b.try_offset(i).unwrap()))
             .collect();
         pairs.sort_unstable();
         expected.sort_unstable();
@@ -616,7 +616,7 @@ fn strides_of_reordering_tiles() {
         let engine = spec.build().unwrap();
         for (e, &want) in offsets.iter().enumerate() {
             assert_eq!(model_offset(&model, &[e]), want, "model, {spec}");
-            assert_eq!(engine.offset(&[e]), Ok(want), "engine, {spec}");
+            assert_eq!(engine.try_offset(&[e]), Ok(want), "engine, {spec}");
         }
         if let Some(strides) = engine.strides() {
             wrong.push(format!("{spec}: strides {:?}", &strides[..]));
@@ -646,7 +646,7 @@ fn doc_example_3x5_tiled_2x2() {
     let model = reference_model(&spec).unwrap();
     let engine = spec.build().unwrap();
     assert_eq!(model_offset(&model, &[2, 3]), 17);
-    assert_eq!(engine.offset(&[2, 3]), Ok(17));
+    assert_eq!(engine.try_offset(&[2, 3]), Ok(17));
     assert_eq!(model.buffer.len(), 24);
     assert_eq!(engine.buffer_len(), 24);
     assert_eq!(model.physical_dims, [2, 3, 2, 2]);
@@ -669,7 +669,7 @@ fn doc_example_4x8_tiled_2x4_then_2x1() {
     for (i, row) in expected.iter().enumerate() {
         for (j, &want) in row.iter().enumerate() {
             assert_eq!(model_offset(&model, &[i, j]), want, "model at ({i},{j})");
-            assert_eq!(engine.offset(&[i, j]), Ok(want), "engine at ({i},{j})");
+            assert_eq!(engine.try_offset(&[i, j]), Ok(want), "engine at ({i},{j})");
         }
     }
     assert_eq!(model.physical_dims, [2, 2, 1, 4, 2, 1]);
@@ -708,9 +708,9 @@ fn combined_dims_equal_merged_shape() {
     }
     for idx in row_major_indices(&combined.dims) {
         let at = [(idx[0] * 7 + idx[1]) * 8 + idx[2], idx[3] * 10 + idx[4]];
-        let want = em.offset(&at).unwrap();
+        let want = em.try_offset(&at).unwrap();
         assert_eq!(
-            ec.offset(&idx),
+            ec.try_offset(&idx),
             Ok(want),
             "engine offset of {idx:?} vs {at:?}"
         );
@@ -730,7 +730,7 @@ fn repeated_tiling_buffer_covers_all_offsets() {
     assert_eq!(engine.buffer_len(), 64);
     let max = row_major_indices(&spec.dims)
         .iter()
-        .map(|i| engine.offset(i).unwrap())
+        .map(|i| engine.try_offset(i).unwrap())
         .max()
         .unwrap();
     assert!((48..64).contains(&max), "largest offset {max}");
@@ -753,15 +753,15 @@ fn padding_and_tail_alignment() {
     for idx in row_major_indices(&[2, 3]) {
         let (i, j) = (idx[0], idx[1]);
         assert_eq!(model_offset(&mr, &idx), i * 4 + j);
-        assert_eq!(er.offset(&idx), Ok(i * 4 + j));
+        assert_eq!(er.try_offset(&idx), Ok(i * 4 + j));
         assert_eq!(model_offset(&mc, &idx), j * 3 + i);
-        assert_eq!(ec.offset(&idx), Ok(j * 3 + i));
+        assert_eq!(ec.try_offset(&idx), Ok(j * 3 + i));
     }
     // 12 padded slots rounded up to L(5).
     assert_eq!((mr.buffer.len(), er.buffer_len()), (15, 15));
     assert_eq!((mc.buffer.len(), ec.buffer_len()), (15, 15));
-    assert_eq!(er.slot(3), Ok(Slot::Padding));
-    assert_eq!(er.slot(12), Ok(Slot::Padding));
+    assert_eq!(er.try_slot(3), Ok(Slot::Padding));
+    assert_eq!(er.try_slot(12), Ok(Slot::Padding));
     assert_eq!(er.strides().as_deref(), Some(&[4, 1][..]));
     assert_eq!(ec.strides().as_deref(), Some(&[1, 3][..]));
     // s4 packed by E(4): 15 slots take 8 bytes, 6 elements 3 bytes.
@@ -784,7 +784,7 @@ fn tile_longer_than_shape() {
     for e in 0..5 {
         let want = (e / 3) * 6 + e % 3;
         assert_eq!(model_offset(&model, &[e]), want);
-        assert_eq!(engine.offset(&[e]), Ok(want));
+        assert_eq!(engine.try_offset(&[e]), Ok(want));
     }
     assert_eq!(engine.buffer_len(), 12);
 }
@@ -813,7 +813,7 @@ fn model_helpers() {
     let m = reference_model(&s).unwrap();
     assert_eq!(m.buffer, vec![Some(vec![]), None, None, None, None, None]);
     let e = s.build().unwrap();
-    assert_eq!((e.offset(&[]), e.buffer_len()), (Ok(0), 6));
+    assert_eq!((e.try_offset(&[]), e.buffer_len()), (Ok(0), 6));
     // Bounded dims are not generated above; check they take their bound.
     let b = Shape::with_dims(F32, &[Dim::Bounded(3)]).unwrap();
     assert_eq!(ArrayLayout::new(b).unwrap().buffer_len(), 3);

@@ -16,7 +16,7 @@ macro_rules! check_against_runtime {
         assert_eq!(L::LAYOUT, rt, "{text}");
         assert_eq!(L::to_runtime(), rt);
         assert_eq!(ArrayLayout::from(L::new()), rt);
-        assert_eq!(L::NEW.array_layout(), rt);
+        assert_eq!(L::NEW.to_array_layout(), rt);
         assert_eq!(L::RANK, rt.rank());
         assert_eq!(<L as KnownLayout>::RANK, $rank);
         assert_eq!(L::ELEMENT_TYPE, rt.element_type());
@@ -37,9 +37,9 @@ macro_rules! check_against_runtime {
         let mut seen = 0;
         for_each_index(&L::DIMS, |idx: [usize; $rank]| {
             let off = L::offset(idx);
-            assert_eq!(Ok(off), rt.offset(&idx), "{text} {idx:?}");
+            assert_eq!(Ok(off), rt.try_offset(&idx), "{text} {idx:?}");
             assert_eq!(L::try_offset(idx), Ok(off));
-            assert_eq!(L::offset_unchecked(idx), off);
+            assert_eq!(L::offset_in_bounds(idx), off);
             assert!(L::is_in_bounds(idx));
             assert_eq!(L::slot(off), SlotOf::Element(idx));
             seen += 1;
@@ -201,14 +201,34 @@ fn the_same_layout_is_the_same_type() {
 #[test]
 fn generic_code_over_any_layout() {
     fn first_offsets<L: AnyLayout>(l: &L) -> Vec<usize> {
-        (0..3).map(|i| l.offset_of(&[i, 0]).unwrap()).collect()
+        (0..3).map(|i| l.try_offset(&[i, 0]).unwrap()).collect()
     }
     type A = layout!(f32[3,5]{0,1});
     let rt: ArrayLayout = "f32[3,5]{0,1}".parse().unwrap();
     assert_eq!(first_offsets(&A::NEW), first_offsets(&rt));
     assert_eq!(first_offsets(&rt), vec![0, 1, 2]);
-    assert_eq!(A::NEW.layout_buffer_len(), rt.layout_buffer_len());
-    assert_eq!(A::NEW.slot_at(4), rt.slot_at(4));
+    assert_eq!(AnyLayout::buffer_len(&A::NEW), AnyLayout::buffer_len(&rt));
+    assert_eq!(AnyLayout::slot(&A::NEW, 4), AnyLayout::slot(&rt, 4));
+    assert_eq!(
+        AnyLayout::try_slot(&A::NEW, 99),
+        AnyLayout::try_slot(&rt, 99)
+    );
+    // One vocabulary: `offset` on the trait agrees with the inherent one,
+    // `try_offset` returns the engine's error, `offset_in_bounds` the bare
+    // formula.
+    assert_eq!(AnyLayout::offset(&A::NEW, &[2, 4]), A::offset([2, 4]));
+    assert_eq!(AnyLayout::offset(&rt, &[2, 4]), rt.offset(&[2, 4]));
+    assert_eq!(
+        AnyLayout::try_offset(&A::NEW, &[3, 0]).unwrap_err(),
+        rt.try_offset(&[3, 0]).unwrap_err()
+    );
+    assert!(AnyLayout::try_offset(&A::NEW, &[1]).is_err());
+    assert_eq!(
+        AnyLayout::offset_in_bounds(&rt, &[2, 4]),
+        A::offset_in_bounds([2, 4])
+    );
+    assert_eq!(AnyLayout::sizes(&A::NEW).as_slice(), rt.sizes().as_slice());
+    assert_eq!(AnyLayout::element_count(&A::NEW), 15);
     fn len_of<L: KnownLayout>() -> usize {
         L::LAYOUT.buffer_len()
     }
@@ -237,7 +257,7 @@ fn every_offset_plan_agrees_with_the_engine() {
         (1023, 1023),
         (517, 300),
     ] {
-        assert_eq!(Ok(Digits::offset([i, j])), rt.offset(&[i, j]));
+        assert_eq!(Ok(Digits::offset([i, j])), rt.try_offset(&[i, j]));
         let tpu = ((i / 8) * 8 + j / 128) * 1024 + (i % 8) * 128 + j % 128;
         assert_eq!(Digits::offset([i, j]), tpu);
     }
@@ -247,16 +267,16 @@ fn every_offset_plan_agrees_with_the_engine() {
     check_against_runtime!(2; f32[600,40]{1,0:T(3,4)(2,1)});
     // Unchecked offsets out of bounds never panic, whatever the plan.
     let _ = (
-        Table::offset_unchecked([6, 0]),
-        Table::offset_unchecked([usize::MAX, 9999]),
+        Table::offset_in_bounds([6, 0]),
+        Table::offset_in_bounds([usize::MAX, 9999]),
     );
     let _ = (
-        Strided::offset_unchecked([usize::MAX, 1]),
-        Digits::offset_unchecked([2000, 0]),
+        Strided::offset_in_bounds([usize::MAX, 1]),
+        Digits::offset_in_bounds([2000, 0]),
     );
     let _ = (
-        Large::offset_unchecked([600, 0]),
-        Combined::offset_unchecked([9, 9, 9]),
+        Large::offset_in_bounds([600, 0]),
+        Combined::offset_in_bounds([9, 9, 9]),
     );
     assert_eq!(
         Digits::try_offset([1024, 0]).unwrap_err().to_string(),

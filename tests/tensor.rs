@@ -4,7 +4,10 @@
 
 use proptest::prelude::*;
 use proptest::test_runner::Config as ProptestConfig;
-use tessera::{PrimitiveType, RuntimeLayout, Slot, TensorBuf, TensorView, TensorViewMut};
+use tessera::{
+    AnyLayout, ArrayLayout, PreparedLayout, PrimitiveType, Slot, TensorBuf, TensorView,
+    TensorViewMut,
+};
 use test_support::{PairBits, Spec, SpecGen, row_major};
 
 /// Layouts of f32 elements: rank 0..=3 with dims 0..=6, any
@@ -44,13 +47,13 @@ proptest! {
     #[test]
     fn access_paths_agree_with_engine(spec in spec()) {
         let layout = spec.layout();
-        let t = TensorBuf::from_fn(RuntimeLayout::new(layout), value_of).unwrap();
+        let t = TensorBuf::from_fn(PreparedLayout::new(layout), value_of).unwrap();
         let indices = row_major(&spec.dims);
         for idx in &indices {
-            let o = layout.offset(idx).unwrap();
+            let o = layout.try_offset(idx).unwrap();
             prop_assert_eq!(t.as_slice()[o], value_of(idx));
             prop_assert_eq!(t.get_dyn(idx), Some(&value_of(idx)));
-            prop_assert_eq!(t.offset(idx), Ok(o));
+            prop_assert_eq!(t.try_offset(idx), Ok(o));
         }
         // Out of bounds and wrong rank are refused, not misread.
         let mut past = spec.dims.clone();
@@ -69,7 +72,7 @@ proptest! {
         // holds the layout's padding value (zero).
         let mut count = 0;
         for (o, (index, value)) in t.slots().enumerate() {
-            match layout.slot(o).unwrap() {
+            match layout.try_slot(o).unwrap() {
                 Slot::Element(i) => {
                     prop_assert_eq!(index.as_deref(), Some(&i[..]));
                     prop_assert_eq!(*value, value_of(&i));
@@ -84,23 +87,87 @@ proptest! {
         prop_assert_eq!(count, layout.buffer_len());
     }
 
+    /// Every traversal visits each element once, in logical order where
+    /// it promises it, over a bare `ArrayLayout` and a prepared one; the
+    /// fills touch exactly the slots they name.
+    #[test]
+    fn traversals_agree_with_engine(spec in spec(), skip in 0usize..40) {
+        let layout = spec.layout();
+        let indices = row_major(&spec.dims);
+        let offsets: Vec<usize> = indices.iter().map(|i| layout.offset(i)).collect();
+        let mut t = TensorBuf::<ArrayLayout, f32>::filled(layout, SENTINEL).unwrap();
+        // for_each_mut: indices in logical order, each at its offset.
+        let mut seen = Vec::new();
+        t.for_each_mut(|i, v| {
+            seen.push(i.to_vec());
+            *v = value_of(i);
+        });
+        prop_assert_eq!(&seen, &indices);
+        let mut visited = Vec::new();
+        t.for_each(|i, v| visited.push((i.to_vec(), *v)));
+        let expected: Vec<(Vec<usize>, f32)> =
+            indices.iter().map(|i| (i.clone(), value_of(i))).collect();
+        prop_assert_eq!(&visited, &expected);
+        // iter: `next` and `fold` agree, also after a partial walk.
+        let values: Vec<f32> = indices.iter().map(|i| value_of(i)).collect();
+        let mut it = t.iter();
+        let mut head = Vec::new();
+        for _ in 0..skip.min(values.len()) {
+            head.push(*it.next().unwrap());
+        }
+        let rest: Vec<f32> = it.fold(Vec::new(), |mut acc, v| {
+            acc.push(*v);
+            acc
+        });
+        head.extend(rest);
+        prop_assert_eq!(&head, &values);
+        prop_assert_eq!(t.iter().len(), values.len());
+        // iter_mut writes where the engine says.
+        for (k, v) in t.iter_mut().enumerate() {
+            *v = k as f32;
+        }
+        for (k, &o) in offsets.iter().enumerate() {
+            prop_assert_eq!(t.as_slice()[o], k as f32);
+        }
+        // fill: every element slot, no padding slot.
+        t.as_mut_slice().fill(SENTINEL);
+        t.fill(1.5);
+        let is_element: Vec<bool> = (0..layout.buffer_len())
+            .map(|o| layout.slot(o) != Slot::Padding)
+            .collect();
+        for (o, v) in t.as_slice().iter().enumerate() {
+            prop_assert_eq!(*v, if is_element[o] { 1.5 } else { SENTINEL }, "slot {}", o);
+        }
+        // fill_padding: every padding slot, no element slot.
+        t.as_mut_slice().fill(SENTINEL);
+        t.fill_padding().unwrap();
+        for (o, v) in t.as_slice().iter().enumerate() {
+            prop_assert_eq!(*v, if is_element[o] { SENTINEL } else { 0.0 }, "slot {}", o);
+        }
+        // The prepared layout walks the same way.
+        let p = TensorBuf::from_fn(PreparedLayout::new(layout), value_of).unwrap();
+        let pv: Vec<f32> = p.iter().copied().collect();
+        prop_assert_eq!(&pv, &values);
+        prop_assert_eq!(p.iter().sum::<f32>(), values.iter().sum::<f32>());
+    }
+
     /// Relayout puts every element where the destination's engine says,
     /// leaves its padding untouched, and back again is the identity.
     #[test]
     fn relayout_round_trips((a, b) in spec_pair()) {
         let (la, lb) = (a.layout(), b.layout());
-        let src = TensorBuf::from_fn(RuntimeLayout::new(la), value_of).unwrap();
+        let src = TensorBuf::from_fn(PreparedLayout::new(la), value_of).unwrap();
         let mut slots = vec![SENTINEL; lb.buffer_len()];
-        let mut dst = TensorViewMut::new(RuntimeLayout::new(lb), &mut slots).unwrap();
+        let mut dst = TensorViewMut::new(PreparedLayout::new(lb), &mut slots).unwrap();
         src.relayout_into(&mut dst).unwrap();
         for (o, v) in slots.iter().enumerate() {
-            match lb.slot(o).unwrap() {
+            match lb.try_slot(o).unwrap() {
                 Slot::Element(i) => prop_assert_eq!(*v, value_of(&i), "slot {}", o),
                 Slot::Padding => prop_assert_eq!(*v, SENTINEL, "padding slot {}", o),
             }
         }
-        let there = TensorView::new(RuntimeLayout::new(lb), &slots).unwrap();
-        let back = there.relayout(RuntimeLayout::new(la)).unwrap();
+        let there = TensorView::new(PreparedLayout::new(lb), &slots).unwrap();
+        let back = there.relayout(PreparedLayout::new(la)).unwrap();
         prop_assert_eq!(back.as_slice(), src.as_slice());
         prop_assert!(back == there);
     }
@@ -108,8 +175,8 @@ proptest! {
 
 #[test]
 fn index_panics_name_the_dimension_and_bound() {
-    let t =
-        TensorBuf::<_, f32>::zeroed(RuntimeLayout::parse("f32[3,5]{1,0:T(2,2)}").unwrap()).unwrap();
+    let t = TensorBuf::<_, f32>::zeroed(PreparedLayout::parse("f32[3,5]{1,0:T(2,2)}").unwrap())
+        .unwrap();
     let err = std::panic::catch_unwind(|| t[[1, 5]]).unwrap_err();
     let msg = err.downcast_ref::<String>().unwrap();
     assert_eq!(msg, "index 5 is out of bounds for dimension `1` of size 5");
@@ -120,29 +187,29 @@ fn index_panics_name_the_dimension_and_bound() {
 
 #[test]
 fn construction_errors_name_the_mismatch() {
-    let l = RuntimeLayout::parse("bf16[4,4]").unwrap();
+    let l = PreparedLayout::parse("bf16[4,4]").unwrap();
     let data = [0.0f32; 16];
     let err = TensorView::new(l, &data[..]).unwrap_err();
     assert_eq!(
         err.to_string(),
         "element type `f32` does not match the layout's element type `bf16`"
     );
-    let l = RuntimeLayout::parse("f32[4,4]{1,0:T(8)}").unwrap();
+    let l = PreparedLayout::parse("f32[4,4]{1,0:T(8)}").unwrap();
     let err = TensorView::new(l, &data[..]).unwrap_err();
     assert_eq!(
         err.to_string(),
         "the buffer has 16 slots but the layout needs 32"
     );
-    let a = TensorBuf::<_, f32>::zeroed(RuntimeLayout::parse("f32[4,4]").unwrap()).unwrap();
+    let a = TensorBuf::<_, f32>::zeroed(PreparedLayout::parse("f32[4,4]").unwrap()).unwrap();
     let err = a
-        .relayout(RuntimeLayout::parse("f32[4,5]").unwrap())
+        .relayout(PreparedLayout::parse("f32[4,5]").unwrap())
         .unwrap_err();
     assert_eq!(
         err.to_string(),
         "dimension `1` has size 4 in the source but 5 in the destination"
     );
     let err = a
-        .relayout(RuntimeLayout::parse("s32[4,4]").unwrap())
+        .relayout(PreparedLayout::parse("s32[4,4]").unwrap())
         .unwrap_err();
     assert_eq!(
         err.to_string(),
@@ -178,9 +245,9 @@ fn const_padding_value_fills_padding_slots() {
     const T: tessera::Tensor<Padded, f32, { Padded::BUFFER_LEN }> =
         tessera::Tensor::with_padding_value(1.0);
     assert_eq!(T.as_slice().len(), 32);
-    let layout = T.array_layout();
+    let layout = T.to_array_layout();
     for (o, v) in T.as_slice().iter().enumerate() {
-        match layout.slot(o).unwrap() {
+        match layout.try_slot(o).unwrap() {
             Slot::Element(_) => assert_eq!(*v, 1.0),
             Slot::Padding => assert_eq!(*v, f32::NEG_INFINITY),
         }
@@ -191,7 +258,7 @@ fn const_padding_value_fills_padding_slots() {
 fn static_and_runtime_views_agree() {
     let data: Vec<f32> = (0..24).map(|v| v as f32).collect();
     let s = TensorView::new(Tiled::NEW, &data).unwrap();
-    let r = TensorView::new(RuntimeLayout::new(Tiled::LAYOUT), &data).unwrap();
+    let r = TensorView::new(PreparedLayout::new(Tiled::LAYOUT), &data).unwrap();
     for y in 0..3 {
         for x in 0..5 {
             assert_eq!(s[[y, x]], r[[y, x]]);
@@ -214,13 +281,13 @@ fn bytes_views() {
 #[test]
 fn half_and_complex_elements() {
     use num_complex::Complex;
-    let l = RuntimeLayout::parse("bf16[2,3]{0,1}").unwrap();
+    let l = PreparedLayout::parse("bf16[2,3]{0,1}").unwrap();
     let t = TensorBuf::from_fn(l, |i| half::bf16::from_f32((i[0] * 3 + i[1]) as f32)).unwrap();
     assert_eq!(t[[1, 2]], half::bf16::from_f32(5.0));
-    let l = RuntimeLayout::parse("c64[2,2]").unwrap();
+    let l = PreparedLayout::parse("c64[2,2]").unwrap();
     let t = TensorBuf::from_fn(l, |i| Complex::new(i[0] as f32, i[1] as f32)).unwrap();
     assert_eq!(t[[1, 0]], Complex::new(1.0, 0.0));
-    let l = RuntimeLayout::parse("c64[2,2]{1,0:pad(2,3:lowest)}").unwrap();
+    let l = PreparedLayout::parse("c64[2,2]{1,0:pad(2,3:lowest)}").unwrap();
     let err = TensorBuf::<_, Complex<f32>>::from_fn(l, |_| Complex::new(0.0, 0.0)).unwrap_err();
     assert_eq!(
         err.to_string(),
@@ -248,7 +315,7 @@ fn tpu_tilings_pack_and_unpack() {
         let check = |src_slots: &[u64], dst_slots: &[u64]| {
             for (index, o) in a.elements() {
                 assert_eq!(
-                    dst_slots[b.offset(&index).unwrap()],
+                    dst_slots[b.try_offset(&index).unwrap()],
                     src_slots[o],
                     "{src} -> {dst} at {index:?}"
                 );
@@ -257,18 +324,18 @@ fn tpu_tilings_pack_and_unpack() {
         match a.element_type() {
             PrimitiveType::F32 => {
                 let s: Vec<f32> = (0..n).map(|v| v as f32).collect();
-                let sv = TensorView::new(RuntimeLayout::new(a), &s).unwrap();
-                let t = sv.relayout(RuntimeLayout::new(b)).unwrap();
-                let back = t.relayout(RuntimeLayout::new(a)).unwrap();
+                let sv = TensorView::new(PreparedLayout::new(a), &s).unwrap();
+                let t = sv.relayout(PreparedLayout::new(b)).unwrap();
+                let back = t.relayout(PreparedLayout::new(a)).unwrap();
                 assert_eq!(back.as_slice(), &s[..]);
                 let d: Vec<u64> = t.as_slice().iter().map(|&v| v as u64).collect();
                 check(&(0..n as u64).collect::<Vec<_>>(), &d);
             }
             PrimitiveType::Bf16 => {
                 let s: Vec<half::bf16> = (0..n).map(|v| half::bf16::from_f32(v as f32)).collect();
-                let sv = TensorView::new(RuntimeLayout::new(a), &s).unwrap();
-                let t = sv.relayout(RuntimeLayout::new(b)).unwrap();
-                let back = t.relayout(RuntimeLayout::new(a)).unwrap();
+                let sv = TensorView::new(PreparedLayout::new(a), &s).unwrap();
+                let t = sv.relayout(PreparedLayout::new(b)).unwrap();
+                let back = t.relayout(PreparedLayout::new(a)).unwrap();
                 assert_eq!(back.as_slice(), &s[..]);
                 let d: Vec<u64> = t.as_slice().iter().map(|&v| v.to_f32() as u64).collect();
                 let s: Vec<u64> = s.iter().map(|&v| v.to_f32() as u64).collect();
@@ -276,9 +343,9 @@ fn tpu_tilings_pack_and_unpack() {
             }
             _ => {
                 let s: Vec<i8> = (0..n).map(|v| v as i8).collect();
-                let sv = TensorView::new(RuntimeLayout::new(a), &s).unwrap();
-                let t = sv.relayout(RuntimeLayout::new(b)).unwrap();
-                let back = t.relayout(RuntimeLayout::new(a)).unwrap();
+                let sv = TensorView::new(PreparedLayout::new(a), &s).unwrap();
+                let t = sv.relayout(PreparedLayout::new(b)).unwrap();
+                let back = t.relayout(PreparedLayout::new(a)).unwrap();
                 assert_eq!(back.as_slice(), &s[..]);
                 let d: Vec<u64> = t.as_slice().iter().map(|&v| v as u8 as u64).collect();
                 let s: Vec<u64> = s.iter().map(|&v| v as u8 as u64).collect();
@@ -296,22 +363,22 @@ fn tpu_tilings_pack_and_unpack() {
 fn large_relayouts_stream_exactly() {
     let rows_text = "f32[2051,1030]{1,0}";
     let tiled_text = "f32[2051,1030]{1,0:T(8,128)}";
-    let rows = RuntimeLayout::parse(rows_text).unwrap();
-    let tiled = RuntimeLayout::parse(tiled_text).unwrap();
+    let rows = PreparedLayout::parse(rows_text).unwrap();
+    let tiled = PreparedLayout::parse(tiled_text).unwrap();
     let (m, n) = (2051, 1030);
     let value = |i: usize, j: usize| (i * n + j) as f32;
     let src = TensorBuf::from_fn(rows, |ix| value(ix[0], ix[1])).unwrap();
-    assert!(tiled.array_layout().buffer_len() * 4 >= 8 << 20);
+    assert!(tiled.to_array_layout().buffer_len() * 4 >= 8 << 20);
     for skip in [0, 1, 2, 3] {
         // Tiled, starting `skip` elements into the allocation.
-        let mut buf = vec![SENTINEL; tiled.array_layout().buffer_len() + skip];
+        let mut buf = vec![SENTINEL; tiled.to_array_layout().buffer_len() + skip];
         let mut dst = TensorViewMut::new(tiled, &mut buf[skip..]).unwrap();
         src.relayout_into(&mut dst).unwrap();
-        let a = tiled.array_layout();
+        let a = tiled.to_array_layout();
         let mut written = vec![false; a.buffer_len()];
         for i in 0..m {
             for j in 0..n {
-                let off = a.offset(&[i, j]).unwrap();
+                let off = a.offset(&[i, j]);
                 assert_eq!(
                     dst.as_slice()[off],
                     value(i, j),
@@ -341,11 +408,11 @@ fn large_relayouts_stream_exactly() {
 fn large_interleaves_stream_exactly() {
     use half::bf16;
     let (m, n) = (4099, 1030);
-    let rows = RuntimeLayout::parse(&format!("bf16[{m},{n}]{{1,0}}")).unwrap();
-    let tiled = RuntimeLayout::parse(&format!("bf16[{m},{n}]{{1,0:T(8,128)(2,1)}}")).unwrap();
+    let rows = PreparedLayout::parse(&format!("bf16[{m},{n}]{{1,0}}")).unwrap();
+    let tiled = PreparedLayout::parse(&format!("bf16[{m},{n}]{{1,0:T(8,128)(2,1)}}")).unwrap();
     let value = |i: usize, j: usize| bf16::from_bits(((i * 7 + j * 13) % 65_000) as u16);
     let src = TensorBuf::from_fn(rows, |ix| value(ix[0], ix[1])).unwrap();
-    let a = tiled.array_layout();
+    let a = tiled.to_array_layout();
     assert!(a.buffer_len() * 2 >= 8 << 20);
     let sentinel = bf16::from_bits(0xffff);
     for skip in [0, 1, 8] {
@@ -355,7 +422,7 @@ fn large_interleaves_stream_exactly() {
         let mut written = vec![false; a.buffer_len()];
         for i in 0..m {
             for j in 0..n {
-                let off = a.offset(&[i, j]).unwrap();
+                let off = a.offset(&[i, j]);
                 assert_eq!(
                     dst.as_slice()[off].to_bits(),
                     value(i, j).to_bits(),

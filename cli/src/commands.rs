@@ -109,14 +109,14 @@ pub(crate) fn check(text: &str) -> Result<Output, CliError> {
 /// `offset`.
 pub(crate) fn offset(text: &str, index: &[usize]) -> Result<Output, CliError> {
     let a = spec::parse(text)?;
-    let o = a.offset(index).map_err(CliError::msg)?;
+    let o = a.try_offset(index).map_err(CliError::msg)?;
     Ok(Output::ok(format!("{o}\n")))
 }
 
 /// `index`: the logical index at `offset`, space-separated, or `padding`.
 pub(crate) fn index(text: &str, offset: usize) -> Result<Output, CliError> {
     let a = spec::parse(text)?;
-    let line = match a.slot(offset).map_err(CliError::msg)? {
+    let line = match a.try_slot(offset).map_err(CliError::msg)? {
         Slot::Element(i) => i.iter().map(usize::to_string).collect::<Vec<_>>().join(" "),
         Slot::Padding => "padding".to_string(),
     };
@@ -130,7 +130,7 @@ pub(crate) fn offsets(text: &str, json: bool) -> Result<Output, CliError> {
     let sizes = a.sizes();
     let mut list = Vec::with_capacity(a.element_count());
     for i in Odometer::new(&sizes) {
-        list.push(a.offset(&i).map_err(CliError::msg)?);
+        list.push(a.try_offset(&i).map_err(CliError::msg)?);
     }
     let out = if json {
         let canonical = serde_json::to_string(&a.to_string()).map_err(CliError::msg)?;

@@ -251,11 +251,11 @@ fn grid(
                 index[d] = c;
             }
             let padding = r >= logical.0 || c >= logical.1;
-            let offset = ext.offset(&index).ok()?;
+            let offset = ext.try_offset(&index).ok()?;
             let agrees = if padding {
-                layout.slot(offset) == Ok(Slot::Padding)
+                layout.try_slot(offset) == Ok(Slot::Padding)
             } else {
-                layout.offset(&index) == Ok(offset)
+                layout.try_offset(&index) == Ok(offset)
             };
             if !agrees {
                 return None;
@@ -285,7 +285,7 @@ fn strip(layout: &ArrayLayout, limit: usize) -> Strip {
     let count = layout.buffer_len().min(limit);
     let mut slots: Vec<StripSlot> = (0..count)
         .map(|offset| {
-            let slot = layout.slot(offset).unwrap_or(Slot::Padding);
+            let slot = layout.try_slot(offset).unwrap_or(Slot::Padding);
             let tile = match slot {
                 Slot::Element(index) => tiler.tile_of(&index),
                 Slot::Padding => None,

@@ -43,7 +43,7 @@ impl Tiler {
     /// The tile holding the element at logical `index`.
     pub(crate) fn tile_of(&self, index: &[usize]) -> Option<usize> {
         let first = self.first.as_ref()?;
-        first.offset(index).ok().map(|o| o / self.volume)
+        first.try_offset(index).ok().map(|o| o / self.volume)
     }
 
     /// The physical shape of the first level alone.

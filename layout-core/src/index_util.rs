@@ -95,7 +95,7 @@ pub const fn multidimensional_index_to_linear_index(
     index: &[usize],
 ) -> Result<usize, Error> {
     match dense(shape) {
-        Ok(a) => a.offset(index),
+        Ok(a) => a.try_offset(index),
         Err(e) => Err(e),
     }
 }
@@ -122,7 +122,7 @@ pub const fn linear_index_to_multidimensional_index(
         }));
     }
     match dense(shape) {
-        Ok(a) => match a.slot(linear) {
+        Ok(a) => match a.try_slot(linear) {
             Ok(Slot::Element(index)) => Ok(index),
             // A dense layout has no padding slots.
             Ok(Slot::Padding) => Err(Error::new(ErrorKind::OffsetOutOfBounds {

@@ -393,7 +393,7 @@ pub const fn linear_index_top_tile_only(shape: &Shape, index: &[usize]) -> Resul
         // XLA returns a rank-1 index unchanged, even when tiled.
         return Ok(index[0]);
     }
-    Ok(array.offset_unchecked(index))
+    Ok(array.offset_in_bounds(index))
 }
 
 /// XLA's `ShapeUtil::ArrayDataSize`: bytes up to and including the last

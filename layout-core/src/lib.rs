@@ -13,6 +13,7 @@ pub mod layout;
 pub mod layout_util;
 pub mod message;
 pub mod mixed_layout;
+mod prepared;
 pub mod runtime;
 pub mod shape;
 pub mod shape_util;
@@ -20,6 +21,7 @@ pub mod static_layout;
 pub mod terms;
 pub mod text;
 pub mod tile;
+pub mod traits;
 pub mod typelevel;
 pub mod validate;
 pub mod walk;
@@ -29,16 +31,15 @@ pub use error::{ByteSpan, Error, ErrorKind, Locus, Report};
 pub use layout::{Layout, LayoutEquality, Padding, PaddingValue, SparsePhysicalShape, SplitConfig};
 pub use message::{Message, Snippet};
 pub use mixed_layout::MixedLayout;
+pub use prepared::PreparedLayout;
 pub use runtime::{
     ArrayLayout, DigitSource, DimVec, PhysicalDim, PhysicalDims, PhysicalShape, Slot,
 };
 pub use shape::{Dim, Shape};
-pub use static_layout::{
-    AnyLayout, HasRank, KnownLayout, RowMajorDense, SameElementCount, SameShape, SlotOf,
-    StaticLayout,
-};
+pub use static_layout::{SlotOf, StaticLayout};
 pub use tile::{Tile, TileDim};
-/// typenum, for bounds on [`SameElementCount`] and [`static_layout::ElementCountOf`].
+pub use traits::{AnyLayout, HasRank, KnownLayout, RowMajorDense, SameElementCount, SameShape};
+/// typenum, for bounds on [`SameElementCount`] and [`traits::ElementCountOf`].
 pub use typenum;
 
 /// Most dimensions a shape may have. XLA has no fixed limit; 12 covers

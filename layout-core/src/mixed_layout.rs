@@ -26,7 +26,7 @@
 //! let l = Rows::new([5, 8]).unwrap();
 //! assert_eq!(l.dims(), [5, 8]);
 //! assert_eq!(l.buffer_len(), 48); // 3 tile rows of 2x4, 2 tiles each
-//! assert_eq!(l.offset([4, 7]), l.to_runtime().offset(&[4, 7]).unwrap());
+//! assert_eq!(l.offset([4, 7]), l.to_runtime().offset(&[4, 7]));
 //! assert!(Rows::new([5, 9]).is_err()); // dim 1 is static
 //! assert_eq!(l.to_string(), "f32[?,8]{1,0:T(2,4)}");
 //! ```
@@ -257,6 +257,9 @@ where
     /// The element type.
     pub const ELEMENT_TYPE: crate::PrimitiveType = Self::TEMPLATE.element_type();
 
+    /// Bits one element takes in the buffer.
+    pub const ELEMENT_SIZE_IN_BITS: usize = Self::probe(Self::PROBES[0]).element_size_in_bits();
+
     /// The logical dims that are known only at run time, in order.
     pub const DYNAMIC_DIMS: [usize; K] = {
         let mut out = [0usize; K];
@@ -476,9 +479,24 @@ where
         }
     }
 
-    /// Number of slots in the buffer.
+    /// Number of slots in the buffer (the engine lays the layout out: call
+    /// it to set up work, not per element).
     pub const fn buffer_len(&self) -> usize {
         self.to_runtime().buffer_len()
+    }
+
+    /// Number of logical elements: the product of [`MixedLayout::dims`]
+    /// (which [`MixedLayout::new`] checked against overflow).
+    #[inline]
+    pub const fn element_count(&self) -> usize {
+        let dims = self.dims();
+        let mut n = 1usize;
+        let mut d = 0;
+        while d < R {
+            n = n.wrapping_mul(dims[d]);
+            d += 1;
+        }
+        n
     }
 
     /// Whether each entry of `index` is below its dim's size.
@@ -487,13 +505,14 @@ where
         crate::index::in_bounds(&self.dims(), &index)
     }
 
-    /// The offset of `index` without bounds checks: exact in bounds,
-    /// meaningless (never a panic) outside.
+    /// The offset of an `index` the caller knows to be in bounds, without
+    /// the bounds check: exact in bounds, meaningless (never a panic)
+    /// outside.
     #[inline(always)]
-    pub const fn offset_unchecked(&self, index: [usize; R]) -> usize {
+    pub const fn offset_in_bounds(&self, index: [usize; R]) -> usize {
         let plan = &Self::PLAN;
         if !plan.separable {
-            return self.to_runtime().offset_unchecked(&index);
+            return self.to_runtime().offset_in_bounds(&index);
         }
         // The tile counts of the `?` dims (a constant trip count, usually 0).
         let mut dynamic = [1usize; MAX_PHYSICAL_RANK];
@@ -544,11 +563,11 @@ where
     #[inline]
     pub const fn try_offset(&self, index: [usize; R]) -> Result<usize, Error> {
         if self.is_in_bounds(index) {
-            return Ok(self.offset_unchecked(index));
+            return Ok(self.offset_in_bounds(index));
         }
         let dims = self.dims();
         match crate::index::check_index(&dims, &index) {
-            Ok(()) => Ok(self.offset_unchecked(index)),
+            Ok(()) => Ok(self.offset_in_bounds(index)),
             Err(e) => Err(e),
         }
     }
@@ -609,18 +628,5 @@ where
             Self::TEMPLATE,
             self.dims()
         )
-    }
-}
-
-impl<const R: usize, const K: usize, const T: u32, D, M, Ti, A> crate::AnyLayout
-    for MixedLayout<R, K, T, D, M, Ti, A>
-where
-    D: DimList,
-    M: NumList,
-    Ti: TileList,
-    A: AttrSpec,
-{
-    fn array_layout(&self) -> ArrayLayout {
-        self.to_runtime()
     }
 }

@@ -197,13 +197,13 @@ impl core::fmt::Debug for PhysicalDims {
 /// ```
 /// use layout_core::{ArrayLayout, Slot};
 /// let a: ArrayLayout = "f32[3,5]{1,0:T(2,2)}".parse().unwrap();
-/// assert_eq!(a.offset(&[2, 3]), Ok(17));
+/// assert_eq!(a.offset(&[2, 3]), 17);
 /// assert_eq!(a.buffer_len(), 24);
 /// assert_eq!(a.physical_shape().dims(), &[2, 3, 2, 2]);
-/// assert_eq!(a.slot(17), Ok(Slot::Element(layout_core::DimVec::from_slice(&[2, 3]))));
-/// assert_eq!(a.slot(22), Ok(Slot::Padding)); // row 3 does not exist
+/// assert_eq!(a.slot(17), Slot::Element(layout_core::DimVec::from_slice(&[2, 3])));
+/// assert_eq!(a.slot(22), Slot::Padding); // row 3 does not exist
 /// assert_eq!(a.strides(), None); // tiling reorders elements
-/// assert!(a.offset(&[3, 0]).is_err());
+/// assert!(a.try_offset(&[3, 0]).is_err());
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct ArrayLayout {
@@ -448,22 +448,37 @@ impl ArrayLayout {
         self.physical_byte_size
     }
 
-    /// The offset (linear index into the buffer, in elements) of the
-    /// element at logical `index`.
+    /// The offset (linear index into the buffer, in slots) of the element
+    /// at logical `index`, or why there is none.
     ///
     /// # Errors
     /// Wrong number of entries, or an entry out of bounds.
-    pub const fn offset(&self, index: &[usize]) -> Result<usize, Error> {
+    pub const fn try_offset(&self, index: &[usize]) -> Result<usize, Error> {
         match self.check_index(index) {
             Ok(()) => Ok(index::linear_index(&self.shape, index)),
             Err(e) => Err(e),
         }
     }
 
-    /// The offset of `index` without checks. For an index in bounds it
-    /// equals [`ArrayLayout::offset`]; otherwise the result is unspecified
-    /// (but this never panics, overflows or touches memory).
-    pub const fn offset_unchecked(&self, index: &[usize]) -> usize {
+    /// The offset of the element at logical `index`.
+    ///
+    /// # Panics
+    /// If `index` has the wrong number of entries or an entry is out of
+    /// bounds, with the engine's message naming the dimension, the index
+    /// and the bound ([`ArrayLayout::try_offset`] returns it instead).
+    #[track_caller]
+    pub const fn offset(&self, index: &[usize]) -> usize {
+        match self.try_offset(index) {
+            Ok(o) => o,
+            Err(e) => e.panic(),
+        }
+    }
+
+    /// The offset of an `index` the caller knows to be in bounds, without
+    /// the check. For an index in bounds it equals
+    /// [`ArrayLayout::offset`]; otherwise the result is unspecified (but
+    /// this never panics, overflows or touches memory).
+    pub const fn offset_in_bounds(&self, index: &[usize]) -> usize {
         index::linear_index(&self.shape, index)
     }
 
@@ -490,7 +505,7 @@ impl ArrayLayout {
     ///
     /// # Errors
     /// `offset >= buffer_len`.
-    pub const fn slot(&self, offset: usize) -> Result<Slot, Error> {
+    pub const fn try_slot(&self, offset: usize) -> Result<Slot, Error> {
         if offset >= self.buffer_len {
             return Err(Error::new(ErrorKind::OffsetOutOfBounds {
                 offset,
@@ -500,6 +515,19 @@ impl ArrayLayout {
         match index::delinearize(&self.shape, offset) {
             Some(idx) => Ok(Slot::Element(DimVec::from_array(self.rank(), idx))),
             None => Ok(Slot::Padding),
+        }
+    }
+
+    /// What the slot at `offset` holds.
+    ///
+    /// # Panics
+    /// If `offset >= buffer_len`, with the engine's message
+    /// ([`ArrayLayout::try_slot`] returns it instead).
+    #[track_caller]
+    pub const fn slot(&self, offset: usize) -> Slot {
+        match self.try_slot(offset) {
+            Ok(s) => s,
+            Err(e) => e.panic(),
         }
     }
 

@@ -45,7 +45,8 @@ use crate::layout::{Layout, Padding, SplitConfig};
 use crate::runtime::{ArrayLayout, DigitSource, PhysicalDims, PhysicalShape, Slot};
 use crate::shape::{Dim, Shape};
 use crate::tile::Tile;
-use crate::typelevel::{AttrSpec, DimList, NumList, TileList, TypenumCount};
+use crate::traits::KnownLayout;
+use crate::typelevel::{AttrSpec, DimList, NumList, TileList};
 
 /// A layout known at compile time: a zero-sized type whose parameters are
 /// the layout's numbers. Write it with `tessera::layout!`, not by hand.
@@ -330,7 +331,7 @@ impl<
                 let mut x = 0;
                 while x < Self::DIMS[d] {
                     unit[d] = x;
-                    table[Self::TABLE_BASES[d] + x] = Self::LAYOUT.offset_unchecked(&unit);
+                    table[Self::TABLE_BASES[d] + x] = Self::LAYOUT.offset_in_bounds(&unit);
                     x += 1;
                 }
                 unit[d] = 0;
@@ -388,7 +389,7 @@ impl<
                 }
                 offset
             }
-            OffsetPlan::Engine => Self::LAYOUT.offset_unchecked(index),
+            OffsetPlan::Engine => Self::LAYOUT.offset_in_bounds(index),
         }
     }
 
@@ -461,11 +462,12 @@ impl<
         }
     }
 
-    /// The offset of `index` without bounds checks: equal to
+    /// The offset of an `index` the caller knows to be in bounds (a
+    /// kernel's loop ranges), without the bounds check: equal to
     /// [`StaticLayout::offset`] in bounds, unspecified (but never a panic)
     /// outside.
     #[inline]
-    pub const fn offset_unchecked(index: [usize; R]) -> usize {
+    pub const fn offset_in_bounds(index: [usize; R]) -> usize {
         match Self::OFFSET_PLAN {
             OffsetPlan::Table if !Self::in_bounds(&index) => Self::engine_offset(index),
             _ => Self::planned_offset(&index),
@@ -476,7 +478,7 @@ impl<
     #[cold]
     #[inline(never)]
     const fn engine_offset(index: [usize; R]) -> usize {
-        Self::LAYOUT.offset_unchecked(&index)
+        Self::LAYOUT.offset_in_bounds(&index)
     }
 
     /// Whether every entry of `index` is below its dimension's size.
@@ -512,7 +514,7 @@ impl<
     /// # Errors
     /// `offset >= BUFFER_LEN`.
     pub const fn try_slot(offset: usize) -> Result<SlotOf<R>, Error> {
-        match Self::LAYOUT.slot(offset) {
+        match Self::LAYOUT.try_slot(offset) {
             Ok(Slot::Element(idx)) => Ok(SlotOf::Element(idx.to_array::<R>())),
             Ok(Slot::Padding) => Ok(SlotOf::Padding),
             Err(e) => Err(e),
@@ -641,199 +643,3 @@ where
         <StaticLayout<R, T, RMD, D, M, Ti, A> as KnownLayout>::LAYOUT
     }
 }
-
-/// Any layout, known at run time ([`ArrayLayout`]) or at compile time
-/// ([`StaticLayout`]): generic code takes `L: AnyLayout` and works with
-/// both; with a static layout every call folds to a constant.
-///
-/// ```
-/// use layout_core::{AnyLayout, ArrayLayout};
-/// fn first_row_offsets<L: AnyLayout>(l: &L) -> [usize; 2] {
-///     [l.offset_of(&[0, 0]).unwrap(), l.offset_of(&[0, 1]).unwrap()]
-/// }
-/// let rt: ArrayLayout = "f32[3,5]{0,1}".parse().unwrap();
-/// assert_eq!(first_row_offsets(&rt), [0, 3]);
-/// ```
-pub trait AnyLayout {
-    /// The layout as the engine's run-time value.
-    fn array_layout(&self) -> ArrayLayout;
-
-    /// Number of dimensions.
-    fn layout_rank(&self) -> usize {
-        self.array_layout().rank()
-    }
-
-    /// Number of slots in the buffer.
-    fn layout_buffer_len(&self) -> usize {
-        self.array_layout().buffer_len()
-    }
-
-    /// The offset of the element at `index`.
-    ///
-    /// # Errors
-    /// Wrong number of entries, or an entry out of bounds.
-    fn offset_of(&self, index: &[usize]) -> Result<usize, Error> {
-        self.array_layout().offset(index)
-    }
-
-    /// What the slot at `offset` holds.
-    ///
-    /// # Errors
-    /// `offset` past the buffer.
-    fn slot_at(&self, offset: usize) -> Result<Slot, Error> {
-        self.array_layout().slot(offset)
-    }
-}
-
-impl AnyLayout for ArrayLayout {
-    fn array_layout(&self) -> ArrayLayout {
-        *self
-    }
-}
-
-/// A layout known at compile time: what generic kernels bound on to get
-/// constants ([`StaticLayout`] implements it; [`ArrayLayout`] cannot).
-///
-/// ```
-/// use layout_core::typelevel::{DefaultAttrs, N};
-/// use layout_core::{KnownLayout, StaticLayout};
-/// fn buffer<L: KnownLayout>() -> usize {
-///     L::LAYOUT.buffer_len() // a constant after monomorphisation
-/// }
-/// type A = StaticLayout<1, 11, true, (N<7>,), (N<0>,), (), DefaultAttrs>;
-/// assert_eq!(buffer::<A>(), 7);
-/// ```
-pub trait KnownLayout: AnyLayout + Copy + Default {
-    /// The layout as the engine's value.
-    const LAYOUT: ArrayLayout;
-    /// Number of dimensions.
-    const RANK: usize;
-    /// A rank-typed index, `[usize; RANK]`.
-    type Index: Copy + AsRef<[usize]>;
-    /// The dimensions as a type ([`DimList`]).
-    type Dims: DimList;
-    /// The logical shape and element type, without the layout: two layouts
-    /// of the same array have the same `Logical`.
-    type Logical;
-}
-
-/// The logical shape of a [`KnownLayout`]: element type and dims, no layout.
-pub struct Logical<const ELEMENT: u32, Dims>(PhantomData<fn() -> Dims>);
-
-impl<const R: usize, const T: u32, const RMD: bool, D, M, Ti, A> AnyLayout
-    for StaticLayout<R, T, RMD, D, M, Ti, A>
-where
-    D: DimList,
-    M: NumList,
-    Ti: TileList,
-    A: AttrSpec,
-{
-    #[inline]
-    fn array_layout(&self) -> ArrayLayout {
-        Self::LAYOUT
-    }
-}
-
-impl<const R: usize, const T: u32, const RMD: bool, D, M, Ti, A> KnownLayout
-    for StaticLayout<R, T, RMD, D, M, Ti, A>
-where
-    D: DimList,
-    M: NumList,
-    Ti: TileList,
-    A: AttrSpec,
-{
-    const LAYOUT: ArrayLayout = Self::LAYOUT;
-    const RANK: usize = R;
-    type Index = [usize; R];
-    type Dims = D;
-    type Logical = Logical<T, D>;
-}
-
-/// A layout with `R` dimensions. Bound on it to accept only rank-`R`
-/// layouts: `fn f<L: HasRank<2>>()`.
-#[diagnostic::on_unimplemented(
-    message = "`{Self}` does not have rank {R}",
-    label = "this layout's rank is not {R}"
-)]
-pub trait HasRank<const R: usize>: KnownLayout {}
-
-impl<const R: usize, const T: u32, const RMD: bool, D, M, Ti, A> HasRank<R>
-    for StaticLayout<R, T, RMD, D, M, Ti, A>
-where
-    D: DimList,
-    M: NumList,
-    Ti: TileList,
-    A: AttrSpec,
-{
-}
-
-/// Two layouts of the same logical array: same element type, same
-/// dimensions (the layouts may differ). A copy between two layouts bounds
-/// on `Dst: SameShape<Src>`.
-#[diagnostic::on_unimplemented(
-    message = "`{Self}` and `{Other}` differ in element type or dimensions",
-    label = "not the same logical shape as the other layout"
-)]
-pub trait SameShape<Other>: KnownLayout {}
-
-impl<const R: usize, const T: u32, const RMD1: bool, const RMD2: bool, D, M1, M2, Ti1, Ti2, A1, A2>
-    SameShape<StaticLayout<R, T, RMD2, D, M2, Ti2, A2>> for StaticLayout<R, T, RMD1, D, M1, Ti1, A1>
-where
-    D: DimList,
-    M1: NumList,
-    M2: NumList,
-    Ti1: TileList,
-    Ti2: TileList,
-    A1: AttrSpec,
-    A2: AttrSpec,
-{
-}
-
-/// A layout whose offsets are `0..ELEMENT_COUNT` in row-major order with no
-/// padding ([`ArrayLayout::is_row_major_dense`]), so its buffer can be used
-/// as a plain row-major slice.
-#[diagnostic::on_unimplemented(
-    message = "`{Self}` is not a row-major dense layout",
-    label = "this layout reorders or pads elements"
-)]
-pub trait RowMajorDense: KnownLayout {}
-
-impl<const R: usize, const T: u32, D, M, Ti, A> RowMajorDense
-    for StaticLayout<R, T, true, D, M, Ti, A>
-where
-    D: DimList,
-    M: NumList,
-    Ti: TileList,
-    A: AttrSpec,
-{
-}
-
-/// Two layouts with the same number of elements (a reshape), checked with
-/// typenum's type-level product of the dimensions.
-///
-/// Available when every dimension is one typenum maps from a const
-/// generic (see [`TypenumCount`]).
-pub trait SameElementCount<Other>: KnownLayout {}
-
-impl<L, Other> SameElementCount<Other> for L
-where
-    L: KnownLayout,
-    Other: KnownLayout,
-    L::Dims: TypenumCount,
-    Other::Dims: TypenumCount,
-    (ElementCountOf<L>, ElementCountOf<Other>): EqualCounts,
-{
-}
-
-/// Two typenum element counts that are equal: `(C, C)`. The bound behind
-/// [`SameElementCount`], so that a mismatch says what is wrong.
-#[diagnostic::on_unimplemented(
-    message = "the two layouts have different element counts",
-    label = "the element count differs from the other layout's"
-)]
-pub trait EqualCounts {}
-
-impl<C> EqualCounts for (C, C) {}
-
-/// The element count of a [`KnownLayout`] as a typenum number.
-pub type ElementCountOf<L> = <<L as KnownLayout>::Dims as TypenumCount>::Count;

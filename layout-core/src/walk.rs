@@ -236,7 +236,7 @@ impl LoopNest {
     /// });
     /// let expected: Vec<usize> = (0..3)
     ///     .flat_map(|y| (0..5).map(move |x| (y, x)))
-    ///     .map(|(y, x)| a.offset(&[y, x]).unwrap())
+    ///     .map(|(y, x)| a.offset(&[y, x]))
     ///     .collect();
     /// assert_eq!(offsets, expected);
     /// ```
@@ -504,7 +504,7 @@ impl LoopNest {
     ///     for (k, r, i) in (0..steps).flat_map(|k| (0..rows).flat_map(move |r| (0..len).map(move |i| (k, r, i)))) {
     ///         let at = |b: usize| start[b] + k * step[b] + r * row[b] + i * run[b];
     ///         let (y, x) = (at(0) / 256, at(0) % 256);
-    ///         assert_eq!(at(1), dst.offset(&[y, x]).unwrap());
+    ///         assert_eq!(at(1), dst.offset(&[y, x]));
     ///         assert!(!std::mem::replace(&mut seen[at(0)], true));
     ///     }
     /// });
@@ -566,6 +566,50 @@ impl LoopNest {
             self.len.saturating_sub(4),
             #[inline(always)]
             |offsets, base| self.volume(&cell, offsets, base, &mut f),
+        );
+    }
+
+    /// Calls `f(index, start_offsets, len)` for every run of the innermost
+    /// level, in nest order, with the logical index of the run's first
+    /// element: element `i < len` of the run has that index with
+    /// `index[run.dim] + i * run.div` and sits at `start + i *
+    /// inner_strides()`, where `run` is the innermost level
+    /// (`levels().last()`; with no levels, every run has length 1). `f`
+    /// may change `index` but must restore it. Element iterators are built
+    /// on this: the index moves by one addition per level, never by a
+    /// division.
+    ///
+    /// ```
+    /// use layout_core::{walk::LoopNest, ArrayLayout};
+    /// let a: ArrayLayout = "f32[3,5]{1,0:T(2,2)}".parse().unwrap();
+    /// let nest = LoopNest::logical(&a).unwrap();
+    /// let mut firsts = Vec::new();
+    /// nest.for_each_indexed_run(|index, [start, _], len| firsts.push((index[..2].to_vec(), start, len)));
+    /// assert_eq!(firsts[0], (vec![0, 0], 0, 2)); // x 0..2 of row 0, in tile (0,0)
+    /// assert_eq!(firsts[1], (vec![0, 2], 4, 2)); // x 2..4, in tile (0,1)
+    /// assert_eq!(firsts[2], (vec![0, 4], 8, 1)); // x 4, a partial tile
+    /// ```
+    #[inline(always)]
+    pub fn for_each_indexed_run<F: FnMut(&mut [usize; MAX_RANK], [usize; 2], usize)>(
+        &self,
+        mut f: F,
+    ) {
+        if self.element_count == 0 {
+            return;
+        }
+        if self.len == 0 {
+            let mut index = [0usize; MAX_RANK];
+            f(&mut index, [0, 0], 1);
+            return;
+        }
+        let run = self.levels[self.len - 1];
+        self.for_each_outer(
+            self.len - 1,
+            #[inline(always)]
+            |offsets, base| {
+                let len = self.trips(&run, base[run.dim]);
+                f(base, offsets, len);
+            },
         );
     }
 
@@ -951,7 +995,7 @@ impl Elements {
             }
             self.offset = self
                 .layout
-                .offset_unchecked(self.index.split_at(self.layout.rank()).0);
+                .offset_in_bounds(self.index.split_at(self.layout.rank()).0);
             return;
         };
         let mut i = nest.len;
@@ -1146,7 +1190,7 @@ impl Iterator for Slots {
         let offset = self.offset;
         self.offset += 1;
         if !self.exact {
-            return self.layout.slot(offset).ok();
+            return self.layout.try_slot(offset).ok();
         }
         if offset >= self.tiled_len {
             return Some(Slot::Padding); // the `L(n)` tail

@@ -1,69 +1,239 @@
-//! Iterators over a tensor: [`Iter`] (elements in logical order) and
-//! [`Slots`] (every slot in memory order). Both count the layout's digits
-//! incrementally ([`layout_core::walk`]); neither recomputes an offset per
-//! element.
+//! Iterators over a tensor: [`Iter`] and [`IterMut`] (elements in logical
+//! order), [`Indexed`] (the same, with each index) and [`Slots`] (every
+//! slot in memory order).
+//!
+//! The element iterators walk [runs](crate::runs): stretches of the last
+//! dimension whose offsets move by a fixed stride. An offset is computed
+//! only where a run starts (once per 128 elements for `T(8,128)`), so an
+//! iterator is a few words (88 bytes on 64-bit targets, whatever the rank
+//! or the tiling), and `fold`-based consumers (`sum`, `for_each`,
+//! `count`...) loop over each run as over a slice.
 
 use layout_core::walk;
-use layout_core::{ArrayLayout, DimVec, Slot};
+use layout_core::{AnyLayout, ArrayLayout, DimVec, MAX_RANK, Slot};
+
+use crate::runs::{Position, Run};
 
 /// The elements of a tensor in logical (row-major index) order
 /// ([`TensorBase::iter`](crate::TensorBase::iter)).
-#[derive(Clone)]
-pub struct Iter<'a, T> {
+///
+/// ```
+/// use tessera::{Tensor, layout};
+/// type A = layout!(f32[3,5]{1,0:T(2,2)});
+/// let mut t = Tensor::<A, f32, { A::BUFFER_LEN }>::zeroed();
+/// t.for_each_mut(|i, v| *v = (i[0] * 5 + i[1]) as f32);
+/// let v: Vec<f32> = t.iter().copied().collect();
+/// assert_eq!(v, (0..15).map(|i| i as f32).collect::<Vec<_>>());
+/// assert_eq!(t.iter().sum::<f32>(), 105.0);
+/// ```
+pub struct Iter<'a, T, L> {
     data: &'a [T],
-    elements: walk::Elements,
+    layout: &'a L,
+    at: Position,
 }
 
-impl<'a, T> Iter<'a, T> {
-    pub(crate) fn new(data: &'a [T], layout: &ArrayLayout) -> Self {
+impl<'a, T, L: AnyLayout> Iter<'a, T, L> {
+    pub(crate) fn new(data: &'a [T], layout: &'a L) -> Self {
         Iter {
             data,
-            elements: layout.elements(),
+            layout,
+            at: Position::new(layout),
         }
     }
 
-    /// The logical index of the element last returned.
-    pub fn index(&self) -> &[usize] {
-        self.elements.index()
-    }
-
     /// Pairs each element with its logical index.
-    pub fn indexed(self) -> Indexed<'a, T> {
-        Indexed { inner: self }
+    pub fn indexed(self) -> Indexed<'a, T, L> {
+        Indexed {
+            inner: self,
+            index: [0; MAX_RANK],
+            in_run: 0,
+        }
     }
 }
 
-impl<'a, T> Iterator for Iter<'a, T> {
+impl<T, L> Clone for Iter<'_, T, L> {
+    fn clone(&self) -> Self {
+        Iter {
+            data: self.data,
+            layout: self.layout,
+            at: self.at,
+        }
+    }
+}
+
+impl<'a, T, L: AnyLayout> Iterator for Iter<'a, T, L> {
     type Item = &'a T;
 
     #[inline]
     fn next(&mut self) -> Option<&'a T> {
-        let offset = self.elements.next_offset()?;
+        let offset = self.at.next_offset(self.layout)?;
         Some(&self.data[offset])
     }
 
+    #[inline]
+    fn fold<B, F: FnMut(B, &'a T) -> B>(mut self, init: B, mut f: F) -> B {
+        let mut acc = init;
+        let data = self.data;
+        while let Some(Run {
+            offset,
+            stride,
+            len,
+        }) = self.at.take_run(self.layout)
+        {
+            if stride == 1 {
+                for v in &data[offset..offset + len] {
+                    acc = f(acc, v);
+                }
+            } else {
+                let mut o = offset;
+                for _ in 0..len {
+                    acc = f(acc, &data[o]);
+                    o = o.wrapping_add(stride);
+                }
+            }
+        }
+        acc
+    }
+
     fn size_hint(&self) -> (usize, Option<usize>) {
-        self.elements.size_hint()
+        (self.at.remaining, Some(self.at.remaining))
     }
 }
 
-impl<T> ExactSizeIterator for Iter<'_, T> {}
-impl<T> core::iter::FusedIterator for Iter<'_, T> {}
+impl<T, L: AnyLayout> ExactSizeIterator for Iter<'_, T, L> {}
+impl<T, L: AnyLayout> core::iter::FusedIterator for Iter<'_, T, L> {}
 
-/// The elements of a tensor in logical order, each with its index
-/// ([`Iter::indexed`]).
-#[derive(Clone)]
-pub struct Indexed<'a, T> {
-    inner: Iter<'a, T>,
+/// The elements of a tensor in logical order, writable
+/// ([`TensorBase::iter_mut`](crate::TensorBase::iter_mut)).
+///
+/// ```
+/// use tessera::{Tensor, layout};
+/// type A = layout!(f32[3,5]{1,0:T(2,2)});
+/// let mut t = Tensor::<A, f32, { A::BUFFER_LEN }>::zeroed();
+/// for (i, v) in t.iter_mut().enumerate() {
+///     *v = i as f32;
+/// }
+/// assert_eq!(t[[2, 4]], 14.0);
+/// ```
+pub struct IterMut<'a, T, L> {
+    /// The buffer: logical order goes back in memory between runs (the
+    /// next row of a tile), so elements are handed out through a pointer
+    /// rather than by splitting a slice.
+    data: core::ptr::NonNull<T>,
+    len: usize,
+    layout: &'a L,
+    at: Position,
+    borrow: core::marker::PhantomData<&'a mut [T]>,
 }
 
-impl<'a, T> Iterator for Indexed<'a, T> {
+// SAFETY: an `IterMut` is a `&mut [T]` handed out element by element.
+#[allow(unsafe_code)]
+unsafe impl<T: Send, L: Sync> Send for IterMut<'_, T, L> {}
+// SAFETY: as for `Send`: shared access to an `IterMut` gives no access to
+// the elements.
+#[allow(unsafe_code)]
+unsafe impl<T: Sync, L: Sync> Sync for IterMut<'_, T, L> {}
+
+impl<'a, T, L: AnyLayout> IterMut<'a, T, L> {
+    /// `data` holds at least the layout's buffer (the tensor checked it).
+    pub(crate) fn new(data: &'a mut [T], layout: &'a L) -> Self {
+        assert!(
+            data.len() >= layout.buffer_len(),
+            "the tensor holds its whole buffer"
+        );
+        IterMut {
+            len: data.len(),
+            data: core::ptr::NonNull::from(data).cast(),
+            layout,
+            at: Position::new(layout),
+            borrow: core::marker::PhantomData,
+        }
+    }
+}
+
+impl<'a, T, L: AnyLayout> Iterator for IterMut<'a, T, L> {
+    type Item = &'a mut T;
+
+    #[inline]
+    fn next(&mut self) -> Option<&'a mut T> {
+        let offset = self.at.next_offset(self.layout)?;
+        assert!(offset < self.len, "an element's offset lies in the buffer");
+        // SAFETY: `offset < len`, so the pointer is in the buffer borrowed
+        // for `'a`. The iterator hands out each logical index once, and
+        // the engine's offsets of distinct indices in bounds are distinct
+        // (tested by the conformance suite and the property tests), so no
+        // two returned references alias.
+        #[allow(unsafe_code)]
+        Some(unsafe { &mut *self.data.as_ptr().add(offset) })
+    }
+
+    #[inline]
+    fn fold<B, F: FnMut(B, &'a mut T) -> B>(mut self, init: B, mut f: F) -> B {
+        let mut acc = init;
+        let (data, len) = (self.data, self.len);
+        while let Some(Run {
+            offset,
+            stride,
+            len: n,
+        }) = self.at.take_run(self.layout)
+        {
+            // Offsets grow along a run, so its last one bounds them all.
+            let last = offset.wrapping_add(stride.wrapping_mul(n.saturating_sub(1)));
+            assert!(
+                n == 0 || last < len,
+                "an element's offset lies in the buffer"
+            );
+            let mut o = offset;
+            for _ in 0..n {
+                // SAFETY: `offset <= o <= last < len` (the run's offsets
+                // grow by `stride`), so the pointer is in the buffer
+                // borrowed for `'a`; each element is handed out once, as
+                // in `next`.
+                #[allow(unsafe_code)]
+                let v = unsafe { &mut *data.as_ptr().add(o) };
+                acc = f(acc, v);
+                o = o.wrapping_add(stride);
+            }
+        }
+        acc
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (self.at.remaining, Some(self.at.remaining))
+    }
+}
+
+impl<T, L: AnyLayout> ExactSizeIterator for IterMut<'_, T, L> {}
+impl<T, L: AnyLayout> core::iter::FusedIterator for IterMut<'_, T, L> {}
+
+/// The elements of a tensor in logical order, each with its logical index
+/// ([`Iter::indexed`]).
+pub struct Indexed<'a, T, L> {
+    inner: Iter<'a, T, L>,
+    /// The index of the current run's first element.
+    index: [usize; MAX_RANK],
+    /// How far into the current run the last element was.
+    in_run: usize,
+}
+
+impl<'a, T, L: AnyLayout> Iterator for Indexed<'a, T, L> {
     type Item = (DimVec, &'a T);
 
     #[inline]
     fn next(&mut self) -> Option<(DimVec, &'a T)> {
-        let value = self.inner.next()?;
-        Some((DimVec::from_slice(self.inner.index()), value))
+        if self.inner.at.remaining > 0 && self.inner.at.left == 0 {
+            self.inner.at.start_run(self.inner.layout, &mut self.index);
+            self.in_run = 0;
+        } else {
+            self.in_run += 1;
+        }
+        let offset = self.inner.at.next_offset(self.inner.layout)?;
+        let rank = self.inner.layout.rank();
+        let mut index = self.index;
+        if rank > 0 {
+            index[rank - 1] += self.in_run;
+        }
+        Some((DimVec::from_slice(&index[..rank]), &self.inner.data[offset]))
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {
@@ -71,11 +241,16 @@ impl<'a, T> Iterator for Indexed<'a, T> {
     }
 }
 
-impl<T> ExactSizeIterator for Indexed<'_, T> {}
-impl<T> core::iter::FusedIterator for Indexed<'_, T> {}
+impl<T, L: AnyLayout> ExactSizeIterator for Indexed<'_, T, L> {}
+impl<T, L: AnyLayout> core::iter::FusedIterator for Indexed<'_, T, L> {}
 
 /// Every slot of a tensor's buffer in memory order, with the logical index
 /// it holds (`None` for padding) ([`TensorBase::slots`](crate::TensorBase::slots)).
+///
+/// Each item carries a [`DimVec`] (an index of up to `MAX_RANK` entries),
+/// so this is a walk for inspecting a buffer, not for hot loops: use
+/// [`TensorBase::for_each`](crate::TensorBase::for_each) or
+/// [`TensorBase::iter`](crate::TensorBase::iter) there.
 #[derive(Clone)]
 pub struct Slots<'a, T> {
     data: core::slice::Iter<'a, T>,

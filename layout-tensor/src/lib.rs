@@ -38,14 +38,15 @@ mod iter;
 mod layout;
 pub mod packed;
 mod relayout;
+mod runs;
 mod simd;
 mod storage;
 mod stream;
 mod tensor;
 
 pub use element::Element;
-pub use iter::{Indexed, Iter, Slots};
-pub use layout::{ConstTensorLayout, IndexRank, RelayoutFrom, RuntimeLayout, Stores, TensorLayout};
+pub use iter::{Indexed, Iter, IterMut, Slots};
+pub use layout::Stores;
 #[cfg(feature = "alloc")]
 pub use packed::PackedBuf;
 pub use packed::{

@@ -56,11 +56,11 @@
 //!
 //! For a static layout (`tessera::layout!`) the marker follows from the
 //! layout type ([`SubByteLayout`]), so `Packed<W, N>` needs no third
-//! argument; with a [`RuntimeLayout`], name it:
-//! `PackedView<'_, RuntimeLayout, S4>`.
+//! argument; with a [`PreparedLayout`], name it:
+//! `PackedView<'_, PreparedLayout, S4>`.
 //!
 //! Element access goes through the layout's own offset function
-//! ([`TensorLayout::offset_unchecked`]) and iteration through the engine's
+//! ([`AnyLayout::offset_in_bounds`]) and iteration through the engine's
 //! loop nests ([`layout_core::walk`]); this module only adds the bit
 //! arithmetic of the table above.
 
@@ -68,11 +68,13 @@ use core::fmt;
 use core::marker::PhantomData;
 
 use layout_core::typelevel::{AttrSpec, DimList, NumList, TileList};
-use layout_core::walk::{Elements, LoopNest};
+use layout_core::walk::LoopNest;
 use layout_core::{ArrayLayout, Error, ErrorKind, Locus, PrimitiveType, StaticLayout};
 
 use crate::element::Element;
-use crate::layout::{ConstTensorLayout, IndexRank, RelayoutFrom, RuntimeLayout, TensorLayout};
+use layout_core::{AnyLayout, HasRank, KnownLayout, PreparedLayout, SameShape};
+
+use crate::runs::{self, Position, Run};
 use crate::storage::{Storage, StorageMut};
 use crate::tensor::TensorBase;
 
@@ -223,7 +225,7 @@ impl F4e2m1fn {
     /// `±{0, 0.5, 1, 1.5, 2, 3, 4, 6}`, sign in bit 3.
     ///
     /// ```
-    /// use layout_tensor::packed::F4e2m1fn;
+    /// use tessera::packed::F4e2m1fn;
     /// assert_eq!(F4e2m1fn::to_f32(0b0111), 6.0);
     /// assert_eq!(F4e2m1fn::to_f32(0b1001), -0.5); // subnormal
     /// ```
@@ -240,7 +242,7 @@ impl F4e2m1fn {
     /// rounding; `-0.0` keeps its sign).
     ///
     /// ```
-    /// use layout_tensor::packed::F4e2m1fn;
+    /// use tessera::packed::F4e2m1fn;
     /// assert_eq!(F4e2m1fn::from_f32(-3.0), Some(0b1101));
     /// assert_eq!(F4e2m1fn::from_f32(2.5), None);
     /// ```
@@ -278,16 +280,17 @@ impl SubByte for Pred {
 }
 
 /// A layout whose elements packed storage of `E` can hold: every
-/// [`RuntimeLayout`] (the element type is checked when a tensor is built),
+/// [`PreparedLayout`] (the element type is checked when a tensor is built),
 /// and a static layout only for its own element type, so a mismatch is a
 /// compile error.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` does not hold packed `{E}` elements",
     label = "the layout's element type is not `{E}`'s"
 )]
-pub trait StoresPacked<E: SubByte>: TensorLayout {}
+pub trait StoresPacked<E: SubByte>: AnyLayout {}
 
-impl<E: SubByte> StoresPacked<E> for RuntimeLayout {}
+impl<E: SubByte> StoresPacked<E> for PreparedLayout {}
+impl<E: SubByte> StoresPacked<E> for ArrayLayout {}
 
 /// A static layout type (`tessera::layout!`) of a sub-byte element type:
 /// names its [`SubByte`] marker, so that [`Packed<W, N>`](Packed) and the
@@ -295,9 +298,9 @@ impl<E: SubByte> StoresPacked<E> for RuntimeLayout {}
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a static layout of a sub-byte element type",
     label = "packed storage needs `s4`, `u4`, `s2`, `u2`, `s1`, `u1`, `f4e2m1fn` or `pred`",
-    note = "for a `RuntimeLayout`, name the element type: `PackedView<'_, RuntimeLayout, S4>`"
+    note = "for a `PreparedLayout`, name the element type: `PackedView<'_, PreparedLayout, S4>`"
 )]
-pub trait SubByteLayout: ConstTensorLayout + StoresPacked<Self::Elem> {
+pub trait SubByteLayout: KnownLayout + StoresPacked<Self::Elem> {
     /// The element type's marker.
     type Elem: SubByte;
 }
@@ -347,7 +350,7 @@ sub_byte_layout!(S4, S2, S1, U4, U2, U1, F4e2m1fn, Pred);
 /// logical index:
 ///
 /// ```
-/// use layout_tensor::Packed;
+/// use tessera::Packed;
 ///
 /// type W = tessera::layout!(s4[4,8]{1,0:E(4)});
 ///
@@ -381,7 +384,7 @@ pub struct PackedBase<S, L, E> {
 /// A wrong byte count does not compile:
 ///
 /// ```compile_fail
-/// use layout_tensor::Packed;
+/// use tessera::Packed;
 /// type W = tessera::layout!(s4[4,8]{1,0:E(4)});
 /// static BAD: Packed<W, 32> = Packed::zeroed(); // 16 bytes, not 32
 /// ```
@@ -389,7 +392,7 @@ pub struct PackedBase<S, L, E> {
 /// nor does a layout of another element type:
 ///
 /// ```compile_fail
-/// use layout_tensor::Packed;
+/// use tessera::Packed;
 /// type F = tessera::layout!(f32[4]);
 /// static BAD: Packed<F, 16> = Packed::zeroed();
 /// ```
@@ -448,27 +451,34 @@ fn checked_len(
 /// The `n`-bit field of slot `offset` (`n` is 1, 2, 4 or 8).
 #[inline(always)]
 fn read_field(bytes: &[u8], offset: usize, n: u32) -> u8 {
+    // Callers pass offsets inside the buffer; `get` instead of indexing
+    // keeps the panic path (and with it `core::fmt`) out of every access,
+    // which matters on microcontrollers.
     if n == 8 {
-        return bytes[offset];
+        return bytes.get(offset).copied().unwrap_or(0);
     }
-    let bit = offset * n as usize;
+    let bit = offset.wrapping_mul(n as usize);
     let shift = 8 - n - (bit % 8) as u32;
-    (bytes[bit / 8] >> shift) & low_mask(n)
+    (bytes.get(bit / 8).copied().unwrap_or(0) >> shift) & low_mask(n)
 }
 
 /// Writes the `n`-bit field of slot `offset`, leaving the byte's other
 /// bits as they are.
 #[inline(always)]
 fn write_field(bytes: &mut [u8], offset: usize, n: u32, field: u8) {
+    // As in `read_field`: no panic path in an access.
     if n == 8 {
-        bytes[offset] = field;
+        if let Some(byte) = bytes.get_mut(offset) {
+            *byte = field;
+        }
         return;
     }
-    let bit = offset * n as usize;
+    let bit = offset.wrapping_mul(n as usize);
     let shift = 8 - n - (bit % 8) as u32;
     let mask = low_mask(n) << shift;
-    let byte = &mut bytes[bit / 8];
-    *byte = (*byte & !mask) | ((field << shift) & mask);
+    if let Some(byte) = bytes.get_mut(bit / 8) {
+        *byte = (*byte & !mask) | ((field << shift) & mask);
+    }
 }
 
 /// Checks at compile time that two layout types fixed at compile time
@@ -481,7 +491,7 @@ const fn check_static(src: Option<ArrayLayout>, dst: Option<ArrayLayout>) {
     }
 }
 
-impl<L: ConstTensorLayout + StoresPacked<E>, E: SubByte, const N: usize> PackedBase<[u8; N], L, E> {
+impl<L: KnownLayout + StoresPacked<E>, E: SubByte, const N: usize> PackedBase<[u8; N], L, E> {
     /// Compile-time checks of a static packed type.
     const CHECK: () = {
         if let Err(e) = check_packed(E::TYPE, &L::LAYOUT) {
@@ -497,7 +507,7 @@ impl<L: ConstTensorLayout + StoresPacked<E>, E: SubByte, const N: usize> PackedB
     /// `const`, so the tensor can be a `static`.
     ///
     /// ```
-    /// use layout_tensor::Packed;
+    /// use tessera::Packed;
     /// type M = tessera::layout!(pred[3,5]{1,0:T(2,4)E(1)});
     /// static MASK: Packed<M, { M::PHYSICAL_BYTE_SIZE }> = Packed::zeroed();
     /// assert_eq!(MASK.get([2, 4]), Some(false));
@@ -537,7 +547,7 @@ impl<'a, L: StoresPacked<E>, E: SubByte> PackedBase<&'a [u8], L, E> {
     /// byte, or `bytes` is shorter than the layout's byte size. Extra
     /// bytes are ignored.
     pub fn new(layout: L, bytes: &'a [u8]) -> Result<Self, Error> {
-        let n = checked_len(E::TYPE, &layout.array_layout(), bytes.len())?;
+        let n = checked_len(E::TYPE, &layout.to_array_layout(), bytes.len())?;
         Ok(PackedBase {
             layout,
             storage: &bytes[..n],
@@ -552,7 +562,7 @@ impl<'a, L: StoresPacked<E>, E: SubByte> PackedBase<&'a mut [u8], L, E> {
     /// # Errors
     /// As [`PackedView::new`].
     pub fn new(layout: L, bytes: &'a mut [u8]) -> Result<Self, Error> {
-        let n = checked_len(E::TYPE, &layout.array_layout(), bytes.len())?;
+        let n = checked_len(E::TYPE, &layout.to_array_layout(), bytes.len())?;
         Ok(PackedBase {
             layout,
             storage: &mut bytes[..n],
@@ -569,8 +579,8 @@ impl<L: StoresPacked<E>, E: SubByte> PackedBase<alloc::vec::Vec<u8>, L, E> {
     /// The layout's element type is not `E`'s, or its `E(n)` is wider
     /// than a byte.
     pub fn zeroed(layout: L) -> Result<Self, Error> {
-        check_packed(E::TYPE, &layout.array_layout())?;
-        let n = layout.array_layout().physical_byte_size();
+        check_packed(E::TYPE, &layout.to_array_layout())?;
+        let n = layout.to_array_layout().physical_byte_size();
         Ok(PackedBase {
             layout,
             storage: alloc::vec![0; n],
@@ -583,7 +593,7 @@ impl<L: StoresPacked<E>, E: SubByte> PackedBase<alloc::vec::Vec<u8>, L, E> {
     /// # Errors
     /// As [`PackedView::new`]; extra bytes are dropped.
     pub fn from_vec(layout: L, mut bytes: alloc::vec::Vec<u8>) -> Result<Self, Error> {
-        let n = checked_len(E::TYPE, &layout.array_layout(), bytes.len())?;
+        let n = checked_len(E::TYPE, &layout.to_array_layout(), bytes.len())?;
         bytes.truncate(n);
         Ok(PackedBase {
             layout,
@@ -596,9 +606,9 @@ impl<L: StoresPacked<E>, E: SubByte> PackedBase<alloc::vec::Vec<u8>, L, E> {
     /// padding bits zero.
     ///
     /// ```
-    /// use layout_tensor::{PackedBuf, RuntimeLayout};
-    /// use layout_tensor::packed::U2;
-    /// let l = RuntimeLayout::parse("u2[2,3]{0,1:E(2)}").unwrap();
+    /// use tessera::{PackedBuf, PreparedLayout};
+    /// use tessera::packed::U2;
+    /// let l = PreparedLayout::parse("u2[2,3]{0,1:E(2)}").unwrap();
     /// let t = PackedBuf::<_, U2>::from_values(l, [0, 1, 2, 3, 0, 1]).unwrap();
     /// assert_eq!(t.get([1, 0]), Some(3));
     /// // Column-major: [0,0] [1,0] [0,1] [1,1] in byte 0, high bits first.
@@ -625,7 +635,7 @@ impl<L: StoresPacked<E>, E: SubByte> PackedBase<alloc::vec::Vec<u8>, L, E> {
     pub fn from_fn(layout: L, mut f: impl FnMut(&[usize]) -> E::Value) -> Result<Self, Error> {
         let mut t = Self::zeroed(layout)?;
         let n = t.bits_per_slot();
-        let mut elements = t.array_layout().elements();
+        let mut elements = t.to_array_layout().elements();
         while let Some(offset) = elements.next_offset() {
             let bits = E::to_bits(f(elements.index()))?;
             write_field(&mut t.storage, offset, n, bits);
@@ -639,11 +649,11 @@ impl<L: StoresPacked<E>, E: SubByte> PackedBase<alloc::vec::Vec<u8>, L, E> {
     /// `pred[..]`). Padding bits zero.
     ///
     /// ```
-    /// use layout_tensor::{PackedBuf, RuntimeLayout, TensorBuf};
-    /// use layout_tensor::packed::S4;
-    /// let bytes = RuntimeLayout::parse("s8[2,4]{1,0}").unwrap();
+    /// use tessera::{PackedBuf, PreparedLayout, TensorBuf};
+    /// use tessera::packed::S4;
+    /// let bytes = PreparedLayout::parse("s8[2,4]{1,0}").unwrap();
     /// let unpacked = TensorBuf::from_fn(bytes, |i| i[1] as i8 - 2).unwrap();
-    /// let packed_layout = RuntimeLayout::parse("s4[2,4]{1,0:E(4)}").unwrap();
+    /// let packed_layout = PreparedLayout::parse("s4[2,4]{1,0:E(4)}").unwrap();
     /// let packed = PackedBuf::<_, S4>::from_tensor(packed_layout, &unpacked).unwrap();
     /// assert_eq!(packed.as_bytes(), &[0xEF, 0x01, 0xEF, 0x01]);
     /// ```
@@ -653,7 +663,7 @@ impl<L: StoresPacked<E>, E: SubByte> PackedBase<alloc::vec::Vec<u8>, L, E> {
     pub fn from_tensor<S2, L2>(layout: L, src: &TensorBase<S2, L2>) -> Result<Self, Error>
     where
         S2: Storage<Elem = E::Value>,
-        L2: TensorLayout,
+        L2: AnyLayout,
         E::Value: Element,
     {
         let mut t = Self::zeroed(layout)?;
@@ -667,21 +677,21 @@ impl<L: StoresPacked<E>, E: SubByte> PackedBase<alloc::vec::Vec<u8>, L, E> {
     }
 }
 
-impl<S: Storage<Elem = u8>, L: TensorLayout, E: SubByte> PackedBase<S, L, E> {
+impl<S: Storage<Elem = u8>, L: AnyLayout, E: SubByte> PackedBase<S, L, E> {
     /// The layout.
     pub fn layout(&self) -> &L {
         &self.layout
     }
 
     /// The layout as the engine's value.
-    pub fn array_layout(&self) -> ArrayLayout {
-        self.layout.array_layout()
+    pub fn to_array_layout(&self) -> ArrayLayout {
+        self.layout.to_array_layout()
     }
 
     /// Bits per slot: the layout's `E(n)`, or 8 without one.
     #[inline(always)]
     pub fn bits_per_slot(&self) -> u32 {
-        self.array_layout().element_size_in_bits() as u32
+        self.layout.element_size_in_bits() as u32
     }
 
     /// All bytes, padding included.
@@ -704,7 +714,7 @@ impl<S: Storage<Elem = u8>, L: TensorLayout, E: SubByte> PackedBase<S, L, E> {
     #[inline]
     pub fn get<const R: usize>(&self, index: [usize; R]) -> Option<E::Value>
     where
-        L: IndexRank<R>,
+        L: HasRank<R>,
     {
         self.get_dyn(&index)
     }
@@ -717,7 +727,7 @@ impl<S: Storage<Elem = u8>, L: TensorLayout, E: SubByte> PackedBase<S, L, E> {
         if !self.layout.is_in_bounds(index) {
             return None;
         }
-        let offset = self.layout.offset_unchecked(index);
+        let offset = self.layout.offset_in_bounds(index);
         let field = read_field(self.storage.as_slice(), offset, self.bits_per_slot());
         Some(E::from_bits(field))
     }
@@ -726,7 +736,7 @@ impl<S: Storage<Elem = u8>, L: TensorLayout, E: SubByte> PackedBase<S, L, E> {
     /// `n` = [`PackedBase::bits_per_slot`]), in the low bits, or `None`
     /// past the buffer.
     pub fn slot_bits(&self, offset: usize) -> Option<u8> {
-        if offset >= self.array_layout().buffer_len() {
+        if offset >= self.layout.buffer_len() {
             return None;
         }
         Some(read_field(
@@ -742,26 +752,30 @@ impl<S: Storage<Elem = u8>, L: TensorLayout, E: SubByte> PackedBase<S, L, E> {
     /// Wrong number of entries, or an entry out of bounds (the engine's
     /// message, naming the dimension, the index and the bound).
     #[inline]
-    pub fn offset(&self, index: &[usize]) -> Result<usize, Error> {
-        self.layout.checked_offset(index)
+    pub fn try_offset(&self, index: &[usize]) -> Result<usize, Error> {
+        self.layout.try_offset(index)
     }
 
-    /// The elements in logical (row-major index) order.
-    pub fn iter(&self) -> PackedIter<'_, E> {
+    /// The elements in logical (row-major index) order, an offset computed
+    /// once per run of the last dimension (see [`PackedIter`]).
+    #[inline]
+    pub fn iter(&self) -> PackedIter<'_, E, L> {
         PackedIter {
             bytes: self.storage.as_slice(),
-            bits: self.bits_per_slot(),
-            elements: self.array_layout().elements(),
+            layout: &self.layout,
+            at: Position::new(&self.layout),
             elem: PhantomData,
         }
     }
 
-    /// Calls `f(index, value)` for every element in logical order.
+    /// Calls `f(index, value)` for every element in logical (row-major
+    /// index) order, the index counted incrementally.
+    #[inline]
     pub fn for_each(&self, mut f: impl FnMut(&[usize], E::Value)) {
-        let mut it = self.iter();
-        while let Some(value) = it.next() {
-            f(it.index(), value);
-        }
+        let (bytes, bits) = (self.storage.as_slice(), self.bits_per_slot());
+        runs::for_each_offset(&self.layout, |index, offset| {
+            f(index, E::from_bits(read_field(bytes, offset, bits)));
+        });
     }
 
     /// Copies every element into `dst`, which holds the same logical array
@@ -779,10 +793,10 @@ impl<S: Storage<Elem = u8>, L: TensorLayout, E: SubByte> PackedBase<S, L, E> {
     /// For two static layouts a shape mismatch is a compile error.
     ///
     /// ```
-    /// use layout_tensor::{PackedBuf, RuntimeLayout};
-    /// use layout_tensor::packed::S4;
-    /// let packed = RuntimeLayout::parse("s4[2,3]{1,0:E(4)}").unwrap();
-    /// let wide = RuntimeLayout::parse("s4[2,3]{0,1}").unwrap(); // column-major, a byte each
+    /// use tessera::{PackedBuf, PreparedLayout};
+    /// use tessera::packed::S4;
+    /// let packed = PreparedLayout::parse("s4[2,3]{1,0:E(4)}").unwrap();
+    /// let wide = PreparedLayout::parse("s4[2,3]{0,1}").unwrap(); // column-major, a byte each
     /// let src = PackedBuf::<_, S4>::from_values(packed, [1, 2, 3, -1, -2, -3]).unwrap();
     /// let mut dst = PackedBuf::<_, S4>::zeroed(wide).unwrap();
     /// src.relayout_into(&mut dst).unwrap();
@@ -794,10 +808,10 @@ impl<S: Storage<Elem = u8>, L: TensorLayout, E: SubByte> PackedBase<S, L, E> {
     pub fn relayout_into<S2, L2>(&self, dst: &mut PackedBase<S2, L2, E>) -> Result<(), Error>
     where
         S2: StorageMut<Elem = u8>,
-        L2: RelayoutFrom<L>,
+        L2: SameShape<L>,
     {
         const { check_static(L::FIXED_LAYOUT, L2::FIXED_LAYOUT) };
-        let (a, b) = (self.array_layout(), dst.array_layout());
+        let (a, b) = (self.to_array_layout(), dst.to_array_layout());
         let nest = LoopNest::relayout(&a, &b)?;
         let (na, nb) = (self.bits_per_slot(), dst.bits_per_slot());
         let value_mask = low_mask(E::TYPE.bit_width());
@@ -844,11 +858,11 @@ impl<S: Storage<Elem = u8>, L: TensorLayout, E: SubByte> PackedBase<S, L, E> {
     pub fn unpack_into<S2, L2>(&self, dst: &mut TensorBase<S2, L2>) -> Result<(), Error>
     where
         S2: StorageMut<Elem = E::Value>,
-        L2: TensorLayout,
+        L2: AnyLayout,
         E::Value: Element,
     {
-        let b = dst.array_layout();
-        layout_core::walk::check_same_dims(&self.array_layout(), &b)?;
+        let b = dst.to_array_layout();
+        layout_core::walk::check_same_dims(&self.to_array_layout(), &b)?;
         let out = dst.as_mut_slice();
         let mut from = self.iter();
         let mut to = b.elements();
@@ -879,7 +893,7 @@ impl<S: Storage<Elem = u8>, L: TensorLayout, E: SubByte> PackedBase<S, L, E> {
     }
 }
 
-impl<S: StorageMut<Elem = u8>, L: TensorLayout, E: SubByte> PackedBase<S, L, E> {
+impl<S: StorageMut<Elem = u8>, L: AnyLayout, E: SubByte> PackedBase<S, L, E> {
     /// All bytes, padding included, writable.
     #[inline]
     pub fn as_bytes_mut(&mut self) -> &mut [u8] {
@@ -899,7 +913,7 @@ impl<S: StorageMut<Elem = u8>, L: TensorLayout, E: SubByte> PackedBase<S, L, E> 
     /// they are.
     ///
     /// ```
-    /// use layout_tensor::Packed;
+    /// use tessera::Packed;
     /// type W = tessera::layout!(s4[2,2]{1,0:E(4)});
     /// let mut w = Packed::<W, { W::PHYSICAL_BYTE_SIZE }>::zeroed();
     /// w.set([0, 1], -2).unwrap();
@@ -914,7 +928,7 @@ impl<S: StorageMut<Elem = u8>, L: TensorLayout, E: SubByte> PackedBase<S, L, E> 
     #[inline]
     pub fn set<const R: usize>(&mut self, index: [usize; R], value: E::Value) -> Result<(), Error>
     where
-        L: IndexRank<R>,
+        L: HasRank<R>,
     {
         self.set_dyn(&index, value)
     }
@@ -925,7 +939,7 @@ impl<S: StorageMut<Elem = u8>, L: TensorLayout, E: SubByte> PackedBase<S, L, E> 
     /// As [`PackedBase::set`].
     #[inline]
     pub fn set_dyn(&mut self, index: &[usize], value: E::Value) -> Result<(), Error> {
-        let offset = self.offset(index)?;
+        let offset = self.try_offset(index)?;
         let bits = E::to_bits(value)?;
         let n = self.bits_per_slot();
         write_field(self.storage.as_mut_slice(), offset, n, bits);
@@ -946,7 +960,7 @@ impl<S: StorageMut<Elem = u8>, L: TensorLayout, E: SubByte> PackedBase<S, L, E> 
         values: impl IntoIterator<Item = E::Value>,
     ) -> Result<(), Error> {
         let n = self.bits_per_slot();
-        let mut elements = self.layout.array_layout().elements();
+        let mut elements = self.layout.to_array_layout().elements();
         let needed = elements.len();
         let out = self.storage.as_mut_slice();
         let mut values = values.into_iter();
@@ -979,20 +993,20 @@ impl<S: StorageMut<Elem = u8>, L: TensorLayout, E: SubByte> PackedBase<S, L, E> 
     pub fn pack_from<S2, L2>(&mut self, src: &TensorBase<S2, L2>) -> Result<(), Error>
     where
         S2: Storage<Elem = E::Value>,
-        L2: TensorLayout,
+        L2: AnyLayout,
         E::Value: Element,
     {
-        layout_core::walk::check_same_dims(&src.array_layout(), &self.array_layout())?;
+        layout_core::walk::check_same_dims(&src.to_array_layout(), &self.to_array_layout())?;
         self.write_values(src.iter().copied())
     }
 }
 
-impl<S: Storage<Elem = u8>, L: TensorLayout> PackedBase<S, L, F4e2m1fn> {
+impl<S: Storage<Elem = u8>, L: AnyLayout> PackedBase<S, L, F4e2m1fn> {
     /// The `f4e2m1fn` element at `index` as `f32`, or `None` when it is
     /// out of bounds.
     ///
     /// ```
-    /// use layout_tensor::Packed;
+    /// use tessera::Packed;
     /// type A = tessera::layout!(f4e2m1fn[4]{0:E(4)});
     /// let a = Packed::<A, { A::PHYSICAL_BYTE_SIZE }>::from_bytes([0x7F, 0x1A]);
     /// assert_eq!(a.get_f32([0]), Some(6.0));
@@ -1002,7 +1016,7 @@ impl<S: Storage<Elem = u8>, L: TensorLayout> PackedBase<S, L, F4e2m1fn> {
     #[inline]
     pub fn get_f32<const R: usize>(&self, index: [usize; R]) -> Option<f32>
     where
-        L: IndexRank<R>,
+        L: HasRank<R>,
     {
         self.get(index).map(F4e2m1fn::to_f32)
     }
@@ -1043,50 +1057,65 @@ fn copy_run(
 }
 
 /// The elements of a packed tensor in logical (row-major index) order
-/// ([`PackedBase::iter`]).
-pub struct PackedIter<'a, E> {
+/// ([`PackedBase::iter`]). Its state is a few words (as
+/// [`Iter`](crate::Iter)'s): an offset is computed once per run of the
+/// last dimension, and each element is a shift and a mask.
+pub struct PackedIter<'a, E, L> {
     bytes: &'a [u8],
-    bits: u32,
-    elements: Elements,
+    layout: &'a L,
+    at: Position,
     elem: PhantomData<fn() -> E>,
 }
 
-impl<E> PackedIter<'_, E> {
-    /// The logical index of the element last returned.
-    pub fn index(&self) -> &[usize] {
-        self.elements.index()
-    }
-}
-
-impl<E> Clone for PackedIter<'_, E> {
+impl<E, L> Clone for PackedIter<'_, E, L> {
     fn clone(&self) -> Self {
         PackedIter {
             bytes: self.bytes,
-            bits: self.bits,
-            elements: self.elements.clone(),
+            layout: self.layout,
+            at: self.at,
             elem: PhantomData,
         }
     }
 }
 
-impl<E: SubByte> Iterator for PackedIter<'_, E> {
+impl<E: SubByte, L: AnyLayout> Iterator for PackedIter<'_, E, L> {
     type Item = E::Value;
 
     #[inline]
     fn next(&mut self) -> Option<E::Value> {
-        let offset = self.elements.next_offset()?;
-        Some(E::from_bits(read_field(self.bytes, offset, self.bits)))
+        let offset = self.at.next_offset(self.layout)?;
+        let bits = self.layout.element_size_in_bits() as u32;
+        Some(E::from_bits(read_field(self.bytes, offset, bits)))
+    }
+
+    #[inline]
+    fn fold<B, F: FnMut(B, E::Value) -> B>(mut self, init: B, mut f: F) -> B {
+        let mut acc = init;
+        let (bytes, bits) = (self.bytes, self.layout.element_size_in_bits() as u32);
+        while let Some(Run {
+            offset,
+            stride,
+            len,
+        }) = self.at.take_run(self.layout)
+        {
+            let mut o = offset;
+            for _ in 0..len {
+                acc = f(acc, E::from_bits(read_field(bytes, o, bits)));
+                o = o.wrapping_add(stride);
+            }
+        }
+        acc
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {
-        self.elements.size_hint()
+        (self.at.remaining, Some(self.at.remaining))
     }
 }
 
-impl<E: SubByte> ExactSizeIterator for PackedIter<'_, E> {}
-impl<E: SubByte> core::iter::FusedIterator for PackedIter<'_, E> {}
+impl<E: SubByte, L: AnyLayout> ExactSizeIterator for PackedIter<'_, E, L> {}
+impl<E: SubByte, L: AnyLayout> core::iter::FusedIterator for PackedIter<'_, E, L> {}
 
-impl<S: Storage<Elem = u8> + Clone, L: TensorLayout, E> Clone for PackedBase<S, L, E> {
+impl<S: Storage<Elem = u8> + Clone, L: AnyLayout, E> Clone for PackedBase<S, L, E> {
     fn clone(&self) -> Self {
         PackedBase {
             layout: self.layout.clone(),
@@ -1096,19 +1125,19 @@ impl<S: Storage<Elem = u8> + Clone, L: TensorLayout, E> Clone for PackedBase<S, 
     }
 }
 
-impl<S: Storage<Elem = u8> + Copy, L: TensorLayout + Copy, E> Copy for PackedBase<S, L, E> {}
+impl<S: Storage<Elem = u8> + Copy, L: AnyLayout + Copy, E> Copy for PackedBase<S, L, E> {}
 
-impl<S: Storage<Elem = u8>, L: TensorLayout, E: SubByte> fmt::Debug for PackedBase<S, L, E> {
+impl<S: Storage<Elem = u8>, L: AnyLayout, E: SubByte> fmt::Debug for PackedBase<S, L, E> {
     /// The layout and the elements in logical order.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         struct DebugElements<'a, S, L, E>(&'a PackedBase<S, L, E>);
-        impl<S: Storage<Elem = u8>, L: TensorLayout, E: SubByte> fmt::Debug for DebugElements<'_, S, L, E> {
+        impl<S: Storage<Elem = u8>, L: AnyLayout, E: SubByte> fmt::Debug for DebugElements<'_, S, L, E> {
             fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
                 f.debug_list().entries(self.0.iter()).finish()
             }
         }
         f.debug_struct("Packed")
-            .field("layout", &format_args!("{}", self.array_layout()))
+            .field("layout", &format_args!("{}", self.to_array_layout()))
             .field("elements", &DebugElements(self))
             .finish()
     }
@@ -1118,14 +1147,14 @@ impl<S, S2, L, L2, E> PartialEq<PackedBase<S2, L2, E>> for PackedBase<S, L, E>
 where
     S: Storage<Elem = u8>,
     S2: Storage<Elem = u8>,
-    L: TensorLayout,
-    L2: TensorLayout,
+    L: AnyLayout,
+    L2: AnyLayout,
     E: SubByte,
 {
     /// Same dims and the same elements at every index (layouts, `E(n)`
     /// and padding may differ).
     fn eq(&self, other: &PackedBase<S2, L2, E>) -> bool {
-        let (a, b) = (self.array_layout(), other.array_layout());
+        let (a, b) = (self.to_array_layout(), other.to_array_layout());
         a.sizes().as_slice() == b.sizes().as_slice() && self.iter().eq(other.iter())
     }
 }

@@ -19,7 +19,8 @@ use layout_core::walk::{LoopNest, NestTemplate};
 use layout_core::{ArrayLayout, Error, Shape};
 
 use crate::element::Element;
-use crate::layout::{RelayoutFrom, TensorLayout};
+use layout_core::{AnyLayout, SameShape};
+
 use crate::storage::{Storage, StorageMut};
 use crate::stream::{STREAM_FROM_BYTES, StreamWriter};
 use crate::tensor::TensorBase;
@@ -55,7 +56,7 @@ const fn nest_plan(fixed: [Option<ArrayLayout>; 2], templates: [Option<Shape>; 2
     }
 }
 
-impl<S: Storage, L: TensorLayout> TensorBase<S, L>
+impl<S: Storage, L: AnyLayout> TensorBase<S, L>
 where
     S::Elem: Element,
 {
@@ -76,9 +77,9 @@ where
     /// that big, but the data is not in the cache afterwards.
     ///
     /// ```
-    /// use layout_tensor::{RuntimeLayout, TensorBuf};
-    /// let rm = RuntimeLayout::parse("f32[16,256]{1,0}").unwrap();
-    /// let tiled = RuntimeLayout::parse("f32[16,256]{1,0:T(8,128)}").unwrap();
+    /// use tessera::{PreparedLayout, TensorBuf};
+    /// let rm = PreparedLayout::parse("f32[16,256]{1,0}").unwrap();
+    /// let tiled = PreparedLayout::parse("f32[16,256]{1,0:T(8,128)}").unwrap();
     /// let src = TensorBuf::from_fn(rm, |i| (i[0] * 256 + i[1]) as f32).unwrap();
     /// let mut dst = TensorBuf::<_, f32>::zeroed(tiled).unwrap();
     /// src.relayout_into(&mut dst).unwrap();
@@ -91,7 +92,7 @@ where
     pub fn relayout_into<S2, L2>(&self, dst: &mut TensorBase<S2, L2>) -> Result<(), Error>
     where
         S2: StorageMut<Elem = S::Elem>,
-        L2: RelayoutFrom<L>,
+        L2: SameShape<L>,
     {
         // The plan is a constant, promoted to a `'static`.
         let plan: &'static NestPlan = &const {
@@ -116,12 +117,12 @@ where
                 built = t.nest(&self.layout().sizes(), &dst.layout().sizes());
                 if built.is_none() {
                     // Sizes that differ: the engine says which.
-                    built = LoopNest::relayout(&self.array_layout(), &dst.array_layout())?;
+                    built = LoopNest::relayout(&self.to_array_layout(), &dst.to_array_layout())?;
                 }
                 built.as_ref()
             }
             NestPlan::PerCall => {
-                built = LoopNest::relayout(&self.array_layout(), &dst.array_layout())?;
+                built = LoopNest::relayout(&self.to_array_layout(), &dst.to_array_layout())?;
                 built.as_ref()
             }
         };
@@ -130,7 +131,7 @@ where
             None => {
                 // No common digits (a `*` merge, or cuts that do not
                 // divide each other): element by element.
-                let (a, b) = (self.array_layout(), dst.array_layout());
+                let (a, b) = (self.to_array_layout(), dst.to_array_layout());
                 let out = dst.as_mut_slice();
                 let mut from = a.elements();
                 let mut to = b.elements();
@@ -149,7 +150,7 @@ where
     /// As [`TensorBase::relayout_into`], or a padding value the element
     /// type does not have.
     #[cfg(feature = "alloc")]
-    pub fn relayout<L2: RelayoutFrom<L> + crate::layout::Stores<S::Elem>>(
+    pub fn relayout<L2: SameShape<L> + crate::layout::Stores<S::Elem>>(
         &self,
         layout: L2,
     ) -> Result<crate::TensorBuf<L2, S::Elem>, Error> {

@@ -8,8 +8,11 @@ use core::fmt;
 use layout_core::{ArrayLayout, Error, ErrorKind, Locus, PaddingValue, Slot};
 
 use crate::element::Element;
-use crate::iter::{Iter, Slots};
-use crate::layout::{ConstTensorLayout, IndexRank, Stores, TensorLayout};
+use crate::iter::{Iter, IterMut, Slots};
+use crate::runs;
+use layout_core::{AnyLayout, HasRank, KnownLayout};
+
+use crate::layout::Stores;
 use crate::storage::{Storage, StorageMut};
 
 /// Elements of type `T` in the slots of a buffer, placed by layout `L`.
@@ -29,7 +32,7 @@ pub struct TensorBase<S, L> {
 /// constructors are `const fn`, so it can sit in a `static`:
 ///
 /// ```
-/// use layout_tensor::Tensor;
+/// use tessera::Tensor;
 /// type A = tessera::layout!(f32[3,5]{1,0:T(2,2)});
 /// static WEIGHTS: Tensor<A, f32, { A::BUFFER_LEN }> = Tensor::zeroed();
 /// assert_eq!(WEIGHTS[[2, 3]], 0.0);
@@ -103,7 +106,7 @@ const fn fail(e: Error) -> ! {
     e.panic()
 }
 
-impl<L: ConstTensorLayout + Stores<T>, T: Element, const N: usize> TensorBase<[T; N], L> {
+impl<L: KnownLayout + Stores<T>, T: Element, const N: usize> TensorBase<[T; N], L> {
     /// Compile-time checks of a static tensor type.
     const CHECK: () = {
         if let Err(e) = check_element::<T>(&L::LAYOUT) {
@@ -145,7 +148,7 @@ impl<L: ConstTensorLayout + Stores<T>, T: Element, const N: usize> TensorBase<[T
         let mut storage = [value; N];
         let mut o = 0;
         while o < N {
-            if let Ok(Slot::Padding) = L::LAYOUT.slot(o) {
+            if let Ok(Slot::Padding) = L::LAYOUT.try_slot(o) {
                 storage[o] = pad;
             }
             o += 1;
@@ -191,7 +194,7 @@ impl<L: Stores<T>, T: Element, const N: usize> TensorBase<[T; N], L> {
     /// # Errors
     /// `N` is not the layout's buffer length.
     pub fn from_slots_in(layout: L, slots: [T; N]) -> Result<Self, Error> {
-        let a = layout.array_layout();
+        let a = layout.to_array_layout();
         check_element::<T>(&a)?;
         if N != a.buffer_len() {
             return Err(Error::new(ErrorKind::BufferTooShort {
@@ -213,7 +216,7 @@ impl<'a, L: Stores<T>, T: Element> TensorBase<&'a [T], L> {
     /// `T` is not the layout's element type, or `slots` is shorter than the
     /// layout's buffer. Extra slots are ignored.
     pub fn new(layout: L, slots: &'a [T]) -> Result<Self, Error> {
-        let n = checked_len::<T>(&layout.array_layout(), slots.len())?;
+        let n = checked_len::<T>(&layout.to_array_layout(), slots.len())?;
         Ok(TensorBase {
             layout,
             storage: &slots[..n],
@@ -227,7 +230,7 @@ impl<'a, L: Stores<T>, T: Element> TensorBase<&'a mut [T], L> {
     /// # Errors
     /// As [`TensorView::new`].
     pub fn new(layout: L, slots: &'a mut [T]) -> Result<Self, Error> {
-        let n = checked_len::<T>(&layout.array_layout(), slots.len())?;
+        let n = checked_len::<T>(&layout.to_array_layout(), slots.len())?;
         Ok(TensorBase {
             layout,
             storage: &mut slots[..n],
@@ -250,8 +253,8 @@ impl<L: Stores<T>, T: Element> TensorBase<alloc::vec::Vec<T>, L> {
     /// # Errors
     /// `T` is not the layout's element type.
     pub fn filled(layout: L, value: T) -> Result<Self, Error> {
-        check_element::<T>(&layout.array_layout())?;
-        let n = layout.array_layout().buffer_len();
+        check_element::<T>(&layout.to_array_layout())?;
+        let n = layout.to_array_layout().buffer_len();
         Ok(TensorBase {
             layout,
             storage: alloc::vec![value; n],
@@ -263,7 +266,7 @@ impl<L: Stores<T>, T: Element> TensorBase<alloc::vec::Vec<T>, L> {
     /// # Errors
     /// As [`TensorView::new`]; extra slots are dropped.
     pub fn from_vec(layout: L, mut slots: alloc::vec::Vec<T>) -> Result<Self, Error> {
-        let n = checked_len::<T>(&layout.array_layout(), slots.len())?;
+        let n = checked_len::<T>(&layout.to_array_layout(), slots.len())?;
         slots.truncate(n);
         Ok(TensorBase {
             layout,
@@ -301,7 +304,7 @@ fn checked_len<T: Element>(layout: &ArrayLayout, len: usize) -> Result<usize, Er
     Ok(needed)
 }
 
-impl<S: Storage, L: TensorLayout> TensorBase<S, L>
+impl<S: Storage, L: AnyLayout> TensorBase<S, L>
 where
     S::Elem: Element,
 {
@@ -311,8 +314,8 @@ where
     }
 
     /// The layout as the engine's value.
-    pub fn array_layout(&self) -> ArrayLayout {
-        self.layout.array_layout()
+    pub fn to_array_layout(&self) -> ArrayLayout {
+        self.layout.to_array_layout()
     }
 
     /// All slots in memory order, padding included.
@@ -339,7 +342,7 @@ where
     #[inline]
     pub fn get<const R: usize>(&self, index: [usize; R]) -> Option<&S::Elem>
     where
-        L: IndexRank<R>,
+        L: HasRank<R>,
     {
         self.get_dyn(&index)
     }
@@ -354,28 +357,18 @@ where
         }
         self.storage
             .as_slice()
-            .get(self.layout.offset_unchecked(index))
+            .get(self.layout.offset_in_bounds(index))
     }
 
-    /// The element at `index` without the logical bounds check. Still
-    /// safe: an index out of bounds reads some element of the buffer, or
-    /// panics when its offset falls past the buffer.
-    #[inline]
-    pub fn get_unchecked<const R: usize>(&self, index: [usize; R]) -> &S::Elem
-    where
-        L: IndexRank<R>,
-    {
-        &self.storage.as_slice()[self.layout.offset_unchecked(&index)]
-    }
-
-    /// The offset of `index`, or why there is none.
+    /// The layout's offset of `index`, or why there is none (the layout's
+    /// [`AnyLayout::try_offset`]).
     ///
     /// # Errors
     /// Wrong number of entries, or an entry out of bounds (the engine's
     /// message, naming the dimension, the index and the bound).
     #[inline]
-    pub fn offset(&self, index: &[usize]) -> Result<usize, Error> {
-        self.layout.checked_offset(index)
+    pub fn try_offset(&self, index: &[usize]) -> Result<usize, Error> {
+        self.layout.try_offset(index)
     }
 
     #[cold]
@@ -384,31 +377,46 @@ where
     fn out_of_bounds(&self, index: &[usize]) -> ! {
         panic!(
             "{}",
-            crate::layout::bounds_error(&self.array_layout(), index)
+            layout_core::traits::bounds_error(&self.layout.sizes(), index)
         )
     }
 
-    /// The elements in logical (row-major index) order.
-    pub fn iter(&self) -> Iter<'_, S::Elem> {
-        Iter::new(self.storage.as_slice(), &self.array_layout())
+    /// The elements in logical (row-major index) order. An offset is
+    /// computed once per run of the last dimension (see [`Iter`]), so
+    /// this costs what a hand-written loop over the buffer costs; for
+    /// layouts that combine dims with `*` each element is placed by the
+    /// engine (slower).
+    ///
+    /// ```
+    /// use tessera::{Tensor, layout};
+    /// type A = layout!(f32[3,5]{1,0:T(2,2)});
+    /// let mut t = Tensor::<A, f32, { A::BUFFER_LEN }>::zeroed();
+    /// t.for_each_mut(|i, v| *v = (i[0] * 5 + i[1]) as f32);
+    /// assert_eq!(t.iter().sum::<f32>(), 105.0);
+    /// ```
+    #[inline]
+    pub fn iter(&self) -> Iter<'_, S::Elem, L> {
+        Iter::new(self.storage.as_slice(), &self.layout)
     }
 
     /// Every slot in memory order: the logical index it holds (`None` for
-    /// padding) and its value.
+    /// padding) and its value. Each item builds an index, so this is for
+    /// inspecting a buffer; hot loops use [`TensorBase::for_each`].
     pub fn slots(&self) -> Slots<'_, S::Elem> {
-        Slots::new(self.storage.as_slice(), &self.array_layout())
+        Slots::new(self.storage.as_slice(), &self.layout.to_array_layout())
     }
 
-    /// Calls `f(index, &element)` for every element in logical order.
+    /// Calls `f(index, &element)` for every element in logical (row-major
+    /// index) order, with the index counted incrementally (one addition
+    /// per element; an offset computed once per run, as [`TensorBase::iter`]).
+    #[inline]
     pub fn for_each(&self, mut f: impl FnMut(&[usize], &S::Elem)) {
         let data = self.storage.as_slice();
-        for (index, offset) in self.array_layout().elements() {
-            f(&index, &data[offset]);
-        }
+        runs::for_each_offset(&self.layout, |index, offset| f(index, &data[offset]));
     }
 }
 
-impl<S: StorageMut, L: TensorLayout> TensorBase<S, L>
+impl<S: StorageMut, L: AnyLayout> TensorBase<S, L>
 where
     S::Elem: Element,
 {
@@ -441,7 +449,7 @@ where
     #[inline]
     pub fn get_mut<const R: usize>(&mut self, index: [usize; R]) -> Option<&mut S::Elem>
     where
-        L: IndexRank<R>,
+        L: HasRank<R>,
     {
         self.get_dyn_mut(&index)
     }
@@ -452,48 +460,77 @@ where
         if !self.layout.is_in_bounds(index) {
             return None;
         }
-        let offset = self.layout.offset_unchecked(index);
+        let offset = self.layout.offset_in_bounds(index);
         self.storage.as_mut_slice().get_mut(offset)
     }
 
-    /// The element at `index` without the logical bounds check, writable
-    /// (safe, as [`TensorBase::get_unchecked`]).
+    /// The elements in logical (row-major index) order, writable (see
+    /// [`TensorBase::iter`]).
     #[inline]
-    pub fn get_unchecked_mut<const R: usize>(&mut self, index: [usize; R]) -> &mut S::Elem
-    where
-        L: IndexRank<R>,
-    {
-        let offset = self.layout.offset_unchecked(&index);
-        &mut self.storage.as_mut_slice()[offset]
+    pub fn iter_mut(&mut self) -> IterMut<'_, S::Elem, L> {
+        IterMut::new(self.storage.as_mut_slice(), &self.layout)
     }
 
-    /// Calls `f(index, &mut element)` for every element in logical order.
+    /// Calls `f(index, &mut element)` for every element in logical
+    /// (row-major index) order, as [`TensorBase::for_each`].
+    #[inline]
     pub fn for_each_mut(&mut self, mut f: impl FnMut(&[usize], &mut S::Elem)) {
-        let layout = self.layout.array_layout();
         let data = self.storage.as_mut_slice();
-        for (index, offset) in layout.elements() {
-            f(&index, &mut data[offset]);
+        runs::for_each_offset(&self.layout, |index, offset| f(index, &mut data[offset]));
+    }
+
+    /// Sets every element (not the padding) to `value`, in memory order:
+    /// a slice fill for layouts without padding, one fill per stretch of
+    /// elements between padding otherwise.
+    #[inline]
+    pub fn fill(&mut self, value: S::Elem) {
+        let all_slots_hold_elements = self.layout.element_count() == self.layout.buffer_len();
+        let data = self.storage.as_mut_slice();
+        if all_slots_hold_elements {
+            data.fill(value);
+            return;
+        }
+        let spans = runs::for_each_element_span(&self.layout, |start, len| {
+            data[start..start + len].fill(value);
+        });
+        if !spans {
+            runs::for_each_offset(&self.layout, |_, offset| data[offset] = value);
         }
     }
 
-    /// Sets every element (not the padding) to `value`.
-    pub fn fill(&mut self, value: S::Elem) {
-        self.for_each_mut(|_, slot| *slot = value);
-    }
-
     /// Sets every padding slot to the layout's padding value (zero when
-    /// the layout names none).
+    /// the layout names none), in memory order: the gaps between the
+    /// stretches of elements that [`TensorBase::fill`] writes.
     ///
     /// # Errors
     /// The padding value does not exist for the element type (`lowest`
     /// of a complex type).
     pub fn fill_padding(&mut self) -> Result<(), Error> {
-        let layout = self.layout.array_layout();
-        let Some(pad) = padding_value::<S::Elem>(&layout) else {
-            return Err(padding_value_error(&layout));
+        let layout = &self.layout;
+        let Some(pad) = padding_value::<S::Elem>(&layout.to_array_layout()) else {
+            return Err(padding_value_error(&layout.to_array_layout()));
         };
+        if layout.element_count() == layout.buffer_len() {
+            return Ok(());
+        }
         let data = self.storage.as_mut_slice();
-        for (slot, value) in layout.slots().zip(data.iter_mut()) {
+        // Spans come in memory order; the slots before each are padding.
+        let mut next = 0;
+        let mut in_order = true;
+        let spans = runs::for_each_element_span(layout, |start, len| {
+            if start >= next {
+                data[next..start].fill(pad);
+            } else {
+                in_order = false;
+            }
+            next = start + len;
+        });
+        if spans && in_order {
+            data[next..].fill(pad);
+            return Ok(());
+        }
+        let a = layout.to_array_layout();
+        for (slot, value) in a.slots().zip(data.iter_mut()) {
             if slot == Slot::Padding {
                 *value = pad;
             }
@@ -502,7 +539,7 @@ where
     }
 }
 
-impl<S: Storage, L: IndexRank<R>, const R: usize> core::ops::Index<[usize; R]> for TensorBase<S, L>
+impl<S: Storage, L: HasRank<R>, const R: usize> core::ops::Index<[usize; R]> for TensorBase<S, L>
 where
     S::Elem: Element,
 {
@@ -517,11 +554,11 @@ where
         if !self.layout.is_in_bounds(&index) {
             self.out_of_bounds(&index);
         }
-        &self.storage.as_slice()[self.layout.offset_unchecked(&index)]
+        &self.storage.as_slice()[self.layout.offset_in_bounds(&index)]
     }
 }
 
-impl<S: StorageMut, L: IndexRank<R>, const R: usize> core::ops::IndexMut<[usize; R]>
+impl<S: StorageMut, L: HasRank<R>, const R: usize> core::ops::IndexMut<[usize; R]>
     for TensorBase<S, L>
 where
     S::Elem: Element,
@@ -534,12 +571,12 @@ where
         if !self.layout.is_in_bounds(&index) {
             self.out_of_bounds(&index);
         }
-        let offset = self.layout.offset_unchecked(&index);
+        let offset = self.layout.offset_in_bounds(&index);
         &mut self.storage.as_mut_slice()[offset]
     }
 }
 
-impl<S: Storage + Clone, L: TensorLayout> Clone for TensorBase<S, L> {
+impl<S: Storage + Clone, L: AnyLayout> Clone for TensorBase<S, L> {
     fn clone(&self) -> Self {
         TensorBase {
             layout: self.layout.clone(),
@@ -548,16 +585,16 @@ impl<S: Storage + Clone, L: TensorLayout> Clone for TensorBase<S, L> {
     }
 }
 
-impl<S: Storage + Copy, L: TensorLayout + Copy> Copy for TensorBase<S, L> {}
+impl<S: Storage + Copy, L: AnyLayout + Copy> Copy for TensorBase<S, L> {}
 
-impl<S: Storage, L: TensorLayout> fmt::Debug for TensorBase<S, L>
+impl<S: Storage, L: AnyLayout> fmt::Debug for TensorBase<S, L>
 where
     S::Elem: Element + fmt::Debug,
 {
     /// The layout and the elements in logical order.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Tensor")
-            .field("layout", &format_args!("{}", self.array_layout()))
+            .field("layout", &format_args!("{}", self.to_array_layout()))
             .field("elements", &DebugElements(self))
             .finish()
     }
@@ -565,7 +602,7 @@ where
 
 struct DebugElements<'a, S, L>(&'a TensorBase<S, L>);
 
-impl<S: Storage, L: TensorLayout> fmt::Debug for DebugElements<'_, S, L>
+impl<S: Storage, L: AnyLayout> fmt::Debug for DebugElements<'_, S, L>
 where
     S::Elem: Element + fmt::Debug,
 {
@@ -574,7 +611,7 @@ where
     }
 }
 
-impl<S: Storage, S2: Storage<Elem = S::Elem>, L: TensorLayout, L2: TensorLayout>
+impl<S: Storage, S2: Storage<Elem = S::Elem>, L: AnyLayout, L2: AnyLayout>
     PartialEq<TensorBase<S2, L2>> for TensorBase<S, L>
 where
     S::Elem: Element + PartialEq,
@@ -582,7 +619,7 @@ where
     /// Same logical shape and the same elements at every index (layouts
     /// and padding may differ).
     fn eq(&self, other: &TensorBase<S2, L2>) -> bool {
-        let (a, b) = (self.array_layout(), other.array_layout());
+        let (a, b) = (self.to_array_layout(), other.to_array_layout());
         a.element_type() == b.element_type()
             && a.sizes().as_slice() == b.sizes().as_slice()
             && self.iter().eq(other.iter())

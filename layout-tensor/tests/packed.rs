@@ -4,12 +4,10 @@
 //! generated layouts of every sub-byte element type.
 
 use layout_tensor::packed::{F4e2m1fn, Pred, S1, S2, S4, U1, U2, U4};
-use layout_tensor::{
-    Packed, PackedBuf, PackedView, PackedViewMut, RuntimeLayout, SubByte, TensorBuf,
-};
+use layout_tensor::{Packed, PackedBuf, PackedView, PackedViewMut, SubByte, TensorBuf};
 use proptest::prelude::*;
 use proptest::test_runner::Config as ProptestConfig;
-use tessera::{ArrayLayout, ErrorKind, PrimitiveType, Slot};
+use tessera::{AnyLayout, ArrayLayout, ErrorKind, PreparedLayout, PrimitiveType, Slot};
 use test_support::{PairBits, Spec, SpecGen, row_major};
 
 // ---------------------------------------------------------------------
@@ -157,7 +155,7 @@ fn reference_bytes(layout: &ArrayLayout, values: &[i64], fill: u8) -> Vec<u8> {
     let n = layout.element_size_in_bits();
     let mut bytes = vec![fill; layout.physical_byte_size()];
     for (index, v) in row_major(layout.sizes().as_slice()).iter().zip(values) {
-        let offset = layout.offset(index).unwrap();
+        let offset = layout.offset(index);
         reference_write(
             &mut bytes,
             offset,
@@ -188,7 +186,7 @@ fn check_round_trip<E: SubByte>(layout: ArrayLayout, seed: u64) -> Result<(), Te
 where
     E::Value: TestValue,
 {
-    let rt = RuntimeLayout::new(layout);
+    let rt = PreparedLayout::new(layout);
     let indices = row_major(layout.sizes().as_slice());
     let ints = values_for(layout.element_type(), indices.len(), seed);
     let values = typed::<E>(&ints);
@@ -211,7 +209,7 @@ where
     for offset in 0..layout.buffer_len() {
         let field = t.slot_bits(offset).unwrap();
         prop_assert_eq!(field, reference_read(&expected, offset, n));
-        if layout.slot(offset).unwrap() == Slot::Padding {
+        if layout.slot(offset) == Slot::Padding {
             prop_assert_eq!(field, 0);
         }
     }
@@ -269,7 +267,7 @@ where
 {
     let ty = layout.element_type();
     let r = range(ty);
-    let mut t = PackedBuf::<_, E>::zeroed(RuntimeLayout::new(layout)).unwrap();
+    let mut t = PackedBuf::<_, E>::zeroed(PreparedLayout::new(layout)).unwrap();
     let index = vec![0; layout.rank()];
     for v in -300i64..300 {
         let Some(value) = E::Value::from_i64(v) else {
@@ -308,7 +306,7 @@ where
     let indices = row_major(a.sizes().as_slice());
     let ints = values_for(a.element_type(), indices.len(), seed);
     let values = typed::<E>(&ints);
-    let (ra, rb) = (RuntimeLayout::new(a), RuntimeLayout::new(b));
+    let (ra, rb) = (PreparedLayout::new(a), PreparedLayout::new(b));
     let src = PackedBuf::<_, E>::from_values(ra, values.iter().copied()).unwrap();
 
     let mut dst = PackedBuf::<_, E>::from_vec(rb, vec![0xFF; b.physical_byte_size()]).unwrap();
@@ -320,7 +318,7 @@ where
     }
     let nb = b.element_size_in_bits();
     for offset in 0..b.buffer_len() {
-        if b.slot(offset).unwrap() == Slot::Padding {
+        if b.slot(offset) == Slot::Padding {
             prop_assert_eq!(dst.slot_bits(offset), Some(((1u16 << nb) - 1) as u8));
         }
     }
@@ -475,7 +473,7 @@ fn tiled_static_layout() {
     // Tile (0,1): column 4 of rows 0 and 1, then padding.
     assert_eq!(&t.as_bytes()[4..8], &[0xD0, 0x00, 0x20, 0x00]);
     let mut wide =
-        PackedBuf::<_, S4>::zeroed(RuntimeLayout::parse("s4[3,5]{0,1}").unwrap()).unwrap();
+        PackedBuf::<_, S4>::zeroed(PreparedLayout::parse("s4[3,5]{0,1}").unwrap()).unwrap();
     t.relayout_into(&mut wide).unwrap();
     // Column 0: -7, -2, 3, one per byte, upper bits zero.
     assert_eq!(wide.as_bytes()[..3], [0x09, 0x0E, 0x03]);
@@ -484,10 +482,10 @@ fn tiled_static_layout() {
 
 #[test]
 fn pred_packs_eight_per_byte_high_bit_first() {
-    let l = RuntimeLayout::parse("pred[10]{0:E(1)}").unwrap();
+    let l = PreparedLayout::parse("pred[10]{0:E(1)}").unwrap();
     let t = PackedBuf::<_, Pred>::from_values(l, (0..10).map(|i| i % 3 == 0)).unwrap();
     assert_eq!(t.as_bytes(), &[0b1001_0010, 0b0100_0000]);
-    let l2 = RuntimeLayout::parse("pred[10]{0:E(2)}").unwrap();
+    let l2 = PreparedLayout::parse("pred[10]{0:E(2)}").unwrap();
     let mut t2 = PackedBuf::<_, Pred>::zeroed(l2).unwrap();
     t.relayout_into(&mut t2).unwrap();
     assert_eq!(
@@ -495,7 +493,7 @@ fn pred_packs_eight_per_byte_high_bit_first() {
         &[0b01_00_00_01, 0b00_00_01_00, 0b00_01_00_00]
     );
     // pred without E: one per byte, like `bool`.
-    let l8 = RuntimeLayout::parse("pred[10]{0}").unwrap();
+    let l8 = PreparedLayout::parse("pred[10]{0}").unwrap();
     let mut t8 = PackedBuf::<_, Pred>::zeroed(l8).unwrap();
     t.relayout_into(&mut t8).unwrap();
     assert_eq!(t8.as_bytes(), &[1, 0, 0, 1, 0, 0, 1, 0, 0, 1]);
@@ -503,8 +501,8 @@ fn pred_packs_eight_per_byte_high_bit_first() {
 
 #[test]
 fn s4_between_e4_and_one_per_byte() {
-    let packed = RuntimeLayout::parse("s4[2,5]{1,0:E(4)}").unwrap();
-    let bytes = RuntimeLayout::parse("s4[2,5]{1,0}").unwrap();
+    let packed = PreparedLayout::parse("s4[2,5]{1,0:E(4)}").unwrap();
+    let bytes = PreparedLayout::parse("s4[2,5]{1,0}").unwrap();
     let values: Vec<i8> = (-5..5).collect();
     let a = PackedBuf::<_, S4>::from_values(packed, values.iter().copied()).unwrap();
     assert_eq!(a.as_bytes(), &[0xBC, 0xDE, 0xF0, 0x12, 0x34]);
@@ -524,7 +522,7 @@ fn s4_between_e4_and_one_per_byte() {
 /// ragged ends), and unequal phase (slot by slot); padding bits stay.
 #[test]
 fn relayout_whole_bytes_keeps_neighbours() {
-    let src_layout = RuntimeLayout::parse("u1[2,20]{1,0:E(1)}").unwrap();
+    let src_layout = PreparedLayout::parse("u1[2,20]{1,0:E(1)}").unwrap();
     let values: Vec<u8> = (0..40).map(|k| ((k * 7 + 3) % 5 < 2) as u8).collect();
     let src = PackedBuf::<_, U1>::from_values(src_layout, values.iter().copied()).unwrap();
     for dst_text in [
@@ -533,14 +531,14 @@ fn relayout_whole_bytes_keeps_neighbours() {
         "u1[2,20]{1,0:T(1,21)E(1)}",
         "u1[2,20]{0,1:E(1)}",
     ] {
-        let l = RuntimeLayout::parse(dst_text).unwrap();
-        let n = l.array_layout().physical_byte_size();
+        let l = PreparedLayout::parse(dst_text).unwrap();
+        let n = l.to_array_layout().physical_byte_size();
         let mut dst = PackedBuf::<_, U1>::from_vec(l, vec![0xFF; n]).unwrap();
         src.relayout_into(&mut dst).unwrap();
         let ints: Vec<i64> = values.iter().map(|v| i64::from(*v)).collect();
         assert_eq!(
             dst.as_bytes(),
-            &reference_bytes(l.array_layout(), &ints, 0xFF)[..],
+            &reference_bytes(&l.to_array_layout(), &ints, 0xFF)[..],
             "{dst_text}"
         );
         let mut back = PackedBuf::<_, U1>::zeroed(src_layout).unwrap();
@@ -551,9 +549,9 @@ fn relayout_whole_bytes_keeps_neighbours() {
 
 #[test]
 fn pack_and_unpack_tensors() {
-    let s8 = RuntimeLayout::parse("s8[3,4]{0,1}").unwrap();
+    let s8 = PreparedLayout::parse("s8[3,4]{0,1}").unwrap();
     let unpacked = TensorBuf::from_fn(s8, |i| (i[0] * 4 + i[1]) as i8 - 6).unwrap();
-    let s4 = RuntimeLayout::parse("s4[3,4]{1,0:T(2,2)E(4)}").unwrap();
+    let s4 = PreparedLayout::parse("s4[3,4]{1,0:T(2,2)E(4)}").unwrap();
     let packed = PackedBuf::<_, S4>::from_tensor(s4, &unpacked).unwrap();
     for i in 0..3 {
         for j in 0..4 {
@@ -561,7 +559,7 @@ fn pack_and_unpack_tensors() {
         }
     }
     let round = packed
-        .to_tensor(RuntimeLayout::parse("s8[3,4]{1,0}").unwrap())
+        .to_tensor(PreparedLayout::parse("s8[3,4]{1,0}").unwrap())
         .unwrap();
     assert!(round == unpacked);
 
@@ -571,18 +569,20 @@ fn pack_and_unpack_tensors() {
     assert_eq!(err.to_string(), "value 8 does not fit element type `s4`");
 
     // bool tensors and packed pred.
-    let bools = TensorBuf::from_fn(RuntimeLayout::parse("pred[9]{0}").unwrap(), |i| {
+    let bools = TensorBuf::from_fn(PreparedLayout::parse("pred[9]{0}").unwrap(), |i| {
         i[0] % 2 == 1
     })
     .unwrap();
-    let bits =
-        PackedBuf::<_, Pred>::from_tensor(RuntimeLayout::parse("pred[9]{0:E(1)}").unwrap(), &bools)
-            .unwrap();
+    let bits = PackedBuf::<_, Pred>::from_tensor(
+        PreparedLayout::parse("pred[9]{0:E(1)}").unwrap(),
+        &bools,
+    )
+    .unwrap();
     assert_eq!(bits.as_bytes(), &[0b0101_0101, 0]);
 
     // Dims must match.
     let err = PackedBuf::<_, S4>::from_tensor(
-        RuntimeLayout::parse("s4[3,5]{1,0:E(4)}").unwrap(),
+        PreparedLayout::parse("s4[3,5]{1,0:E(4)}").unwrap(),
         &unpacked,
     )
     .unwrap_err();
@@ -620,39 +620,39 @@ fn f4e2m1fn_values() {
 #[test]
 fn error_messages() {
     let bytes = [0u8; 8];
-    let msg = |r: Result<PackedView<'_, RuntimeLayout, S4>, tessera::Error>| {
+    let msg = |r: Result<PackedView<'_, PreparedLayout, S4>, tessera::Error>| {
         r.map(|_| ()).unwrap_err().to_string()
     };
     assert_eq!(
         msg(PackedView::new(
-            RuntimeLayout::parse("u4[4]{0:E(4)}").unwrap(),
+            PreparedLayout::parse("u4[4]{0:E(4)}").unwrap(),
             &bytes
         )),
         "element type `s4` does not match the layout's element type `u4`"
     );
     assert_eq!(
         msg(PackedView::new(
-            RuntimeLayout::parse("f32[2]").unwrap(),
+            PreparedLayout::parse("f32[2]").unwrap(),
             &bytes
         )),
         "element type `s4` does not match the layout's element type `f32`"
     );
     assert_eq!(
         msg(PackedView::new(
-            RuntimeLayout::parse("s4[2]{0:E(16)}").unwrap(),
+            PreparedLayout::parse("s4[2]{0:E(16)}").unwrap(),
             &bytes
         )),
         "the layout stores elements in 16 bits but the storage holds 8 bits per element"
     );
     assert_eq!(
         msg(PackedView::new(
-            RuntimeLayout::parse("s4[17]{0:E(4)}").unwrap(),
+            PreparedLayout::parse("s4[17]{0:E(4)}").unwrap(),
             &bytes
         )),
         "the buffer has 8 slots but the layout needs 9"
     );
 
-    let l = RuntimeLayout::parse("s2[2,3]{1,0:E(2)}").unwrap();
+    let l = PreparedLayout::parse("s2[2,3]{1,0:E(2)}").unwrap();
     let mut t = PackedBuf::<_, S2>::zeroed(l).unwrap();
     assert_eq!(
         t.set([0, 0], 2).unwrap_err().to_string(),
@@ -680,14 +680,14 @@ fn error_messages() {
             what: "the number of values (more than the layout has elements)"
         }
     );
-    let other = RuntimeLayout::parse("s2[2,4]{1,0:E(2)}").unwrap();
+    let other = PreparedLayout::parse("s2[2,4]{1,0:E(2)}").unwrap();
     let mut dst = PackedBuf::<_, S2>::zeroed(other).unwrap();
     assert_eq!(
         t.relayout_into(&mut dst).unwrap_err().to_string(),
         "dimension `1` has size 3 in the source but 4 in the destination"
     );
     let err =
-        PackedBuf::<_, U1>::zeroed(RuntimeLayout::parse("u2[4]{0:E(2)}").unwrap()).unwrap_err();
+        PackedBuf::<_, U1>::zeroed(PreparedLayout::parse("u2[4]{0:E(2)}").unwrap()).unwrap_err();
     assert_eq!(
         err.to_string(),
         "element type `u1` does not match the layout's element type `u2`"

@@ -1,11 +1,10 @@
-use tessera::layout;
-use tessera::HasRank;
+use tessera::{HasRank, layout};
 
 /// A kernel over matrices only.
-fn rows<L: HasRank<2>>() -> usize {
-    L::LAYOUT.size(0)
+fn rows<L: HasRank<2>>(l: &L) -> usize {
+    l.size(0)
 }
 
 fn main() {
-    rows::<layout!(f32[2, 3, 4])>();
+    rows(&<layout!(f32[2, 3, 4])>::NEW);
 }

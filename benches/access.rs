@@ -1,0 +1,383 @@
+//! The paths a user takes to reach elements, each timed in turns with the
+//! hand-written code a kernel author would write for the same work (see
+//! `common::in_turns`): a reported time of `1.04 ms` means the library
+//! path took 1.04× the hand-written time. Cargo's default release
+//! profile, no LTO.
+//!
+//! `cargo bench -p tessera --bench access -- --warm-up-time 1 --measurement-time 3`
+
+// `criterion_group!` generates an undocumented function.
+#![allow(missing_docs)]
+
+mod common;
+
+use criterion::{Criterion, black_box, criterion_group, criterion_main};
+use tessera::{
+    AnyLayout, ArrayLayout, HasRank, Packed, PreparedLayout, SameShape, Stores, TensorBuf,
+    TensorView, layout,
+};
+
+use common::in_turns;
+
+const N: usize = 1024;
+
+/// 4 MiB of f32 in TPU tiles, no padding.
+type Tiled = layout!(f32[1024,1024]{1,0:T(8,128)});
+type Rows = layout!(f32[1024,1024]);
+/// Edge tiles hold padding: 1000 = 7 × 128 + 104.
+type PaddedTiled = layout!(f32[1000,1000]{1,0:T(8,128)});
+/// A matmul operand.
+type Square = layout!(f32[128,128]);
+/// Int4 weights, two per byte.
+type Int4 = layout!(s4[256,1024]{1,0:E(4)});
+
+/// Hand-written offsets, as a kernel author would write them.
+mod hand {
+    /// `f32[1024,1024]{1,0:T(8,128)}`: 8 tiles of 8×128 per tile row.
+    #[inline(always)]
+    pub(super) fn tiled(y: usize, x: usize) -> usize {
+        ((y / 8) * 8 + x / 128) * 1024 + (y % 8) * 128 + x % 128
+    }
+}
+
+/// The README's generic kernel: a copy between two layouts of the same
+/// array, offsets through the layout trait.
+fn relayout<S: HasRank<2>, D: HasRank<2> + SameShape<S>>(
+    s: &S,
+    src: &[f32],
+    d: &D,
+    dst: &mut [f32],
+) {
+    for y in 0..s.size(0) {
+        for x in 0..s.size(1) {
+            dst[d.offset(&[y, x])] = src[s.offset(&[y, x])];
+        }
+    }
+}
+
+/// A generic matmul over tensors in any layouts, indexing `a[[y, p]]`.
+fn matmul<A, B>(a: &TensorView<A, f32>, b: &TensorView<B, f32>, c: &mut [f32])
+where
+    A: HasRank<2> + Stores<f32>,
+    B: HasRank<2> + Stores<f32>,
+{
+    let (m, k, n) = (a.layout().size(0), a.layout().size(1), b.layout().size(1));
+    for y in 0..m {
+        for x in 0..n {
+            let mut acc = 0.0;
+            for p in 0..k {
+                acc += a[[y, p]] * b[[p, x]];
+            }
+            c[y * n + x] = acc;
+        }
+    }
+}
+
+/// The same matmul on plain row-major slices.
+fn matmul_hand(a: &[f32], b: &[f32], c: &mut [f32], (m, k, n): (usize, usize, usize)) {
+    for y in 0..m {
+        for x in 0..n {
+            let mut acc = 0.0;
+            for p in 0..k {
+                acc += a[y * k + p] * b[p * n + x];
+            }
+            c[y * n + x] = acc;
+        }
+    }
+}
+
+/// Offsets of a fixed pseudo-random list of indices, through the trait.
+fn sum_offsets<L: AnyLayout>(l: &L, idx: &[[usize; 2]]) -> usize {
+    idx.iter()
+        .fold(0usize, |acc, ix| acc.wrapping_add(l.offset(ix)))
+}
+
+fn indices(rows: usize, cols: usize) -> Vec<[usize; 2]> {
+    let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+    (0..4096)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            [(x as usize) % rows, ((x >> 32) as usize) % cols]
+        })
+        .collect()
+}
+
+fn offsets(c: &mut Criterion) {
+    let mut g = c.benchmark_group("access_offsets");
+    g.sample_size(20);
+    let (src, mut dst, mut dst_hand) = (
+        (0..Tiled::BUFFER_LEN).map(|i| i as f32).collect::<Vec<_>>(),
+        vec![0.0f32; N * N],
+        vec![0.0f32; N * N],
+    );
+    relayout(&Tiled::NEW, &src, &Rows::NEW, &mut dst);
+    for y in 0..N {
+        for x in 0..N {
+            dst_hand[y * N + x] = src[hand::tiled(y, x)];
+        }
+    }
+    assert_eq!(dst, dst_hand);
+    in_turns(
+        &mut g,
+        "generic_untile_static",
+        || relayout(&Tiled::NEW, black_box(&src), &Rows::NEW, &mut dst),
+        || {
+            let src = black_box(&src);
+            for y in 0..N {
+                for x in 0..N {
+                    dst_hand[y * N + x] = src[hand::tiled(y, x)];
+                }
+            }
+        },
+        1.0,
+    );
+    let rt: PreparedLayout = "f32[1024,1024]{1,0:T(8,128)}".parse().unwrap();
+    let rows_rt: PreparedLayout = "f32[1024,1024]".parse().unwrap();
+    in_turns(
+        &mut g,
+        "generic_untile_prepared",
+        || relayout(black_box(&rt), black_box(&src), &rows_rt, &mut dst),
+        || {
+            let src = black_box(&src);
+            for y in 0..N {
+                for x in 0..N {
+                    dst_hand[y * N + x] = src[hand::tiled(y, x)];
+                }
+            }
+        },
+        1.0,
+    );
+
+    let idx = indices(N, N);
+    assert_eq!(
+        sum_offsets(&Tiled::NEW, &idx),
+        idx.iter()
+            .fold(0usize, |a, &[y, x]| a.wrapping_add(hand::tiled(y, x)))
+    );
+    in_turns(
+        &mut g,
+        "any_layout_offset_static",
+        || {
+            black_box(sum_offsets(&Tiled::NEW, black_box(&idx)));
+        },
+        || {
+            black_box(black_box(&idx).iter().fold(0usize, |a, &[y, x]| {
+                assert!(y < N && x < N);
+                a.wrapping_add(hand::tiled(y, x))
+            }));
+        },
+        1.0,
+    );
+
+    let m = 128;
+    let a: Vec<f32> = (0..m * m).map(|i| (i % 7) as f32).collect();
+    let b: Vec<f32> = (0..m * m).map(|i| (i % 5) as f32).collect();
+    let (mut c1, mut c2) = (vec![0.0f32; m * m], vec![0.0f32; m * m]);
+    let av = TensorView::new(Square::NEW, &a).unwrap();
+    let bv = TensorView::new(Square::NEW, &b).unwrap();
+    matmul(&av, &bv, &mut c1);
+    matmul_hand(&a, &b, &mut c2, (m, m, m));
+    assert_eq!(c1, c2);
+    in_turns(
+        &mut g,
+        "generic_matmul_index_static",
+        || matmul(black_box(&av), black_box(&bv), &mut c1),
+        || matmul_hand(black_box(&a), black_box(&b), &mut c2, (m, m, m)),
+        1.0,
+    );
+    g.finish();
+}
+
+fn traversal(c: &mut Criterion) {
+    let mut g = c.benchmark_group("access_traversal");
+    g.sample_size(20);
+    let mut t = TensorBuf::<Tiled, f32>::filled(Tiled::NEW, 1.0).unwrap();
+    let mut plain = vec![1.0f32; Tiled::BUFFER_LEN];
+    in_turns(
+        &mut g,
+        "for_each_mut_static",
+        || black_box(&mut t).for_each_mut(|_, v| *v *= 1.000_001),
+        || {
+            black_box(&mut plain)
+                .iter_mut()
+                .for_each(|v| *v *= 1.000_001)
+        },
+        1.0,
+    );
+    in_turns(
+        &mut g,
+        "fill_static",
+        || black_box(&mut t).fill(black_box(2.0)),
+        || black_box(&mut plain).fill(black_box(2.0)),
+        1.0,
+    );
+    in_turns(
+        &mut g,
+        "iter_sum_static",
+        || {
+            black_box(black_box(&t).iter().sum::<f32>());
+        },
+        || {
+            black_box(black_box(&plain).iter().sum::<f32>());
+        },
+        1.0,
+    );
+    in_turns(
+        &mut g,
+        "iter_mut_static",
+        || black_box(&mut t).iter_mut().for_each(|v| *v += 1.0),
+        || black_box(&mut plain).iter_mut().for_each(|v| *v += 1.0),
+        1.0,
+    );
+
+    // Padding in the edge tiles: the hand-written fill writes each row of
+    // each tile's valid part.
+    let mut p = TensorBuf::<PaddedTiled, f32>::zeroed(PaddedTiled::NEW).unwrap();
+    let mut hand_buf = vec![0.0f32; PaddedTiled::BUFFER_LEN];
+    let hand_fill = |buf: &mut [f32], v: f32| {
+        for band in 0..125 {
+            for tile in 0..8 {
+                let valid = if tile == 7 { 1000 - 7 * 128 } else { 128 };
+                let base = (band * 8 + tile) * 1024;
+                for r in 0..8 {
+                    buf[base + r * 128..base + r * 128 + valid].fill(v);
+                }
+            }
+        }
+    };
+    p.fill(3.0);
+    hand_fill(&mut hand_buf, 3.0);
+    assert_eq!(p.as_slice(), &hand_buf[..]);
+    in_turns(
+        &mut g,
+        "fill_padded_static",
+        || black_box(&mut p).fill(black_box(2.0)),
+        || hand_fill(black_box(&mut hand_buf), black_box(2.0)),
+        1.0,
+    );
+
+    // The same layout read at run time, prepared once (the tensor holds
+    // it) and as a bare `ArrayLayout`.
+    let rt: PreparedLayout = "f32[1024,1024]{1,0:T(8,128)}".parse().unwrap();
+    let mut r = TensorBuf::<PreparedLayout, f32>::filled(rt, 1.0).unwrap();
+    in_turns(
+        &mut g,
+        "for_each_mut_prepared",
+        || black_box(&mut r).for_each_mut(|_, v| *v *= 1.000_001),
+        || {
+            black_box(&mut plain)
+                .iter_mut()
+                .for_each(|v| *v *= 1.000_001)
+        },
+        1.0,
+    );
+    in_turns(
+        &mut g,
+        "iter_sum_prepared",
+        || {
+            black_box(black_box(&r).iter().sum::<f32>());
+        },
+        || {
+            black_box(black_box(&plain).iter().sum::<f32>());
+        },
+        1.0,
+    );
+    let bare: ArrayLayout = "f32[1024,1024]{1,0:T(8,128)}".parse().unwrap();
+    let mut a = TensorBuf::<ArrayLayout, f32>::filled(bare, 1.0).unwrap();
+    in_turns(
+        &mut g,
+        "fill_array_layout",
+        || black_box(&mut a).fill(black_box(2.0)),
+        || black_box(&mut plain).fill(black_box(2.0)),
+        1.0,
+    );
+    in_turns(
+        &mut g,
+        "iter_sum_array_layout",
+        || {
+            black_box(black_box(&a).iter().sum::<f32>());
+        },
+        || {
+            black_box(black_box(&plain).iter().sum::<f32>());
+        },
+        1.0,
+    );
+    g.finish();
+}
+
+/// Int4 `y = W x`: the nibble code a kernel author writes by hand (two
+/// elements per byte, the first in the high nibble, sign-extended).
+fn matvec_int4_hand(bytes: &[u8], x: &[i8], y: &mut [i32]) {
+    let cols = x.len();
+    for (r, out) in y.iter_mut().enumerate() {
+        let row = &bytes[r * cols / 2..(r + 1) * cols / 2];
+        let mut acc = 0i32;
+        for (c, &b) in row.iter().enumerate() {
+            let hi = (b as i8) >> 4;
+            let lo = ((b << 4) as i8) >> 4;
+            acc += hi as i32 * x[2 * c] as i32 + lo as i32 * x[2 * c + 1] as i32;
+        }
+        *out = acc;
+    }
+}
+
+fn packed(c: &mut Criterion) {
+    let mut g = c.benchmark_group("access_packed");
+    g.sample_size(20);
+    let (rows, cols) = (256, 1024);
+    let mut bytes = [0u8; Int4::PHYSICAL_BYTE_SIZE];
+    let mut s: u32 = 12345;
+    for b in bytes.iter_mut() {
+        s = s.wrapping_mul(1_103_515_245).wrapping_add(12345);
+        *b = (s >> 16) as u8;
+    }
+    let w = Box::new(Packed::<Int4, { Int4::PHYSICAL_BYTE_SIZE }>::from_bytes(
+        bytes,
+    ));
+    let x: Vec<i8> = (0..cols).map(|i| (i % 15) as i8 - 7).collect();
+    let (mut y1, mut y2, mut y3) = (vec![0i32; rows], vec![0i32; rows], vec![0i32; rows]);
+    let matvec_get = |w: &Packed<Int4, { Int4::PHYSICAL_BYTE_SIZE }>, x: &[i8], y: &mut [i32]| {
+        for (r, out) in y.iter_mut().enumerate() {
+            let mut acc = 0i32;
+            for (c, &xc) in x.iter().enumerate() {
+                acc += i32::from(w.get([r, c]).unwrap()) * i32::from(xc);
+            }
+            *out = acc;
+        }
+    };
+    let matvec_iter = |w: &Packed<Int4, { Int4::PHYSICAL_BYTE_SIZE }>, x: &[i8], y: &mut [i32]| {
+        let mut it = w.iter();
+        for out in y.iter_mut() {
+            *out = x
+                .iter()
+                .zip(&mut it)
+                .map(|(&xc, v)| i32::from(v) * i32::from(xc))
+                .sum();
+        }
+    };
+    matvec_get(&w, &x, &mut y1);
+    matvec_iter(&w, &x, &mut y2);
+    matvec_int4_hand(w.as_bytes(), &x, &mut y3);
+    assert_eq!(y1, y3);
+    assert_eq!(y2, y3);
+    in_turns(
+        &mut g,
+        "packed_get_matvec",
+        || matvec_get(black_box(&w), black_box(&x), &mut y1),
+        || matvec_int4_hand(black_box(w.as_bytes()), black_box(&x), &mut y3),
+        1.0,
+    );
+    in_turns(
+        &mut g,
+        "packed_iter_matvec",
+        || matvec_iter(black_box(&w), black_box(&x), &mut y2),
+        || matvec_int4_hand(black_box(w.as_bytes()), black_box(&x), &mut y3),
+        1.0,
+    );
+    g.finish();
+}
+
+criterion_group!(benches, offsets, traversal, packed);
+criterion_main!(benches);

@@ -1,0 +1,697 @@
+//! The layout traits: one family that every layout implements, whether its
+//! numbers are known at compile time ([`StaticLayout`], written by
+//! `tessera::layout!`), partly at run time ([`MixedLayout`], `?` and `<=N`
+//! dims) or only at run time ([`ArrayLayout`], parsed from text).
+//!
+//! | trait | what it says | implemented by |
+//! | --- | --- | --- |
+//! | [`AnyLayout`] | dims, sizes, offsets, slots: everything a kernel or a tensor asks a layout | every layout |
+//! | [`HasRank<R>`] | indexed with `[usize; R]` | static and mixed layouts of rank `R` (checked by the compiler); run-time layouts for every `R` (checked when used) |
+//! | [`SameShape<L>`] | the same logical array as `L` (element type and dims), so a copy between them is defined | static pairs with equal shapes (checked by the compiler); any pair involving a run-time or mixed layout (checked when used) |
+//! | [`KnownLayout`] | every number is a constant: `L::LAYOUT`, `L::VALUE` | static layouts |
+//! | [`RowMajorDense`] | offsets are `0..ELEMENT_COUNT` in row-major order | static layouts that are |
+//! | [`SameElementCount<L>`] | a reshape of `L` | static layouts (type-level product of the dims) |
+//!
+//! One vocabulary holds on every layout: [`AnyLayout::offset`] panics on
+//! an index out of bounds (like slice indexing), [`AnyLayout::try_offset`]
+//! returns the error instead, and [`AnyLayout::offset_in_bounds`] is the
+//! bare formula for an index the caller has already bounded (the loop
+//! ranges of a kernel). The same goes for `slot` / `try_slot`.
+//!
+//! What each call costs: on a static layout every method reads associated
+//! consts and folds to the arithmetic one writes by hand (at `opt-level`
+//! 3, without LTO); on a mixed layout, the same with the run-time extents
+//! as the only variables; on an [`ArrayLayout`] the engine's general
+//! transform runs per call (a few dozen nanoseconds), so per-element work
+//! on a run-time layout goes through a tensor (which prepares the offset
+//! formula once) or the iterators.
+//!
+//! ```
+//! use tessera::{AnyLayout, ArrayLayout, HasRank, SameShape, layout};
+//!
+//! /// Copies a matrix between two layouts of the same array: untiling a
+//! /// TPU buffer, say. Works for static, mixed and run-time layouts alike;
+//! /// for static ones every offset is a handful of constant shifts.
+//! fn relayout<S: HasRank<2>, D: HasRank<2> + SameShape<S>>(s: &S, src: &[f32], d: &D, dst: &mut [f32]) {
+//!     for y in 0..s.size(0) {
+//!         for x in 0..s.size(1) {
+//!             dst[d.offset(&[y, x])] = src[s.offset(&[y, x])];
+//!         }
+//!     }
+//! }
+//!
+//! type Tiled = layout!(f32[16,256]{1,0:T(8,128)});
+//! let src: Vec<f32> = (0..Tiled::BUFFER_LEN).map(|i| i as f32).collect();
+//! let mut dst = vec![0.0; 16 * 256];
+//! relayout(&Tiled::NEW, &src, &<layout!(f32[16,256])>::NEW, &mut dst);
+//! assert_eq!(dst[1 * 256 + 0], src[128]); // row 1 of the first tile
+//!
+//! // The same kernel with a layout read at run time.
+//! let rt: ArrayLayout = "f32[16,256]{1,0:T(8,128)}".parse()?;
+//! let mut again = vec![0.0; 16 * 256];
+//! relayout(&rt, &src, &<layout!(f32[16,256])>::NEW, &mut again);
+//! assert_eq!(dst, again);
+//! # Ok::<(), tessera::Error>(())
+//! ```
+
+use core::marker::PhantomData;
+
+use crate::element::PrimitiveType;
+use crate::error::{Error, ErrorKind};
+use crate::mixed_layout::MixedLayout;
+use crate::runtime::{ArrayLayout, DimVec, Slot};
+use crate::shape::Shape;
+use crate::static_layout::StaticLayout;
+use crate::typelevel::{AttrSpec, DimList, NumList, TileList, TypenumCount};
+
+/// A layout, known at compile time, partly, or only at run time. Generic
+/// code takes `L: AnyLayout` (or a rank bound, [`HasRank<R>`]) and works
+/// with every kind; see the [module docs](self) for what each call costs.
+///
+/// Indices are slices (`&[y, x]`): on static and mixed layouts the length
+/// is checked against the rank at compile time when it is a constant, so
+/// passing an array costs nothing.
+pub trait AnyLayout: Clone {
+    /// The rank, when the type fixes it (static and mixed layouts).
+    const FIXED_RANK: Option<usize>;
+    /// The whole layout, when the type fixes it (static layouts).
+    const FIXED_LAYOUT: Option<ArrayLayout>;
+    /// The layout with `?` or `<=N` for the dims known only at run time,
+    /// when the type fixes everything else (static and mixed layouts):
+    /// relayouts between two such types build their loop nest while
+    /// compiling ([`NestTemplate`](crate::walk::NestTemplate)).
+    const TEMPLATE: Option<Shape>;
+
+    /// The layout as the engine's plain-data value. For a static layout a
+    /// constant; for a mixed layout built on each call. Call it once to
+    /// set up work, not per element.
+    fn to_array_layout(&self) -> ArrayLayout;
+
+    /// Number of dimensions.
+    fn rank(&self) -> usize;
+
+    /// The size of dimension `dim`.
+    ///
+    /// # Panics
+    /// If `dim >= rank()`.
+    fn size(&self, dim: usize) -> usize;
+
+    /// The size of every dimension.
+    fn sizes(&self) -> DimVec;
+
+    /// The element type.
+    fn element_type(&self) -> PrimitiveType;
+
+    /// Bits one element takes in the buffer (`E(4)` makes it 4).
+    fn element_size_in_bits(&self) -> usize;
+
+    /// Number of logical elements.
+    fn element_count(&self) -> usize;
+
+    /// Number of slots in the buffer, padding included.
+    fn buffer_len(&self) -> usize;
+
+    /// Whether `index` has one entry per dimension, each in bounds.
+    fn is_in_bounds(&self, index: &[usize]) -> bool;
+
+    /// The offset of an index the caller knows to be in bounds (a
+    /// kernel's loop ranges): the bare formula. For an index out of bounds
+    /// the result is some number (never undefined behaviour, never a
+    /// panic for a static or mixed layout of the right rank).
+    fn offset_in_bounds(&self, index: &[usize]) -> usize;
+
+    /// The offset of the element at `index`, in slots.
+    ///
+    /// # Panics
+    /// If `index` has the wrong number of entries or an entry is out of
+    /// bounds, with the engine's message naming the dimension, the index
+    /// and the bound (like slice indexing; [`AnyLayout::try_offset`]
+    /// returns the error instead).
+    #[inline]
+    #[track_caller]
+    fn offset(&self, index: &[usize]) -> usize {
+        if self.is_in_bounds(index) {
+            self.offset_in_bounds(index)
+        } else {
+            panic!("{}", bounds_error(&self.sizes(), index))
+        }
+    }
+
+    /// The offset of the element at `index`, or why there is none.
+    ///
+    /// # Errors
+    /// Wrong number of entries, or an entry out of bounds.
+    #[inline]
+    fn try_offset(&self, index: &[usize]) -> Result<usize, Error> {
+        if self.is_in_bounds(index) {
+            Ok(self.offset_in_bounds(index))
+        } else {
+            Err(bounds_error(&self.sizes(), index))
+        }
+    }
+
+    /// What the slot at `offset` holds: an element's index, or padding.
+    ///
+    /// # Errors
+    /// `offset >= buffer_len()`.
+    fn try_slot(&self, offset: usize) -> Result<Slot, Error> {
+        self.to_array_layout().try_slot(offset)
+    }
+
+    /// What the slot at `offset` holds.
+    ///
+    /// # Panics
+    /// If `offset >= buffer_len()`, with the engine's message.
+    #[track_caller]
+    fn slot(&self, offset: usize) -> Slot {
+        match self.try_slot(offset) {
+            Ok(s) => s,
+            Err(e) => panic!("{e}"),
+        }
+    }
+}
+
+/// Why `index` is out of bounds for `sizes`, off the hot path.
+#[cold]
+#[inline(never)]
+pub fn bounds_error(sizes: &DimVec, index: &[usize]) -> Error {
+    match crate::index::check_index(sizes.as_slice(), index) {
+        Err(e) => e,
+        // Callers only ask after `is_in_bounds` said no; keep this total.
+        Ok(()) => Error::new(ErrorKind::IndexRankMismatch {
+            expected: sizes.len(),
+            found: index.len(),
+        }),
+    }
+}
+
+/// A layout indexed with `[usize; R]`: a static or mixed layout of rank
+/// `R` (a wrong rank is a compile error at the call site), or a run-time
+/// layout for every `R` (its rank is checked when it is used: offsets
+/// panic or return the error, tensors return `None`).
+///
+/// One bound says "rank 2" for kernels and tensors alike:
+///
+/// ```
+/// use tessera::{AnyLayout, HasRank, layout};
+/// fn trace<L: HasRank<2>>(l: &L, data: &[f32]) -> f32 {
+///     (0..l.size(0).min(l.size(1))).map(|i| data[l.offset(&[i, i])]).sum()
+/// }
+/// type M = layout!(f32[3,3]);
+/// assert_eq!(trace(&M::NEW, &[1.0, 0.0, 0.0, 0.0, 2.0, 0.0, 0.0, 0.0, 3.0]), 6.0);
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "the layout `{Self}` is not known to have the rank this index needs",
+    label = "an index of R entries needs a layout bound on `HasRank<R>`",
+    note = "a generic kernel states the rank with the bound `HasRank<R>`; a layout from `layout!` has the rank of its dims (`f32[3,5]` has rank 2, its first parameter)"
+)]
+pub trait HasRank<const R: usize>: AnyLayout {}
+
+/// Two layouts of the same logical array: same element type, same
+/// dimensions (the layouts may differ), so a copy between them is
+/// defined. Between two static layouts a mismatch is a compile error;
+/// when either is mixed or run-time, the shapes are checked when used
+/// (a relayout returns the error naming the dimension).
+///
+/// ```
+/// use static_assertions::{assert_impl_all, assert_not_impl_any};
+/// use tessera::{SameShape, layout};
+/// type Rows = layout!(f32[16,256]);
+/// type Tiled = layout!(f32[16,256]{1,0:T(8,128)});
+/// assert_impl_all!(Tiled: SameShape<Rows>);
+/// assert_not_impl_any!(layout!(f32[256,16]): SameShape<Rows>);
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "the layouts `{Self}` and `{Other}` hold different arrays",
+    label = "the element type or a dimension differs from the other layout's",
+    note = "a copy between layouts needs the same element type and dims; compare the two `layout!` texts"
+)]
+pub trait SameShape<Other>: AnyLayout {}
+
+/// A layout whose every number is known at compile time (the static
+/// layouts of `tessera::layout!`): generic code reads its constants.
+///
+/// ```
+/// use tessera::{KnownLayout, layout};
+/// fn buffer<L: KnownLayout>() -> usize {
+///     L::LAYOUT.buffer_len() // a constant after monomorphisation
+/// }
+/// assert_eq!(buffer::<layout!(f32[3,5]{1,0:T(2,2)})>(), 24);
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "the layout `{Self}` is not known at compile time",
+    label = "this needs a static layout from `layout!` (no `?` or `<=N` dims)"
+)]
+pub trait KnownLayout: AnyLayout + Copy + Default {
+    /// The layout as the engine's value.
+    const LAYOUT: ArrayLayout;
+    /// The value of this zero-sized type.
+    const VALUE: Self;
+    /// Number of dimensions.
+    const RANK: usize;
+    /// Number of slots in the buffer.
+    const BUFFER_LEN: usize;
+    /// A rank-typed index, `[usize; RANK]`.
+    type Index: Copy + AsRef<[usize]>;
+    /// The dimensions as a type ([`DimList`]).
+    type Dims: DimList;
+    /// The logical shape and element type, without the layout: two layouts
+    /// of the same array have the same `Logical`.
+    type Logical;
+}
+
+/// The logical shape of a [`KnownLayout`]: element type and dims, no layout.
+pub struct Logical<const ELEMENT: u32, Dims>(PhantomData<fn() -> Dims>);
+
+/// A layout whose offsets are `0..ELEMENT_COUNT` in row-major order with no
+/// padding ([`ArrayLayout::is_row_major_dense`]), so its buffer can be used
+/// as a plain row-major slice.
+///
+/// ```
+/// use static_assertions::{assert_impl_all, assert_not_impl_any};
+/// use tessera::{RowMajorDense, layout};
+/// assert_impl_all!(layout!(f32[4,6]): RowMajorDense);
+/// assert_not_impl_any!(layout!(f32[4,6]{0,1}): RowMajorDense);
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "the layout `{Self}` is not row-major dense",
+    label = "this layout reorders or pads elements",
+    note = "a kernel that indexes with `y * cols + x` needs `{{1,0}}` order with no tiles or padding; relayout first"
+)]
+pub trait RowMajorDense: KnownLayout {}
+
+/// Two layouts with the same number of elements (a reshape), checked with
+/// typenum's type-level product of the dimensions.
+///
+/// Available when every dimension is one typenum maps from a const
+/// generic (see [`TypenumCount`]).
+///
+/// ```
+/// use static_assertions::{assert_impl_all, assert_not_impl_any};
+/// use tessera::{SameElementCount, layout};
+/// assert_impl_all!(layout!(f32[24]): SameElementCount<layout!(f32[4,6])>);
+/// assert_not_impl_any!(layout!(f32[25]): SameElementCount<layout!(f32[4,6])>);
+/// ```
+pub trait SameElementCount<Other>: KnownLayout {}
+
+impl<L, Other> SameElementCount<Other> for L
+where
+    L: KnownLayout,
+    Other: KnownLayout,
+    L::Dims: TypenumCount,
+    Other::Dims: TypenumCount,
+    (ElementCountOf<L>, ElementCountOf<Other>): EqualCounts,
+{
+}
+
+/// Two typenum element counts that are equal: `(C, C)`. The bound behind
+/// [`SameElementCount`], so that a mismatch says what is wrong.
+#[diagnostic::on_unimplemented(
+    message = "the two layouts have different element counts",
+    label = "the element count differs from the other layout's"
+)]
+pub trait EqualCounts {}
+
+impl<C> EqualCounts for (C, C) {}
+
+/// The element count of a [`KnownLayout`] as a typenum number.
+pub type ElementCountOf<L> = <<L as KnownLayout>::Dims as TypenumCount>::Count;
+
+// ---------------------------------------------------------------------
+// Run-time layouts.
+
+impl AnyLayout for ArrayLayout {
+    const FIXED_RANK: Option<usize> = None;
+    const FIXED_LAYOUT: Option<ArrayLayout> = None;
+    const TEMPLATE: Option<Shape> = None;
+
+    #[inline]
+    fn to_array_layout(&self) -> ArrayLayout {
+        *self
+    }
+    #[inline]
+    fn rank(&self) -> usize {
+        ArrayLayout::rank(self)
+    }
+    #[inline]
+    fn size(&self, dim: usize) -> usize {
+        ArrayLayout::size(self, dim)
+    }
+    #[inline]
+    fn sizes(&self) -> DimVec {
+        ArrayLayout::sizes(self)
+    }
+    #[inline]
+    fn element_type(&self) -> PrimitiveType {
+        ArrayLayout::element_type(self)
+    }
+    #[inline]
+    fn element_size_in_bits(&self) -> usize {
+        ArrayLayout::element_size_in_bits(self)
+    }
+    #[inline]
+    fn element_count(&self) -> usize {
+        ArrayLayout::element_count(self)
+    }
+    #[inline]
+    fn buffer_len(&self) -> usize {
+        ArrayLayout::buffer_len(self)
+    }
+    #[inline]
+    fn is_in_bounds(&self, index: &[usize]) -> bool {
+        ArrayLayout::is_in_bounds(self, index)
+    }
+    #[inline]
+    fn offset_in_bounds(&self, index: &[usize]) -> usize {
+        ArrayLayout::offset_in_bounds(self, index)
+    }
+    #[inline]
+    fn try_slot(&self, offset: usize) -> Result<Slot, Error> {
+        ArrayLayout::try_slot(self, offset)
+    }
+}
+
+impl<const R: usize> HasRank<R> for ArrayLayout {}
+impl SameShape<ArrayLayout> for ArrayLayout {}
+
+// ---------------------------------------------------------------------
+// Static layouts.
+
+impl<const R: usize, const T: u32, const RMD: bool, D, M, Ti, A> AnyLayout
+    for StaticLayout<R, T, RMD, D, M, Ti, A>
+where
+    D: DimList,
+    M: NumList,
+    Ti: TileList,
+    A: AttrSpec,
+{
+    const FIXED_RANK: Option<usize> = Some(R);
+    const FIXED_LAYOUT: Option<ArrayLayout> = Some(Self::LAYOUT);
+    const TEMPLATE: Option<Shape> = Some(*Self::LAYOUT.shape());
+
+    #[inline(always)]
+    fn to_array_layout(&self) -> ArrayLayout {
+        Self::LAYOUT
+    }
+    #[inline(always)]
+    fn rank(&self) -> usize {
+        R
+    }
+    #[inline(always)]
+    #[track_caller]
+    fn size(&self, dim: usize) -> usize {
+        Self::DIMS[dim]
+    }
+    #[inline(always)]
+    fn sizes(&self) -> DimVec {
+        const { DimVec::from_slice(&Self::DIMS) }
+    }
+    #[inline(always)]
+    fn element_type(&self) -> PrimitiveType {
+        Self::ELEMENT_TYPE
+    }
+    #[inline(always)]
+    fn element_size_in_bits(&self) -> usize {
+        Self::ELEMENT_SIZE_IN_BITS
+    }
+    #[inline(always)]
+    fn element_count(&self) -> usize {
+        Self::ELEMENT_COUNT
+    }
+    #[inline(always)]
+    fn buffer_len(&self) -> usize {
+        Self::BUFFER_LEN
+    }
+    #[inline(always)]
+    fn is_in_bounds(&self, index: &[usize]) -> bool {
+        match <&[usize; R]>::try_from(index) {
+            Ok(i) => Self::is_in_bounds(*i),
+            Err(_) => false,
+        }
+    }
+    #[inline(always)]
+    fn offset_in_bounds(&self, index: &[usize]) -> usize {
+        match <&[usize; R]>::try_from(index) {
+            Ok(i) => Self::offset_in_bounds(*i),
+            Err(_) => Self::LAYOUT.offset_in_bounds(index),
+        }
+    }
+    #[inline(always)]
+    #[track_caller]
+    fn offset(&self, index: &[usize]) -> usize {
+        match <&[usize; R]>::try_from(index) {
+            Ok(i) => Self::offset(*i),
+            Err(_) => panic!("{}", bounds_error(&self.sizes(), index)),
+        }
+    }
+    #[inline]
+    fn try_slot(&self, offset: usize) -> Result<Slot, Error> {
+        Self::LAYOUT.try_slot(offset)
+    }
+}
+
+impl<const R: usize, const T: u32, const RMD: bool, D, M, Ti, A> KnownLayout
+    for StaticLayout<R, T, RMD, D, M, Ti, A>
+where
+    D: DimList,
+    M: NumList,
+    Ti: TileList,
+    A: AttrSpec,
+{
+    const LAYOUT: ArrayLayout = Self::LAYOUT;
+    const VALUE: Self = Self::NEW;
+    const RANK: usize = R;
+    const BUFFER_LEN: usize = Self::BUFFER_LEN;
+    type Index = [usize; R];
+    type Dims = D;
+    type Logical = Logical<T, D>;
+}
+
+impl<const R: usize, const T: u32, const RMD: bool, D, M, Ti, A> HasRank<R>
+    for StaticLayout<R, T, RMD, D, M, Ti, A>
+where
+    D: DimList,
+    M: NumList,
+    Ti: TileList,
+    A: AttrSpec,
+{
+}
+
+impl<const R: usize, const T: u32, D, M, Ti, A> RowMajorDense
+    for StaticLayout<R, T, true, D, M, Ti, A>
+where
+    D: DimList,
+    M: NumList,
+    Ti: TileList,
+    A: AttrSpec,
+{
+}
+
+impl<const R: usize, const T: u32, const RMD1: bool, const RMD2: bool, D, M1, M2, Ti1, Ti2, A1, A2>
+    SameShape<StaticLayout<R, T, RMD2, D, M2, Ti2, A2>> for StaticLayout<R, T, RMD1, D, M1, Ti1, A1>
+where
+    D: DimList,
+    M1: NumList,
+    M2: NumList,
+    Ti1: TileList,
+    Ti2: TileList,
+    A1: AttrSpec,
+    A2: AttrSpec,
+{
+}
+
+impl<const R: usize, const T: u32, const RMD: bool, D, M, Ti, A> SameShape<ArrayLayout>
+    for StaticLayout<R, T, RMD, D, M, Ti, A>
+where
+    D: DimList,
+    M: NumList,
+    Ti: TileList,
+    A: AttrSpec,
+{
+}
+
+impl<const R: usize, const T: u32, const RMD: bool, D, M, Ti, A>
+    SameShape<StaticLayout<R, T, RMD, D, M, Ti, A>> for ArrayLayout
+where
+    D: DimList,
+    M: NumList,
+    Ti: TileList,
+    A: AttrSpec,
+{
+}
+
+// ---------------------------------------------------------------------
+// Mixed layouts.
+
+impl<const R: usize, const K: usize, const T: u32, D, M, Ti, A> AnyLayout
+    for MixedLayout<R, K, T, D, M, Ti, A>
+where
+    D: DimList,
+    M: NumList,
+    Ti: TileList,
+    A: AttrSpec,
+{
+    const FIXED_RANK: Option<usize> = Some(R);
+    const FIXED_LAYOUT: Option<ArrayLayout> = None;
+    // The inherent `MixedLayout::TEMPLATE`: XLA's text with `?` and `<=N`.
+    const TEMPLATE: Option<Shape> = Some(MixedLayout::<R, K, T, D, M, Ti, A>::TEMPLATE);
+
+    #[inline]
+    fn to_array_layout(&self) -> ArrayLayout {
+        self.to_runtime()
+    }
+    #[inline(always)]
+    fn rank(&self) -> usize {
+        R
+    }
+    #[inline(always)]
+    #[track_caller]
+    fn size(&self, dim: usize) -> usize {
+        self.dims()[dim]
+    }
+    #[inline(always)]
+    fn sizes(&self) -> DimVec {
+        DimVec::from_slice(&self.dims())
+    }
+    #[inline(always)]
+    fn element_type(&self) -> PrimitiveType {
+        Self::ELEMENT_TYPE
+    }
+    #[inline(always)]
+    fn element_size_in_bits(&self) -> usize {
+        Self::ELEMENT_SIZE_IN_BITS
+    }
+    #[inline]
+    fn element_count(&self) -> usize {
+        MixedLayout::element_count(self)
+    }
+    #[inline]
+    fn buffer_len(&self) -> usize {
+        MixedLayout::buffer_len(self)
+    }
+    #[inline(always)]
+    fn is_in_bounds(&self, index: &[usize]) -> bool {
+        match <&[usize; R]>::try_from(index) {
+            Ok(i) => MixedLayout::is_in_bounds(self, *i),
+            Err(_) => false,
+        }
+    }
+    #[inline(always)]
+    fn offset_in_bounds(&self, index: &[usize]) -> usize {
+        match <&[usize; R]>::try_from(index) {
+            Ok(i) => MixedLayout::offset_in_bounds(self, *i),
+            Err(_) => self.to_runtime().offset_in_bounds(index),
+        }
+    }
+}
+
+impl<const R: usize, const K: usize, const T: u32, D, M, Ti, A> HasRank<R>
+    for MixedLayout<R, K, T, D, M, Ti, A>
+where
+    D: DimList,
+    M: NumList,
+    Ti: TileList,
+    A: AttrSpec,
+{
+}
+
+/// A mixed layout's shape against a run-time one: checked when used.
+impl<const R: usize, const K: usize, const T: u32, D, M, Ti, A> SameShape<ArrayLayout>
+    for MixedLayout<R, K, T, D, M, Ti, A>
+where
+    D: DimList,
+    M: NumList,
+    Ti: TileList,
+    A: AttrSpec,
+{
+}
+
+impl<const R: usize, const K: usize, const T: u32, D, M, Ti, A>
+    SameShape<MixedLayout<R, K, T, D, M, Ti, A>> for ArrayLayout
+where
+    D: DimList,
+    M: NumList,
+    Ti: TileList,
+    A: AttrSpec,
+{
+}
+
+/// Mixed and static layouts of the same rank and element type: the
+/// extents are checked when used.
+impl<
+    const R: usize,
+    const K: usize,
+    const T: u32,
+    const RMD: bool,
+    D1,
+    D2,
+    M1,
+    M2,
+    Ti1,
+    Ti2,
+    A1,
+    A2,
+> SameShape<StaticLayout<R, T, RMD, D1, M1, Ti1, A1>> for MixedLayout<R, K, T, D2, M2, Ti2, A2>
+where
+    D1: DimList,
+    D2: DimList,
+    M1: NumList,
+    M2: NumList,
+    Ti1: TileList,
+    Ti2: TileList,
+    A1: AttrSpec,
+    A2: AttrSpec,
+{
+}
+
+impl<
+    const R: usize,
+    const K: usize,
+    const T: u32,
+    const RMD: bool,
+    D1,
+    D2,
+    M1,
+    M2,
+    Ti1,
+    Ti2,
+    A1,
+    A2,
+> SameShape<MixedLayout<R, K, T, D2, M2, Ti2, A2>> for StaticLayout<R, T, RMD, D1, M1, Ti1, A1>
+where
+    D1: DimList,
+    D2: DimList,
+    M1: NumList,
+    M2: NumList,
+    Ti1: TileList,
+    Ti2: TileList,
+    A1: AttrSpec,
+    A2: AttrSpec,
+{
+}
+
+impl<
+    const R: usize,
+    const K1: usize,
+    const K2: usize,
+    const T: u32,
+    D1,
+    D2,
+    M1,
+    M2,
+    Ti1,
+    Ti2,
+    A1,
+    A2,
+> SameShape<MixedLayout<R, K1, T, D1, M1, Ti1, A1>> for MixedLayout<R, K2, T, D2, M2, Ti2, A2>
+where
+    D1: DimList,
+    D2: DimList,
+    M1: NumList,
+    M2: NumList,
+    Ti1: TileList,
+    Ti2: TileList,
+    A1: AttrSpec,
+    A2: AttrSpec,
+{
+}

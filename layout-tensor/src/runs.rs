@@ -1,0 +1,290 @@
+//! Logical-order runs: the elements of a layout in row-major index order,
+//! cut into stretches of the last dimension whose offsets move by one
+//! fixed stride. Element iterators and `for_each` walk a run with one
+//! addition per element and compute an offset only where a run starts
+//! (for `f32[..]{1,0:T(8,128)}`, once per 128 elements), so their state
+//! is a few words, whatever the rank or the tiling.
+
+use layout_core::walk::LoopNest;
+use layout_core::{AnyLayout, ArrayLayout, MAX_RANK};
+
+/// How offsets move along the last dimension: by `stride` per step,
+/// within aligned stretches of `period` steps (0: the whole dimension).
+/// `(0, 1)` when the layout has no such formula (a `*` that combines
+/// dims): every element is a run of its own, placed by the engine.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Step {
+    pub(crate) stride: usize,
+    pub(crate) period: usize,
+}
+
+const PER_ELEMENT: Step = Step {
+    stride: 0,
+    period: 1,
+};
+
+/// The [`Step`] of `layout`'s last dimension, from the innermost level of
+/// its logical loop nest (the lowest digit of the last dimension, merged
+/// with the digits above it that continue it in memory).
+pub(crate) const fn last_dim_step(layout: &ArrayLayout) -> Step {
+    let rank = layout.rank();
+    if rank == 0 {
+        return PER_ELEMENT;
+    }
+    let nest = match LoopNest::logical(layout) {
+        Some(n) => n,
+        None => return PER_ELEMENT,
+    };
+    match nest.levels().split_last() {
+        Some((run, _)) if run.dim == rank - 1 && run.div == 1 => Step {
+            stride: run.strides[0],
+            // A level as long as the dimension never wraps.
+            period: if run.extent >= layout.size(rank - 1) {
+                0
+            } else {
+                run.extent
+            },
+        },
+        // The last dimension has size 1 (no level counts it): every run
+        // is one element long anyway.
+        _ => PER_ELEMENT,
+    }
+}
+
+/// The [`Step`] of `layout`: a constant for static layouts.
+#[inline(always)]
+pub(crate) fn step_of<L: AnyLayout>(layout: &L) -> Step {
+    match const {
+        match L::FIXED_LAYOUT {
+            Some(l) => Some(last_dim_step(&l)),
+            None => None,
+        }
+    } {
+        Some(step) => step,
+        None => last_dim_step(&layout.to_array_layout()),
+    }
+}
+
+/// A run: `len` elements at `offset + i * stride`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Run {
+    pub(crate) offset: usize,
+    pub(crate) stride: usize,
+    pub(crate) len: usize,
+}
+
+/// Where the next run starts, in logical order: `row` counts the index
+/// over every dimension but the last (row-major), `x` is the last.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct RunCursor {
+    row: usize,
+    x: usize,
+    step: Step,
+}
+
+impl RunCursor {
+    #[inline(always)]
+    pub(crate) fn new<L: AnyLayout>(layout: &L) -> RunCursor {
+        RunCursor {
+            row: 0,
+            x: 0,
+            step: step_of(layout),
+        }
+    }
+
+    /// The next run, with the logical index of its first element written
+    /// to `index` (the first `rank` entries). The caller stops after
+    /// `element_count` elements.
+    #[inline(always)]
+    pub(crate) fn next_run<L: AnyLayout>(
+        &mut self,
+        layout: &L,
+        index: &mut [usize; MAX_RANK],
+    ) -> Run {
+        let rank = layout.rank();
+        if rank == 0 {
+            return Run {
+                offset: 0,
+                stride: 0,
+                len: 1,
+            };
+        }
+        let last = rank - 1;
+        // The row number in mixed radix over the dims before the last:
+        // divisions by constants for static layouts, once per run.
+        let mut rest = self.row;
+        let mut d = last;
+        while d > 0 {
+            d -= 1;
+            let size = layout.size(d);
+            index[d] = rest % size;
+            rest /= size;
+        }
+        index[last] = self.x;
+        let offset = layout.offset_in_bounds(&index[..rank]);
+        let width = layout.size(last);
+        let mut len = width - self.x;
+        if self.step.period != 0 {
+            let to_wrap = self.step.period - self.x % self.step.period;
+            if to_wrap < len {
+                len = to_wrap;
+            }
+        }
+        self.x += len;
+        if self.x == width {
+            self.x = 0;
+            self.row += 1;
+        }
+        Run {
+            offset,
+            stride: self.step.stride,
+            len,
+        }
+    }
+}
+
+/// Calls `f(index, offset)` for every element of `layout` in logical
+/// (row-major index) order: the walk behind `for_each` and friends.
+#[inline(always)]
+pub(crate) fn for_each_offset<L: AnyLayout>(layout: &L, mut f: impl FnMut(&[usize], usize)) {
+    let rank = layout.rank();
+    let mut remaining = layout.element_count();
+    let mut cursor = RunCursor::new(layout);
+    let mut index = [0usize; MAX_RANK];
+    while remaining > 0 {
+        let run = cursor.next_run(layout, &mut index);
+        let mut offset = run.offset;
+        for _ in 0..run.len {
+            f(&index[..rank], offset);
+            offset = offset.wrapping_add(run.stride);
+            if rank > 0 {
+                index[rank - 1] += 1;
+            }
+        }
+        remaining -= run.len;
+    }
+}
+
+/// Calls `f(start, len)` for every stretch of slots that holds elements
+/// only, in memory order, with padding between them skipped; `false`
+/// when the layout has no memory-order nest (a `*` that combines dims),
+/// and nothing was called.
+#[inline(always)]
+pub(crate) fn for_each_element_span<L: AnyLayout>(
+    layout: &L,
+    mut f: impl FnMut(usize, usize),
+) -> bool {
+    let fixed: &'static Option<Option<LoopNest>> = &const {
+        match L::FIXED_LAYOUT {
+            Some(l) => Some(memory_nest(&l)),
+            None => None,
+        }
+    };
+    let built;
+    let nest = match fixed {
+        Some(n) => n.as_ref(),
+        None => {
+            built = memory_nest(&layout.to_array_layout());
+            built.as_ref()
+        }
+    };
+    let Some(nest) = nest else {
+        return false;
+    };
+    let [stride, _] = nest.inner_strides();
+    if stride == 1 {
+        nest.for_each_run(|[start, _], len| f(start, len));
+    } else {
+        nest.for_each_run(|[start, _], len| {
+            for i in 0..len {
+                f(start + i * stride, 1);
+            }
+        });
+    }
+    true
+}
+
+/// The nest that visits `layout`'s elements in its own memory order.
+const fn memory_nest(layout: &ArrayLayout) -> Option<LoopNest> {
+    match LoopNest::relayout(layout, layout) {
+        Ok(n) => n,
+        Err(_) => None,
+    }
+}
+
+/// Where an element iterator is: the current run and what is left.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Position {
+    cursor: RunCursor,
+    /// The next element's offset in the current run, the run's stride and
+    /// how many of its elements are left.
+    offset: usize,
+    stride: usize,
+    pub(crate) left: usize,
+    /// Elements not yet returned, this run's included.
+    pub(crate) remaining: usize,
+}
+
+impl Position {
+    #[inline(always)]
+    pub(crate) fn new<L: AnyLayout>(layout: &L) -> Position {
+        Position {
+            cursor: RunCursor::new(layout),
+            offset: 0,
+            stride: 0,
+            left: 0,
+            remaining: layout.element_count(),
+        }
+    }
+
+    /// Starts the next run, writing its first element's index to `index`.
+    #[inline(always)]
+    pub(crate) fn start_run<L: AnyLayout>(&mut self, layout: &L, index: &mut [usize; MAX_RANK]) {
+        let Run {
+            offset,
+            stride,
+            len,
+        } = self.cursor.next_run(layout, index);
+        (self.offset, self.stride, self.left) = (offset, stride, len);
+    }
+
+    /// The offset of the next element, starting a run when the current
+    /// one is used up.
+    #[inline(always)]
+    pub(crate) fn next_offset<L: AnyLayout>(&mut self, layout: &L) -> Option<usize> {
+        if self.remaining == 0 {
+            return None;
+        }
+        if self.left == 0 {
+            let mut index = [0usize; MAX_RANK];
+            self.start_run(layout, &mut index);
+        }
+        let offset = self.offset;
+        self.offset = offset.wrapping_add(self.stride);
+        self.left -= 1;
+        self.remaining -= 1;
+        Some(offset)
+    }
+
+    /// The rest of the current run, or the next whole run, as a [`Run`],
+    /// all of it counted as handed out; `None` when every element has
+    /// been. Internal iteration (`fold`) loops over these as over slices.
+    #[inline(always)]
+    pub(crate) fn take_run<L: AnyLayout>(&mut self, layout: &L) -> Option<Run> {
+        if self.remaining == 0 {
+            return None;
+        }
+        if self.left == 0 {
+            let mut index = [0usize; MAX_RANK];
+            self.start_run(layout, &mut index);
+        }
+        let run = Run {
+            offset: self.offset,
+            stride: self.stride,
+            len: self.left,
+        };
+        self.remaining -= self.left;
+        self.left = 0;
+        Some(run)
+    }
+}
