@@ -323,6 +323,26 @@ fn matvec_int4_hand(bytes: &[u8], x: &[i8], y: &mut [i32]) {
     }
 }
 
+/// Int4 `y = W x` element by element, as a kernel author indexes nibbles
+/// by hand: the hand-written counterpart of `Packed::get`.
+fn matvec_int4_hand_indexed(bytes: &[u8], x: &[i8], y: &mut [i32]) {
+    let cols = x.len();
+    for (r, out) in y.iter_mut().enumerate() {
+        let mut acc = 0i32;
+        for (c, &xc) in x.iter().enumerate() {
+            let i = r * cols + c;
+            let b = bytes[i / 2];
+            let v = if i.is_multiple_of(2) {
+                (b as i8) >> 4
+            } else {
+                ((b << 4) as i8) >> 4
+            };
+            acc += i32::from(v) * i32::from(xc);
+        }
+        *out = acc;
+    }
+}
+
 fn packed(c: &mut Criterion) {
     let mut g = c.benchmark_group("access_packed");
     g.sample_size(20);
@@ -357,11 +377,35 @@ fn packed(c: &mut Criterion) {
                 .sum();
         }
     };
+    let matvec_row = |w: &Packed<Int4, { Int4::PHYSICAL_BYTE_SIZE }>, x: &[i8], y: &mut [i32]| {
+        let mut row = [0i8; 1024];
+        for (r, out) in y.iter_mut().enumerate() {
+            w.read_row(&[r], &mut row).unwrap();
+            *out = row
+                .iter()
+                .zip(x)
+                .map(|(&a, &b)| i32::from(a) * i32::from(b))
+                .sum();
+        }
+    };
+    let mut y4 = vec![0i32; rows];
+    matvec_row(&w, &x, &mut y4);
     matvec_get(&w, &x, &mut y1);
     matvec_iter(&w, &x, &mut y2);
     matvec_int4_hand(w.as_bytes(), &x, &mut y3);
     assert_eq!(y1, y3);
     assert_eq!(y2, y3);
+    assert_eq!(y4, y3);
+    let mut y5 = vec![0i32; rows];
+    matvec_int4_hand_indexed(w.as_bytes(), &x, &mut y5);
+    assert_eq!(y5, y3);
+    in_turns(
+        &mut g,
+        "packed_get_matvec_vs_indexed",
+        || matvec_get(black_box(&w), black_box(&x), &mut y1),
+        || matvec_int4_hand_indexed(black_box(w.as_bytes()), black_box(&x), &mut y5),
+        1.0,
+    );
     in_turns(
         &mut g,
         "packed_get_matvec",
@@ -373,6 +417,13 @@ fn packed(c: &mut Criterion) {
         &mut g,
         "packed_iter_matvec",
         || matvec_iter(black_box(&w), black_box(&x), &mut y2),
+        || matvec_int4_hand(black_box(w.as_bytes()), black_box(&x), &mut y3),
+        1.0,
+    );
+    in_turns(
+        &mut g,
+        "packed_read_row_matvec",
+        || matvec_row(black_box(&w), black_box(&x), &mut y4),
         || matvec_int4_hand(black_box(w.as_bytes()), black_box(&x), &mut y3),
         1.0,
     );

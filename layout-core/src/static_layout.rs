@@ -20,10 +20,10 @@
 //! | --- | --- |
 //! | the numbers of a layout | const generics: [`N<V>`](crate::typelevel::N) markers in tuples |
 //! | rank-typed indices `[usize; RANK]` | the direct const parameter `RANK` |
-//! | "has rank R" in a signature ([`HasRank`]) | const generics |
-//! | "same shape and element type" ([`SameShape`]) | const generics and type equality |
-//! | "row-major dense" ([`RowMajorDense`]) | the `ROW_MAJOR_DENSE` const parameter, filled in from the engine and re-checked by `LAYOUT` |
-//! | "same element count" ([`SameElementCount`]) | typenum: the product of the dims is type-level arithmetic, which const generics cannot do on stable Rust |
+//! | "has rank R" in a signature ([`HasRank`](crate::HasRank)) | const generics |
+//! | "same shape and element type" ([`SameShape`](crate::SameShape)) | const generics and type equality |
+//! | "row-major dense" ([`RowMajorDense`](crate::RowMajorDense)) | the `ROW_MAJOR_DENSE` const parameter, filled in from the engine and re-checked by `LAYOUT` |
+//! | "same element count" ([`SameElementCount`](crate::SameElementCount)) | typenum: the product of the dims is type-level arithmetic, which const generics cannot do on stable Rust |
 //!
 //! ```
 //! use layout_core::typelevel::{DefaultAttrs, N};
@@ -56,7 +56,7 @@ use crate::typelevel::{AttrSpec, DimList, NumList, TileList};
 ///   ([`PrimitiveType::xla_enum_value`]);
 /// - `ROW_MAJOR_DENSE`: what the engine's
 ///   [`ArrayLayout::is_row_major_dense`] says, so signatures can require it
-///   ([`RowMajorDense`]); [`StaticLayout::LAYOUT`] fails to evaluate if it
+///   ([`RowMajorDense`](crate::RowMajorDense)); [`StaticLayout::LAYOUT`] fails to evaluate if it
 ///   disagrees;
 /// - `Dims`: a [`DimList`], `MinorToMajor`: a [`NumList`], `Tiles`: a
 ///   [`TileList`], `A`: the other attributes ([`AttrSpec`]).

@@ -12,7 +12,7 @@
 use layout_core::walk;
 use layout_core::{AnyLayout, ArrayLayout, DimVec, MAX_RANK, Slot};
 
-use crate::runs::{Position, Run};
+use crate::runs::{Position, Run, for_each_indexed_run};
 
 /// The elements of a tensor in logical (row-major index) order
 /// ([`TensorBase::iter`](crate::TensorBase::iter)).
@@ -72,25 +72,28 @@ impl<'a, T, L: AnyLayout> Iterator for Iter<'a, T, L> {
 
     #[inline]
     fn fold<B, F: FnMut(B, &'a T) -> B>(mut self, init: B, mut f: F) -> B {
-        let mut acc = init;
         let data = self.data;
+        if self.at.remaining == self.layout.element_count() {
+            // Untouched: the loop nest's odometer, an offset by additions.
+            let mut acc = Some(init);
+            for_each_indexed_run(self.layout, |_, run| {
+                let Some(mut a) = acc.take() else {
+                    unreachable!()
+                };
+                a = fold_run(a, data, run.offset, run.stride, run.len, &mut f);
+                acc = Some(a);
+            });
+            let Some(a) = acc else { unreachable!() };
+            return a;
+        }
+        let mut acc = init;
         while let Some(Run {
             offset,
             stride,
             len,
         }) = self.at.take_run(self.layout)
         {
-            if stride == 1 {
-                for v in &data[offset..offset + len] {
-                    acc = f(acc, v);
-                }
-            } else {
-                let mut o = offset;
-                for _ in 0..len {
-                    acc = f(acc, &data[o]);
-                    o = o.wrapping_add(stride);
-                }
-            }
+            acc = fold_run(acc, data, offset, stride, len, &mut f);
         }
         acc
     }
@@ -98,6 +101,31 @@ impl<'a, T, L: AnyLayout> Iterator for Iter<'a, T, L> {
     fn size_hint(&self) -> (usize, Option<usize>) {
         (self.at.remaining, Some(self.at.remaining))
     }
+}
+
+/// Folds the `len` elements at `offset + i * stride`: a slice loop when
+/// they are contiguous.
+#[inline(always)]
+fn fold_run<'a, T, B>(
+    mut acc: B,
+    data: &'a [T],
+    offset: usize,
+    stride: usize,
+    len: usize,
+    f: &mut impl FnMut(B, &'a T) -> B,
+) -> B {
+    if stride == 1 {
+        for v in &data[offset..offset + len] {
+            acc = f(acc, v);
+        }
+    } else {
+        let mut o = offset;
+        for _ in 0..len {
+            acc = f(acc, &data[o]);
+            o = o.wrapping_add(stride);
+        }
+    }
+    acc
 }
 
 impl<T, L: AnyLayout> ExactSizeIterator for Iter<'_, T, L> {}
@@ -169,31 +197,28 @@ impl<'a, T, L: AnyLayout> Iterator for IterMut<'a, T, L> {
 
     #[inline]
     fn fold<B, F: FnMut(B, &'a mut T) -> B>(mut self, init: B, mut f: F) -> B {
-        let mut acc = init;
         let (data, len) = (self.data, self.len);
+        if self.at.remaining == self.layout.element_count() {
+            // Untouched: the loop nest's odometer, as `Iter::fold`.
+            let mut acc = Some(init);
+            for_each_indexed_run(self.layout, |_, run| {
+                let Some(mut a) = acc.take() else {
+                    unreachable!()
+                };
+                a = fold_run_mut(a, data, len, run.offset, run.stride, run.len, &mut f);
+                acc = Some(a);
+            });
+            let Some(a) = acc else { unreachable!() };
+            return a;
+        }
+        let mut acc = init;
         while let Some(Run {
             offset,
             stride,
             len: n,
         }) = self.at.take_run(self.layout)
         {
-            // Offsets grow along a run, so its last one bounds them all.
-            let last = offset.wrapping_add(stride.wrapping_mul(n.saturating_sub(1)));
-            assert!(
-                n == 0 || last < len,
-                "an element's offset lies in the buffer"
-            );
-            let mut o = offset;
-            for _ in 0..n {
-                // SAFETY: `offset <= o <= last < len` (the run's offsets
-                // grow by `stride`), so the pointer is in the buffer
-                // borrowed for `'a`; each element is handed out once, as
-                // in `next`.
-                #[allow(unsafe_code)]
-                let v = unsafe { &mut *data.as_ptr().add(o) };
-                acc = f(acc, v);
-                o = o.wrapping_add(stride);
-            }
+            acc = fold_run_mut(acc, data, len, offset, stride, n, &mut f);
         }
         acc
     }
@@ -201,6 +226,50 @@ impl<'a, T, L: AnyLayout> Iterator for IterMut<'a, T, L> {
     fn size_hint(&self) -> (usize, Option<usize>) {
         (self.at.remaining, Some(self.at.remaining))
     }
+}
+
+/// Folds the `n` elements at `offset + i * stride` of the `len`-slot
+/// buffer at `data`, each handed out once: a slice loop when they are
+/// contiguous.
+#[inline(always)]
+fn fold_run_mut<'a, T: 'a, B>(
+    mut acc: B,
+    data: core::ptr::NonNull<T>,
+    len: usize,
+    offset: usize,
+    stride: usize,
+    n: usize,
+    f: &mut impl FnMut(B, &'a mut T) -> B,
+) -> B {
+    // Offsets grow along a run, so its last one bounds them all.
+    let last = offset.wrapping_add(stride.wrapping_mul(n.saturating_sub(1)));
+    assert!(
+        n == 0 || last < len,
+        "an element's offset lies in the buffer"
+    );
+    if stride == 1 {
+        // SAFETY: `offset + n <= len`, so the `n` slots are in the buffer
+        // borrowed for `'a`; they are this run's elements, which no
+        // reference handed out before covers (each element is handed out
+        // once, and distinct indices have distinct offsets).
+        #[allow(unsafe_code)]
+        let run = unsafe { core::slice::from_raw_parts_mut(data.as_ptr().add(offset), n) };
+        for v in run {
+            acc = f(acc, v);
+        }
+        return acc;
+    }
+    let mut o = offset;
+    for _ in 0..n {
+        // SAFETY: `offset <= o <= last < len` (the run's offsets grow by
+        // `stride`), so the pointer is in the buffer borrowed for `'a`;
+        // each element is handed out once, as in `IterMut::next`.
+        #[allow(unsafe_code)]
+        let v = unsafe { &mut *data.as_ptr().add(o) };
+        acc = f(acc, v);
+        o = o.wrapping_add(stride);
+    }
+    acc
 }
 
 impl<T, L: AnyLayout> ExactSizeIterator for IterMut<'_, T, L> {}
@@ -287,3 +356,57 @@ impl<'a, T> Iterator for Slots<'a, T> {
 
 impl<T> ExactSizeIterator for Slots<'_, T> {}
 impl<T> core::iter::FusedIterator for Slots<'_, T> {}
+
+#[cfg(test)]
+mod tests {
+    //! The `unsafe` element hand-out of `IterMut`, run under Miri by
+    //! `.ci/run`: every element once, in logical order, whether the walk is
+    //! `next`, a fresh `fold` (the loop nest) or a `fold` after some `next`
+    //! calls (the run cursor), over tiles, padding and strided runs.
+
+    use layout_core::{ArrayLayout, PreparedLayout};
+
+    use crate::TensorViewMut;
+
+    fn check(text: &str) {
+        let layout: ArrayLayout = text.parse().unwrap();
+        let count = layout.element_count();
+        for skip in [0, 1, count / 2, count] {
+            let mut buf = [-1i32; 64];
+            let mut t = TensorViewMut::new(PreparedLayout::new(layout), &mut buf[..]).unwrap();
+            let mut it = t.iter_mut();
+            let mut k = 0;
+            for v in it.by_ref().take(skip) {
+                *v = k;
+                k += 1;
+            }
+            let k = it.fold(k, |k, v| {
+                *v = k;
+                k + 1
+            });
+            assert_eq!(k as usize, count, "{text}");
+            let mut n = 0;
+            for (k, (_, o)) in layout.elements().enumerate() {
+                assert_eq!(buf[o], k as i32, "{text} skip {skip}");
+                n += 1;
+            }
+            assert_eq!(n, count);
+            let untouched = buf[..layout.buffer_len()]
+                .iter()
+                .filter(|&&v| v == -1)
+                .count();
+            assert_eq!(untouched, layout.buffer_len() - count, "{text}");
+        }
+    }
+
+    #[test]
+    fn iter_mut_hands_out_each_element_once() {
+        check("s32[5,7]{1,0:T(2,4)}");
+        check("s32[5,7]{0,1:T(2,4)}");
+        check("s32[3,4,5]{0,2,1}");
+        check("s32[6,4]{1,0:T(4,2)(2,1)}");
+        check("s32[4,6]{1,0:T(2,*,2)}");
+        check("s32[]");
+        check("s32[0,3]");
+    }
+}

@@ -6,7 +6,8 @@
 //!
 //! A tensor is a buffer of slots and a layout that says which slot holds
 //! which element. [`TensorBase`] is written once over any [`Storage`] and
-//! any [`TensorLayout`]; the aliases name the combinations:
+//! any layout ([`AnyLayout`](layout_core::AnyLayout): static, mixed or
+//! run-time); the aliases name the combinations:
 //!
 //! | type | storage | layout | for |
 //! | --- | --- | --- | --- |
@@ -27,7 +28,8 @@
 //!
 //! Element access (`t[[y, x]]`, [`TensorBase::get`]) costs what the
 //! layout's offset costs: constants folded for static layouts, a few
-//! multiplications for run-time ones ([`RuntimeLayout`]). Iteration and
+//! multiplications for run-time ones prepared once
+//! ([`PreparedLayout`](layout_core::PreparedLayout)). Iteration and
 //! relayout count offsets incrementally with the engine's loop nests.
 
 #[cfg(feature = "alloc")]

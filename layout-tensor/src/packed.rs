@@ -462,6 +462,41 @@ fn read_field(bytes: &[u8], offset: usize, n: u32) -> u8 {
     (bytes.get(bit / 8).copied().unwrap_or(0) >> shift) & low_mask(n)
 }
 
+/// Unpacks `out.len()` consecutive slots from `offset` on: the slots
+/// before the first whole byte one at a time, then whole bytes (`8 / n`
+/// values each, first in the high bits), then the rest.
+#[inline(always)]
+fn unpack_contiguous<E: SubByte>(bytes: &[u8], offset: usize, n: u32, out: &mut [E::Value]) {
+    let per_byte = (8 / n) as usize;
+    let head = ((per_byte - offset % per_byte) % per_byte).min(out.len());
+    let (head_out, rest) = out.split_at_mut(head);
+    for (i, v) in head_out.iter_mut().enumerate() {
+        *v = E::from_bits(read_field(bytes, offset + i, n));
+    }
+    let first_byte = (offset + head) / per_byte;
+    let whole = rest.len() / per_byte;
+    let (body, tail) = rest.split_at_mut(whole * per_byte);
+    match bytes.get(first_byte..first_byte + whole) {
+        Some(src) => {
+            for (&b, chunk) in src.iter().zip(body.chunks_exact_mut(per_byte)) {
+                for (j, v) in chunk.iter_mut().enumerate() {
+                    // Slot `j` of the byte sits in the high bits first.
+                    *v = E::from_bits(b >> (8 - n * (j as u32 + 1)));
+                }
+            }
+        }
+        None => {
+            for (i, v) in body.iter_mut().enumerate() {
+                *v = E::from_bits(read_field(bytes, offset + head + i, n));
+            }
+        }
+    }
+    let tail_start = offset + head + whole * per_byte;
+    for (i, v) in tail.iter_mut().enumerate() {
+        *v = E::from_bits(read_field(bytes, tail_start + i, n));
+    }
+}
+
 /// Writes the `n`-bit field of slot `offset`, leaving the byte's other
 /// bits as they are.
 #[inline(always)]
@@ -754,6 +789,83 @@ impl<S: Storage<Elem = u8>, L: AnyLayout, E: SubByte> PackedBase<S, L, E> {
     #[inline]
     pub fn try_offset(&self, index: &[usize]) -> Result<usize, Error> {
         self.layout.try_offset(index)
+    }
+
+    /// Unpacks one row, the elements whose index starts with `row` (every
+    /// entry but the last), into `out`, in order of the last index. A
+    /// stretch of the row that is contiguous in the buffer is unpacked a
+    /// byte at a time (two `s4` values per byte, with no offset arithmetic
+    /// per element), so a kernel that unpacks a row and then works on
+    /// plain values runs at the speed of hand-written nibble code.
+    ///
+    /// ```
+    /// use tessera::{Packed, layout};
+    /// type W = layout!(s4[2,8]{1,0:E(4)});
+    /// static Q: Packed<W, { W::PHYSICAL_BYTE_SIZE }> =
+    ///     Packed::from_bytes([0x01, 0x23, 0x45, 0x67, 0xFE, 0xDC, 0xBA, 0x98]);
+    /// let mut row = [0i8; 8];
+    /// Q.read_row(&[1], &mut row)?;
+    /// assert_eq!(row, [-1, -2, -3, -4, -5, -6, -7, -8]);
+    /// # Ok::<(), tessera::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// `row` does not have one entry fewer than the rank, an entry is out
+    /// of bounds, or `out` is not as long as the last dimension.
+    #[inline]
+    pub fn read_row(&self, row: &[usize], out: &mut [E::Value]) -> Result<(), Error> {
+        let layout = &self.layout;
+        let rank = layout.rank();
+        let width = match rank {
+            0 => 1,
+            _ => layout.size(rank - 1),
+        };
+        // The row's number, checking each entry as the index would be.
+        let mut number = 0usize;
+        let mut d = 0;
+        while d < row.len() && d + 1 < rank {
+            if row[d] >= layout.size(d) {
+                let mut index = [0usize; layout_core::MAX_RANK];
+                index[..row.len()].copy_from_slice(row);
+                return Err(layout_core::traits::bounds_error(
+                    &layout.sizes(),
+                    &index[..rank],
+                ));
+            }
+            number = number * layout.size(d) + row[d];
+            d += 1;
+        }
+        if row.len() + 1 != rank.max(1) {
+            return Err(Error::new(ErrorKind::IndexRankMismatch {
+                expected: rank.saturating_sub(1),
+                found: row.len(),
+            }));
+        }
+        if out.len() != width {
+            return Err(Error::new(ErrorKind::BufferTooShort {
+                needed: width,
+                found: out.len(),
+            }));
+        }
+        let (bytes, bits) = (self.storage.as_slice(), self.bits_per_slot());
+        let mut cursor = runs::RunCursor::at_row(layout, number);
+        let mut index = [0usize; layout_core::MAX_RANK];
+        let mut done = 0;
+        while done < width {
+            let run = cursor.next_run(layout, &mut index);
+            let out = &mut out[done..done + run.len];
+            if run.stride == 1 {
+                unpack_contiguous::<E>(bytes, run.offset, bits, out);
+            } else {
+                let mut o = run.offset;
+                for v in out.iter_mut() {
+                    *v = E::from_bits(read_field(bytes, o, bits));
+                    o = o.wrapping_add(run.stride);
+                }
+            }
+            done += run.len;
+        }
+        Ok(())
     }
 
     /// The elements in logical (row-major index) order, an offset computed

@@ -85,8 +85,15 @@ pub(crate) struct RunCursor {
 impl RunCursor {
     #[inline(always)]
     pub(crate) fn new<L: AnyLayout>(layout: &L) -> RunCursor {
+        RunCursor::at_row(layout, 0)
+    }
+
+    /// A cursor at the start of row `row` (the row-major number of an
+    /// index without its last entry).
+    #[inline(always)]
+    pub(crate) fn at_row<L: AnyLayout>(layout: &L, row: usize) -> RunCursor {
         RunCursor {
-            row: 0,
+            row,
             x: 0,
             step: step_of(layout),
         }
@@ -143,26 +150,166 @@ impl RunCursor {
     }
 }
 
+/// A run of the logical walk with the way its index moves: element `i`
+/// is at `offset + i * stride` and has the run's first index with
+/// `index[dim] + i * div`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct IndexedRun {
+    pub(crate) offset: usize,
+    pub(crate) stride: usize,
+    pub(crate) len: usize,
+    pub(crate) dim: usize,
+    pub(crate) div: usize,
+}
+
+/// Calls `f(index, run)` for every run of `layout` in logical (row-major
+/// index) order, `index` holding the run's first index in its first
+/// `rank` entries (`f` may move it but must put it back). Runs are the
+/// innermost level of the engine's logical loop nest, counted by its
+/// odometer (no division, an offset by additions): a constant nest for
+/// static layouts, built once per call (about a microsecond) for others.
+/// Layouts with no nest (a `*` that combines dims) fall back to
+/// [`RunCursor`], an offset from the layout per run.
+#[inline(always)]
+pub(crate) fn for_each_indexed_run<L: AnyLayout>(
+    layout: &L,
+    mut f: impl FnMut(&mut [usize; MAX_RANK], IndexedRun),
+) {
+    let fixed: &'static Option<Option<LoopNest>> = &const {
+        match L::FIXED_LAYOUT {
+            Some(l) => Some(LoopNest::logical(&l)),
+            None => None,
+        }
+    };
+    let built;
+    let nest = match fixed {
+        Some(n) => n.as_ref(),
+        None => {
+            built = LoopNest::logical(&layout.to_array_layout());
+            built.as_ref()
+        }
+    };
+    match nest {
+        Some(nest) => {
+            let (dim, div) = match nest.levels().last() {
+                Some(l) => (l.dim, l.div),
+                None => (0, 0),
+            };
+            let [stride, _] = nest.inner_strides();
+            nest.for_each_indexed_run(|index, [offset, _], len| {
+                f(
+                    index,
+                    IndexedRun {
+                        offset,
+                        stride,
+                        len,
+                        dim,
+                        div,
+                    },
+                );
+            });
+        }
+        None => {
+            let rank = layout.rank();
+            let mut remaining = layout.element_count();
+            let mut cursor = RunCursor::new(layout);
+            let mut index = [0usize; MAX_RANK];
+            while remaining > 0 {
+                let run = cursor.next_run(layout, &mut index);
+                f(
+                    &mut index,
+                    IndexedRun {
+                        offset: run.offset,
+                        stride: run.stride,
+                        len: run.len,
+                        dim: rank.saturating_sub(1),
+                        div: (rank > 0) as usize,
+                    },
+                );
+                remaining -= run.len;
+            }
+        }
+    }
+}
+
 /// Calls `f(index, offset)` for every element of `layout` in logical
-/// (row-major index) order: the walk behind `for_each` and friends.
+/// (row-major index) order ([`for_each_indexed_run`], element by element).
 #[inline(always)]
 pub(crate) fn for_each_offset<L: AnyLayout>(layout: &L, mut f: impl FnMut(&[usize], usize)) {
     let rank = layout.rank();
-    let mut remaining = layout.element_count();
-    let mut cursor = RunCursor::new(layout);
-    let mut index = [0usize; MAX_RANK];
-    while remaining > 0 {
-        let run = cursor.next_run(layout, &mut index);
+    for_each_indexed_run(layout, |index, run| {
+        // The index `f` sees lives in a fresh local per run: when `f`
+        // does not read it, the compiler drops every store to it, and the
+        // loop is the bare walk over the run.
+        let mut local = *index;
+        let (rank, start) = (rank, index[run.dim]);
         let mut offset = run.offset;
-        for _ in 0..run.len {
-            f(&index[..rank], offset);
+        for k in 0..run.len {
+            local[run.dim] = start + k * run.div;
+            f(&local[..rank], offset);
             offset = offset.wrapping_add(run.stride);
-            if rank > 0 {
-                index[rank - 1] += 1;
+        }
+    });
+}
+
+/// Calls `f(index, element)` for every element of `data` (a buffer of
+/// `layout`) in logical order, a run at a time: a contiguous run is one
+/// sub-slice (one bounds check, a loop the compiler can vectorise).
+#[inline(always)]
+pub(crate) fn for_each_element<L: AnyLayout, T>(
+    layout: &L,
+    data: &[T],
+    mut f: impl FnMut(&[usize], &T),
+) {
+    let rank = layout.rank();
+    for_each_indexed_run(layout, |index, run| {
+        // As in `for_each_offset`: an index `f` ignores costs nothing.
+        let mut local = *index;
+        let (rank, start) = (rank, index[run.dim]);
+        if run.stride == 1 {
+            for (k, v) in data[run.offset..run.offset + run.len].iter().enumerate() {
+                local[run.dim] = start + k * run.div;
+                f(&local[..rank], v);
+            }
+        } else {
+            let mut offset = run.offset;
+            for k in 0..run.len {
+                local[run.dim] = start + k * run.div;
+                f(&local[..rank], &data[offset]);
+                offset = offset.wrapping_add(run.stride);
             }
         }
-        remaining -= run.len;
-    }
+    });
+}
+
+/// [`for_each_element`], writable.
+#[inline(always)]
+pub(crate) fn for_each_element_mut<L: AnyLayout, T>(
+    layout: &L,
+    data: &mut [T],
+    mut f: impl FnMut(&[usize], &mut T),
+) {
+    let rank = layout.rank();
+    for_each_indexed_run(layout, |index, run| {
+        let mut local = *index;
+        let (rank, start) = (rank, index[run.dim]);
+        if run.stride == 1 {
+            for (k, v) in data[run.offset..run.offset + run.len]
+                .iter_mut()
+                .enumerate()
+            {
+                local[run.dim] = start + k * run.div;
+                f(&local[..rank], v);
+            }
+        } else {
+            let mut offset = run.offset;
+            for k in 0..run.len {
+                local[run.dim] = start + k * run.div;
+                f(&local[..rank], &mut data[offset]);
+                offset = offset.wrapping_add(run.stride);
+            }
+        }
+    });
 }
 
 /// Calls `f(start, len)` for every stretch of slots that holds elements

@@ -410,9 +410,9 @@ where
     /// index) order, with the index counted incrementally (one addition
     /// per element; an offset computed once per run, as [`TensorBase::iter`]).
     #[inline]
-    pub fn for_each(&self, mut f: impl FnMut(&[usize], &S::Elem)) {
+    pub fn for_each(&self, f: impl FnMut(&[usize], &S::Elem)) {
         let data = self.storage.as_slice();
-        runs::for_each_offset(&self.layout, |index, offset| f(index, &data[offset]));
+        runs::for_each_element(&self.layout, data, f);
     }
 }
 
@@ -474,9 +474,9 @@ where
     /// Calls `f(index, &mut element)` for every element in logical
     /// (row-major index) order, as [`TensorBase::for_each`].
     #[inline]
-    pub fn for_each_mut(&mut self, mut f: impl FnMut(&[usize], &mut S::Elem)) {
+    pub fn for_each_mut(&mut self, f: impl FnMut(&[usize], &mut S::Elem)) {
         let data = self.storage.as_mut_slice();
-        runs::for_each_offset(&self.layout, |index, offset| f(index, &mut data[offset]));
+        runs::for_each_element_mut(&self.layout, data, f);
     }
 
     /// Sets every element (not the padding) to `value`, in memory order:
@@ -494,7 +494,7 @@ where
             data[start..start + len].fill(value);
         });
         if !spans {
-            runs::for_each_offset(&self.layout, |_, offset| data[offset] = value);
+            runs::for_each_element_mut(&self.layout, data, |_, v| *v = value);
         }
     }
 

@@ -203,6 +203,47 @@ where
     prop_assert_eq!(t.as_bytes(), &expected[..], "{}", layout);
     prop_assert_eq!(t.iter().collect::<Vec<_>>(), values.clone());
     prop_assert_eq!(t.iter().len(), indices.len());
+    // `fold` after a partial walk, and `for_each`, agree with `next`.
+    let skip = (seed as usize) % (values.len() + 1);
+    let mut it = t.iter();
+    let mut walked: Vec<E::Value> = it.by_ref().take(skip).collect();
+    walked.extend(it.fold(Vec::new(), |mut acc, v| {
+        acc.push(v);
+        acc
+    }));
+    prop_assert_eq!(&walked, &values);
+    let mut each = Vec::new();
+    t.for_each(|index, v| each.push((index.to_vec(), v)));
+    let expected_each: Vec<(Vec<usize>, E::Value)> = indices
+        .iter()
+        .cloned()
+        .zip(values.iter().copied())
+        .collect();
+    prop_assert_eq!(&each, &expected_each);
+    // Rows unpack to what `get` reads.
+    let rank = layout.rank();
+    let width = if rank == 0 { 1 } else { layout.size(rank - 1) };
+    let mut row = vec![E::ZERO; width];
+    for (index, chunk) in indices
+        .chunks(width.max(1))
+        .zip(values.chunks(width.max(1)))
+    {
+        let prefix = &index[0][..rank.saturating_sub(1)];
+        t.read_row(prefix, &mut row).unwrap();
+        prop_assert_eq!(&row[..], chunk, "row {:?} of {}", prefix, layout);
+    }
+    if rank > 0 {
+        let mut short = vec![E::ZERO; width + 1];
+        prop_assert!(t.read_row(&vec![0; rank - 1], &mut short).is_err());
+        prop_assert!(t.read_row(&vec![0; rank], &mut row).is_err());
+        if rank > 1 && layout.element_count() > 0 {
+            let mut bad = vec![0; rank - 1];
+            bad[0] = layout.size(0);
+            let err = t.read_row(&bad, &mut row).map_err(|e| e.kind());
+            let out_of_bounds = matches!(err, Err(ErrorKind::IndexOutOfBounds { .. }));
+            prop_assert!(out_of_bounds, "{:?}", err);
+        }
+    }
 
     // Slot by slot: elements hold their bits, padding stays zero.
     let n = layout.element_size_in_bits();
