@@ -285,6 +285,12 @@ pub enum ErrorKind {
     },
 
     // ---- sizes and indices ----
+    /// A shape whose byte size does not fit XLA's `int64`, which XLA
+    /// rejects when it validates the shape ("size may overflow int64_t").
+    SizeMayOverflowInt64 {
+        /// Which size, e.g. "the byte size".
+        what: &'static str,
+    },
     /// A size, stride or offset does not fit `usize` (or XLA's `i64`).
     Overflow {
         /// What overflowed, e.g. "the buffer length".
@@ -696,6 +702,10 @@ const fn describe(kind: &ErrorKind, m: &mut Message) {
             m.push_str("dimension ");
             m.push_code_usize(dim);
             m.push_str(" is unbounded (`?`) and cannot be padded");
+        }
+        ErrorKind::SizeMayOverflowInt64 { what } => {
+            m.push_str(what);
+            m.push_str(" may overflow int64_t");
         }
         ErrorKind::Overflow { what } => {
             m.push_str(what);
