@@ -7,6 +7,7 @@
 mod codegen;
 mod commands;
 mod dims;
+mod hlo;
 mod picture;
 mod render;
 mod show;
@@ -152,6 +153,32 @@ JSON output is one line:
         #[arg(long)]
         json: bool,
     },
+    /// Report the memory of an HLO module: each instruction's buffers in
+    /// XLA's bytes and tessera's, with padding and totals.
+    #[command(after_help = "\
+Example:
+  XLA_FLAGS='--xla_dump_to=dump --xla_dump_hlo_as_text' python train.py
+  tessera hlo dump/module_0001.jit_step.cpu_after_optimizations.txt --top 5
+  python -c 'print(jax.jit(f).lower(x).compile().as_text())' | tessera hlo - --json
+
+Reads a module as XLA prints it (dumps before and after optimization,
+`as_text()`). Columns, in bytes: xla = ShapeUtil::ByteSizeOf (what XLA's
+CPU and GPU buffer assignment allocates), xla tiled = ShapeUtil::ArraySize
+(padded for the first tile, as TPUs allocate), tessera = the buffer with
+every tile level, padding = tessera - xla. A tuple's own buffer is its
+table of 8-byte pointers; its elements follow under their ShapeIndex.
+Lines that cannot be read are listed with their line numbers.
+The JSON schema is in docs/hlo-report.md.")]
+    Hlo {
+        /// The HLO text file, or `-` for stdin.
+        file: String,
+        /// Print JSON instead of the table.
+        #[arg(long)]
+        json: bool,
+        /// Also list the N largest and the N most padded buffers.
+        #[arg(long, value_name = "N")]
+        top: Option<usize>,
+    },
     /// Generate a standalone function computing offsets for this layout.
     #[command(after_help = "\
 Example:
@@ -184,6 +211,7 @@ fn run(command: Command) -> Result<Output, CliError> {
         Command::Index { spec, offset } => commands::index(&spec, offset),
         Command::Offsets { spec, json } => commands::offsets(&spec, json),
         Command::Codegen { spec, lang, name } => commands::codegen(&spec, lang, &name),
+        Command::Hlo { file, json, top } => hlo::run(&file, json, top, std::io::stdin().lock()),
     }
 }
 

@@ -80,6 +80,11 @@ pub enum ErrorKind {
         /// What was expected, e.g. "`]`".
         expected: &'static str,
     },
+    /// A line of HLO text that ends before something it needs.
+    UnexpectedEndOfLine {
+        /// What was expected, e.g. "`=`".
+        expected: &'static str,
+    },
     /// A token other than the expected one.
     UnexpectedToken {
         /// What was expected.
@@ -511,6 +516,11 @@ const fn describe(kind: &ErrorKind, m: &mut Message) {
             m.push_str("expected ");
             m.push_str(expected);
             m.push_str(", found the end of the input");
+        }
+        ErrorKind::UnexpectedEndOfLine { expected } => {
+            m.push_str("expected ");
+            m.push_str(expected);
+            m.push_str(", found the end of the line");
         }
         ErrorKind::UnexpectedToken { expected, found } => {
             m.push_str("expected ");
