@@ -302,7 +302,10 @@ pub(crate) fn render_all(parts: &[Part]) -> String {
     let mut body = String::new();
     let mut y = 12;
     let mut width = 0;
-    for (title, part) in parts {
+    for (k, (title, part)) in parts.iter().enumerate() {
+        if k > 0 {
+            y += 12;
+        }
         if let Some(t) = title {
             text(
                 &mut body,
@@ -318,7 +321,7 @@ pub(crate) fn render_all(parts: &[Part]) -> String {
             Ok(p) => {
                 let (w, end) = draw(&mut body, p, y);
                 width = width.max(w);
-                y = end + 12;
+                y = end;
             }
             Err(note) => {
                 text(&mut body, MARGIN, y + 14, "caption", "start", note);
