@@ -286,17 +286,27 @@ impl<'a> Items<'a> {
         }
     }
 
-    fn computation_header(&mut self, pos: usize, end: usize) -> Item<'a> {
+    /// At `pos`: `keyword` (`ENTRY`, `ROOT`) and spaces, if there, then an
+    /// optional `%` and a name. Whether the keyword was there, and where
+    /// the name starts and ends (equal when there is none).
+    fn marked_name(&self, pos: usize, end: usize, keyword: &str) -> (bool, usize, usize) {
         let mut p = pos;
-        let is_entry = self.text[p..end].starts_with("ENTRY")
-            && self.bytes().get(p + 5).is_some_and(|&b| is_space(b));
-        if is_entry {
-            p = self.skip_space(p + 5, end);
+        let marked = self.text[p..end].starts_with(keyword)
+            && self
+                .bytes()
+                .get(p + keyword.len())
+                .is_some_and(|&b| is_space(b));
+        if marked {
+            p = self.skip_space(p + keyword.len(), end);
         }
         if self.bytes().get(p) == Some(&b'%') {
             p += 1;
         }
-        let name_end = self.name_end(p, end);
+        (marked, p, self.name_end(p, end))
+    }
+
+    fn computation_header(&mut self, pos: usize, end: usize) -> Item<'a> {
+        let (is_entry, p, name_end) = self.marked_name(pos, end, "ENTRY");
         if name_end == p {
             return self.unexpected(p, end, "a computation name");
         }
@@ -312,16 +322,7 @@ impl<'a> Items<'a> {
     /// `[ROOT] [%]NAME = SHAPE OPCODE(...)...` on `pos..end`.
     fn instruction(&mut self, pos: usize, end: usize) -> Item<'a> {
         let (computation, is_entry) = self.computation.unwrap_or(("", false));
-        let mut p = pos;
-        let is_root = self.text[p..end].starts_with("ROOT")
-            && self.bytes().get(p + 4).is_some_and(|&b| is_space(b));
-        if is_root {
-            p = self.skip_space(p + 4, end);
-        }
-        if self.bytes().get(p) == Some(&b'%') {
-            p += 1;
-        }
-        let name_end = self.name_end(p, end);
+        let (is_root, p, name_end) = self.marked_name(pos, end, "ROOT");
         if name_end == p {
             return self.unexpected(
                 p,
