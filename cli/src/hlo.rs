@@ -275,10 +275,10 @@ pub(crate) fn report(text: &str) -> Result<Report, CliError> {
             }
         }
     }
-    if !seen_module && r.computations.is_empty() {
+    if !seen_module && r.computations.is_empty() && r.instructions.is_empty() {
         return Err(CliError::msg(
-            "this is not HLO text: it has no `HloModule` line and no computation \
-             (`[ENTRY] %name (..) -> .. {`)",
+            "this is not HLO text: it has no `HloModule` line, no computation \
+             (`[ENTRY] %name (..) -> .. {`) and no instruction (`%name = SHAPE op(..)`)",
         ));
     }
     if r.entry_parameters.is_empty() && r.entry_result.is_none() {
@@ -534,9 +534,14 @@ pub(crate) fn to_table(r: &Report, top: Option<usize>) -> String {
     );
     let totals = r.computation_totals();
     for (comp, entry, count, t) in &totals {
+        let title = if comp.is_empty() {
+            "lines outside any computation"
+        } else {
+            comp
+        };
         let _ = writeln!(
             out,
-            "\ncomputation {comp}{}",
+            "\ncomputation {title}{}",
             if *entry { " (ENTRY)" } else { "" }
         );
         header(&mut out);

@@ -310,3 +310,33 @@ fn text_that_is_not_hlo_is_a_clear_error() {
         .code(2)
         .stderr(contains("cannot read `/nonexistent/module.hlo`"));
 }
+
+#[test]
+fn a_line_pasted_alone_is_read_and_check_points_to_hlo() {
+    let out = tessera()
+        .args(["hlo", "-"])
+        .write_stdin(
+            "%p0 = bf16[8,128]{1,0:T(8,128)(2,1)} parameter(0), metadata={op_name=\"x\"}\n",
+        )
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let out = String::from_utf8(out).unwrap();
+    assert!(
+        out.contains("computation lines outside any computation\n"),
+        "{out}"
+    );
+    assert!(
+        out.contains("  p0                           bf16[8,128]{1,0:T(8,128)(2,1)}             1024       2048"),
+        "{out}"
+    );
+    tessera()
+        .args(["check", "%p0 = bf16[8,128]{1,0} parameter(0)"])
+        .assert()
+        .code(2)
+        .stderr(contains(
+            "(a line of HLO: `tessera hlo -` reads it, or give the shape alone)",
+        ));
+}

@@ -15,9 +15,11 @@
 //!
 //! `SHAPE` is an array (`f32[8,128]{1,0:T(8,128)}`), a tuple, possibly
 //! with XLA's `/*index=5*/` comments, or a buffer; attributes
-//! (`metadata={..}`, `backend_config=..`, `calls=..`) are skipped. Lines
-//! outside computations other than `HloModule` (the `FileNames` and
-//! `StackFrames` tables of newer dumps) are skipped. A line inside a
+//! (`metadata={..}`, `backend_config=..`, `calls=..`) are skipped. Outside
+//! computations, a line starting with `%NAME =` is read as an instruction
+//! (of no computation: a line pasted on its own); other lines than
+//! `HloModule` (the `FileNames` and `StackFrames` tables of newer dumps)
+//! are skipped. A line inside a
 //! computation that is not an instruction, or whose shape breaks a rule,
 //! is an [`Item::Unreadable`] with the error spanned over the whole text.
 //!
@@ -265,6 +267,10 @@ impl<'a> Items<'a> {
         }
         if line.ends_with('{') {
             return Some(self.computation_header(first, end));
+        }
+        // A lone instruction, pasted from a module: `%p = f32[2]{0} ...`.
+        if line.starts_with('%') && line.contains('=') {
+            return Some(self.instruction(first, end));
         }
         None
     }
@@ -730,9 +736,28 @@ ENTRY %main.1 (x.1: f32[5,3], t: (s32[], bf16[2])) -> (s4[5,3], s8[5,3]) {
                 ),
             ]
         );
-        // `?` dims are valid shapes; the line after `}` is outside any
-        // computation and skipped.
-        assert_eq!(shapes(text).len(), 1);
+        // `?` dims are valid shapes; the line after `}` is a lone
+        // instruction of no computation.
+        let s = shapes(text);
+        assert_eq!((s.len(), s[1].1, s[1].2), (2, "", "x"));
+    }
+
+    #[test]
+    fn a_lone_instruction_line_is_read() {
+        let s =
+            shapes("%p0 = bf16[8,128]{1,0:T(8,128)(2,1)} parameter(0), metadata={op_name=\"x\"}");
+        assert_eq!(
+            s,
+            [(
+                Role::Instruction,
+                "",
+                "p0",
+                "parameter",
+                false,
+                1,
+                "bf16[8,128]{1,0:T(8,128)(2,1)}"
+            )]
+        );
     }
 
     #[test]
