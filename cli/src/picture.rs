@@ -140,12 +140,22 @@ pub(crate) struct StripSlot {
 /// The buffer in memory order.
 #[derive(Clone, Debug)]
 pub(crate) struct Strip {
-    /// The slots drawn, from offset 0.
+    /// The slots drawn, in offset order from the first one's.
     pub(crate) slots: Vec<StripSlot>,
     /// The buffer length.
     pub(crate) buffer_len: usize,
     /// Slots per first-level tile when each tile is one run of slots.
     pub(crate) run: Option<usize>,
+}
+
+impl Strip {
+    /// Whether slots were left out, and if so which were drawn:
+    /// `start..end`.
+    pub(crate) fn cut(&self) -> Option<(usize, usize)> {
+        let start = self.slots.first().map_or(0, |s| s.offset);
+        let end = start + self.slots.len();
+        (self.slots.len() < self.buffer_len).then_some((start, end))
+    }
 }
 
 /// Everything `show` and `svg` draw.
@@ -263,7 +273,15 @@ impl Picture {
                 .collect()
         };
         let grids = build(true).or_else(|| build(false)).unwrap_or_default();
-        let strip = strip(layout, limits.slots);
+        // A tile drawn whole gets its own run of slots in the strip.
+        let strip = match (window.size, grids.first()) {
+            (Some(_), Some(g)) => {
+                let volume = Tiler::new(layout).volume().max(1);
+                let first = g.cells.iter().map(|c| c.offset).min().unwrap_or(0);
+                strip(layout, first / volume * volume, volume)
+            }
+            _ => strip(layout, 0, limits.slots),
+        };
         let colours = colour_tiles(&grids, &strip);
         Picture {
             layout: *layout,
@@ -393,13 +411,13 @@ fn grid(
     Some(g)
 }
 
-/// The first `limit` slots of the buffer. A padding slot is given the
-/// tile of its run when every element drawn sits in the run
+/// Up to `limit` slots of the buffer from offset `start`. A padding slot
+/// is given the tile of its run when every element drawn sits in the run
 /// `offset / volume` of its tile.
-fn strip(layout: &ArrayLayout, limit: usize) -> Strip {
+fn strip(layout: &ArrayLayout, start: usize, limit: usize) -> Strip {
     let tiler = Tiler::new(layout);
-    let count = layout.buffer_len().min(limit);
-    let mut slots: Vec<StripSlot> = (0..count)
+    let end = layout.buffer_len().min(start.saturating_add(limit));
+    let mut slots: Vec<StripSlot> = (start.min(end)..end)
         .map(|offset| {
             let slot = layout.try_slot(offset).unwrap_or(Slot::Padding);
             let tile = match slot {

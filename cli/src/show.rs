@@ -208,12 +208,11 @@ fn strip_lines(out: &mut String, picture: &Picture) {
     for line in strip::render(&picture.strip, &picture.colours) {
         let _ = writeln!(out, "  {line}");
     }
-    let shown = picture.strip.slots.len();
-    if shown < picture.strip.buffer_len {
+    if let Some((start, end)) = picture.strip.cut() {
         let _ = writeln!(
             out,
-            "  … showing slots 0..{} of {} (--full shows all)",
-            shown, picture.strip.buffer_len
+            "  … showing slots {start}..{end} of {} (--full shows all)",
+            picture.strip.buffer_len
         );
     }
 }

@@ -137,6 +137,14 @@ fn one_tile_is_drawn_whole_on_request() {
     want.sort_unstable();
     got.sort_unstable();
     assert_eq!(got, want);
+    // The strip holds that tile's run of slots: tile 7 of 1024 slots.
+    let xml = roxmltree::Document::parse(&doc).unwrap();
+    let slots: Vec<usize> = xml
+        .descendants()
+        .filter(|n| n.attribute("class").is_some_and(|c| c.starts_with("slot ")))
+        .map(|n| n.attribute("data-offset").unwrap().parse().unwrap())
+        .collect();
+    assert_eq!(slots, (7 * 1024..8 * 1024).collect::<Vec<_>>());
     let out = stdout_of(&["show", spec, "--tile", "2,1"]);
     assert!(
         out.contains("… one tile, whole: 8 rows from 16 and 128 columns from 128"),

@@ -241,12 +241,8 @@ fn draw(body: &mut String, p: &Picture, mut y: usize) -> (usize, usize) {
     let (h, w) = memory(body, p, MARGIN, y);
     width = width.max(MARGIN + w);
     y += h;
-    if p.strip.slots.len() < p.strip.buffer_len {
-        let note = format!(
-            "showing slots 0..{} of {}",
-            p.strip.slots.len(),
-            p.strip.buffer_len
-        );
+    if let Some((start, end)) = p.strip.cut() {
+        let note = format!("showing slots {start}..{end} of {}", p.strip.buffer_len);
         text(body, MARGIN, y + 14, "caption", "start", &note);
         y += 24;
     }
