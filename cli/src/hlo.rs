@@ -9,7 +9,7 @@ use std::fmt::Write as _;
 
 use layout_core::hlo::{self, Item, Role};
 use layout_core::text::{TreeEvent, parse_shape_tree};
-use layout_core::{ArrayLayout, Shape, layout_util, shape_util};
+use layout_core::{ArrayLayout, ByteSpan, Shape, layout_util, shape_util};
 use serde_json::{Value, json};
 
 use crate::commands::Output;
@@ -225,7 +225,7 @@ fn array_leaf(shape: &Shape, index: Vec<usize>) -> Leaf {
 /// fatal.
 ///
 /// # Errors
-/// Text with neither an `HloModule` line nor a computation: not HLO.
+/// Text with no `HloModule` line, computation or instruction: not HLO.
 pub(crate) fn report(text: &str) -> Result<Report, CliError> {
     let mut r = Report {
         module: String::new(),
@@ -252,7 +252,12 @@ pub(crate) fn report(text: &str) -> Result<Report, CliError> {
                 let (shape, leaves) = match built {
                     Ok(x) => x,
                     Err(e) => {
-                        let e = e.with_span(site.span);
+                        // Spans of the shape text, moved onto the whole text.
+                        let at = site.span.start;
+                        let e = match e.span() {
+                            Some(sp) => e.with_span(ByteSpan::new(at + sp.start, at + sp.end)),
+                            None => e.with_span(site.span),
+                        };
                         r.unreadable.push(unreadable(text, site.line, &e));
                         continue;
                     }

@@ -30,11 +30,15 @@ pub(crate) fn extent(layout: &ArrayLayout, dims: Option<(usize, usize)>) -> Opti
     Some((along(r)?, along(c)?))
 }
 
+/// Most elements of a tile `--tile` draws (a `T(128,128)` tile has 16384).
+const MAX_WHOLE_TILE: usize = 1 << 16;
+
 /// The window of grid rows and columns holding tile `at` (`Y,X`, or one
 /// number for rank 1) whole.
 ///
 /// # Errors
-/// No first-level tiles, a `*` entry, or `at` not naming a tile.
+/// No first-level tiles, a `*` entry, a tile of more than 65536 elements,
+/// or `at` not naming a tile.
 pub(crate) fn window(
     layout: &ArrayLayout,
     dims: Option<(usize, usize)>,
@@ -45,6 +49,11 @@ pub(crate) fn window(
             "`--tile` needs a layout with tiles (`:T(..)`) that merge no dims with `*`",
         ));
     };
+    if th.saturating_mul(tw) > MAX_WHOLE_TILE {
+        return Err(CliError::msg(format!(
+            "a tile of {th}x{tw} elements is too large to draw whole (at most {MAX_WHOLE_TILE})"
+        )));
+    }
     let (r, c) = axes(layout, dims);
     let size = |d: Option<usize>| d.map_or(1, |d| layout.size(d));
     let counts = (size(r).div_ceil(th), size(c).div_ceil(tw));
@@ -175,7 +184,8 @@ pub(crate) fn tile_grid(
             let slots = th * tw;
             cells.push(TileCell {
                 number: tiler.tile_of(&index),
-                padding_percent: ((slots - valid) * 100).div_ceil(slots),
+                // In 128 bits: a tile may hold up to `i64::MAX` slots.
+                padding_percent: ((slots - valid) as u128 * 100).div_ceil(slots as u128) as usize,
             });
         }
     }

@@ -156,6 +156,19 @@ fn one_tile_is_drawn_whole_on_request() {
         .code(2)
         .stderr("error: tile `3,0` is outside the 3x3 tiles along y,x\n");
     tessera()
+        .args([
+            "show",
+            "u8[1,1]{1,0:T(1000000000000000000,1)}",
+            "--tile",
+            "0,0",
+        ])
+        .assert()
+        .code(2)
+        .stderr(contains("too large to draw whole"));
+    // Its tile grid says the one tile is almost all padding.
+    let huge = stdout_of(&["show", "u8[1,1]{1,0:T(1000000000000000000,1)}"]);
+    assert!(huge.contains("#0 100%"), "{huge}");
+    tessera()
         .args(["show", "f32[4,4]", "--tile", "0,0"])
         .assert()
         .code(2)
