@@ -69,7 +69,6 @@ enum Command {
 Example:
   tessera show 'f32[3,5]{1,0:T(2,2)}'
   tessera show 'f32[4,6,8]{2,1,0:T(2,4)}' --dims z,x
-
   tessera show '(f32[4,4]{1,0}, s32[])'
   tessera show 'f32[?,512]{1,0}' --extent 0=37
   tessera show 'bf16[64,256]{1,0:T(8,128)(2,1)}' --tile 2,1

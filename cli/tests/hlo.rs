@@ -247,15 +247,7 @@ fn table_of_tuples_and_packed_types() {
 #[test]
 fn unreadable_lines_are_listed_with_their_line_and_caret() {
     let text = "HloModule m\n\nENTRY %e (p: f32[2]) -> f32[2] {\n  %p = f32[2]{0} parameter(0)\n  %q = f32[?,2]{0,1} negate(%p)\n  %r f32[2]{0} negate(%p)\n  ROOT %s = f32[2]{1} negate(%p)\n}\n";
-    let out = tessera()
-        .args(["hlo", "-"])
-        .write_stdin(text)
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
-    let out = String::from_utf8(out).unwrap();
+    let out = hlo_of_stdin(text, &[]);
     assert!(
         out.contains(
             "2 lines could not be read:\nline 6: error: expected `=` after the instruction name, found `f32`\n    %r f32[2]{0} negate(%p)\n       ^^^\n"
@@ -272,7 +264,7 @@ fn unreadable_lines_are_listed_with_their_line_and_caret() {
         "{out}"
     );
     assert!(out.contains("(1 with `?` dims left out)"), "{out}");
-    let json: Value = serde_json::from_str(&stdout_of_stdin(text)).unwrap();
+    let json: Value = serde_json::from_str(&hlo_of_stdin(text, &["--json"])).unwrap();
     assert_eq!(json["unreadable"][0]["line"], 6);
     assert_eq!(json["unreadable"][1]["line"], 7);
     let q = &json["instructions"][1]["leaves"][0];
@@ -280,13 +272,19 @@ fn unreadable_lines_are_listed_with_their_line_and_caret() {
     assert_eq!(q["xla_bytes"], Value::Null);
 }
 
-fn stdout_of_stdin(text: &str) -> String {
+/// `tessera hlo - ARGS..` on `text`, expecting success; its stdout.
+fn hlo_of_stdin(text: &str, args: &[&str]) -> String {
     let out = tessera()
-        .args(["hlo", "-", "--json"])
+        .args(["hlo", "-"])
+        .args(args)
         .write_stdin(text)
         .output()
         .unwrap();
-    assert!(out.status.success());
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     String::from_utf8(out.stdout).unwrap()
 }
 
@@ -313,17 +311,10 @@ fn text_that_is_not_hlo_is_a_clear_error() {
 
 #[test]
 fn a_line_pasted_alone_is_read_and_check_points_to_hlo() {
-    let out = tessera()
-        .args(["hlo", "-"])
-        .write_stdin(
-            "%p0 = bf16[8,128]{1,0:T(8,128)(2,1)} parameter(0), metadata={op_name=\"x\"}\n",
-        )
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
-    let out = String::from_utf8(out).unwrap();
+    let out = hlo_of_stdin(
+        "%p0 = bf16[8,128]{1,0:T(8,128)(2,1)} parameter(0), metadata={op_name=\"x\"}\n",
+        &[],
+    );
     assert!(
         out.contains("computation lines outside any computation\n"),
         "{out}"
