@@ -17,10 +17,10 @@ pub use layout_core::{ByteSpan, Error, ErrorKind, Locus, Message, Report, Snippe
 // Limits of the fixed-size engine.
 pub use layout_core::{MAX_DIM_SIZE, MAX_PHYSICAL_RANK, MAX_RANK, MAX_TILE_LEVELS};
 // The engine's modules, for tools that go beyond the types above: loop
-// nests, the text form, offset formulas, and the mirrors of XLA's utility
-// classes.
+// nests, the text form, the shapes of HLO modules, offset formulas, and
+// the mirrors of XLA's utility classes.
 pub use layout_core::{
-    element, error, index_util, layout_util, message, mixed_layout, shape, shape_util,
+    element, error, hlo, index_util, layout_util, message, mixed_layout, shape, shape_util,
     static_layout, terms, text, tile, traits, typelevel, validate, walk,
 };
 

@@ -5,14 +5,16 @@
 use std::fmt::Write as _;
 use std::io::BufRead;
 
-use layout_core::Slot;
+use layout_core::{ArrayLayout, Slot};
 
+use crate::arrays;
 use crate::codegen::{self, Lang};
 use crate::dims;
-use crate::picture::{Limits, Odometer, Picture};
+use crate::picture::{Limits, Odometer, Part, Picture, Window};
 use crate::render::svg;
 use crate::show;
 use crate::spec::{self, CliError};
+use crate::tile_view;
 
 /// What a command produced.
 pub(crate) struct Output {
@@ -31,33 +33,84 @@ impl Output {
     }
 }
 
-/// The picture of `text`, with `--dims` and `--full` applied.
-fn picture(text: &str, dims_arg: Option<&str>, full: bool) -> Result<Picture, CliError> {
-    let a = spec::parse(text)?;
-    let pair = match dims_arg {
+/// How `show` and `svg` draw: `--dims`, `--full`, `--extent`, `--tile`.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Drawing<'a> {
+    /// `--dims`: the two dims drawn.
+    pub(crate) dims: Option<&'a str>,
+    /// `--full`: everything, however large.
+    pub(crate) full: bool,
+    /// `--extent`: sizes of `?` dims.
+    pub(crate) extent: Option<&'a str>,
+    /// `--tile`: one first-level tile drawn whole.
+    pub(crate) tile: Option<&'a str>,
+}
+
+/// The pictures of `text` (one per array; a tuple has one per leaf), each
+/// with its title, or the note of a leaf with nothing to draw.
+fn pictures(text: &str, how: Drawing<'_>) -> Result<Vec<Part>, CliError> {
+    let extents = arrays::parse_extents(how.extent)?;
+    let mut out = Vec::new();
+    for drawn in arrays::arrays(text, &extents)? {
+        let picture = match drawn.array {
+            Ok(a) => Ok(picture(&a, how)?),
+            Err(note) => Err(note),
+        };
+        out.push((drawn.title, picture));
+    }
+    Ok(out)
+}
+
+/// The picture of one array, with `how` applied.
+fn picture(a: &ArrayLayout, how: Drawing<'_>) -> Result<Picture, CliError> {
+    let pair = match how.dims {
         Some(d) => Some(dims::parse_pair(a.rank(), d)?),
         None => dims::default_pair(a.layout().minor_to_major()),
     };
-    Ok(Picture::new(
-        &a,
-        pair,
-        if full { Limits::FULL } else { Limits::SCREEN },
-    ))
+    let limits = if how.full {
+        Limits::FULL
+    } else {
+        Limits::SCREEN
+    };
+    let window = match how.tile {
+        Some(at) => tile_view::window(a, pair, at)?,
+        None => Window::default(),
+    };
+    let mut p = Picture::new(a, pair, limits, window);
+    if how.tile.is_none() && !how.full {
+        p.tile_grid = tile_view::tile_grid(a, pair, limits);
+    }
+    Ok(p)
 }
 
 /// `show`.
-pub(crate) fn show(text: &str, dims_arg: Option<&str>, full: bool) -> Result<Output, CliError> {
-    Ok(Output::ok(show::render(&picture(text, dims_arg, full)?)))
+pub(crate) fn show(text: &str, how: Drawing<'_>) -> Result<Output, CliError> {
+    let mut out = String::new();
+    for (title, picture) in pictures(text, how)? {
+        if let Some(t) = title {
+            if !out.is_empty() {
+                out.push('\n');
+            }
+            let _ = writeln!(out, "tuple element {t}");
+        }
+        match picture {
+            Ok(p) => out.push_str(&show::render(&p)),
+            Err(note) => {
+                let _ = writeln!(out, "{note}");
+            }
+        }
+    }
+    Ok(Output::ok(out))
 }
 
 /// `svg`: writes the image to `path` (`-` for stdout).
 pub(crate) fn svg(
     text: &str,
-    dims_arg: Option<&str>,
-    full: bool,
+    how: Drawing<'_>,
     path: &std::path::Path,
 ) -> Result<Output, CliError> {
-    let doc = svg::render(&picture(text, dims_arg, full)?);
+    let parts = pictures(text, how)?;
+    let doc = svg::render_all(&parts);
     if path.as_os_str() == "-" {
         return Ok(Output::ok(doc));
     }

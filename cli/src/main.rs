@@ -4,13 +4,16 @@
 //! command's work is in [`commands`], and every number printed comes from
 //! the `layout-core` engine. Errors go to stderr with exit status 2.
 
+mod arrays;
 mod codegen;
 mod commands;
 mod dims;
+mod hlo;
 mod picture;
 mod render;
 mod show;
 mod spec;
+mod tile_view;
 mod tiles;
 
 use std::io::Write as _;
@@ -66,36 +69,34 @@ enum Command {
 Example:
   tessera show 'f32[3,5]{1,0:T(2,2)}'
   tessera show 'f32[4,6,8]{2,1,0:T(2,4)}' --dims z,x
+  tessera show '(f32[4,4]{1,0}, s32[])'
+  tessera show 'f32[?,512]{1,0}' --extent 0=37
+  tessera show 'bf16[64,256]{1,0:T(8,128)(2,1)}' --tile 2,1
 
 Grid cells hold offsets; `·` marks padding. The strip lists the buffer's
-slots in memory order, each with the logical index it holds.")]
+slots in memory order, each with the logical index it holds. A tuple is
+drawn element by element, titled by its ShapeIndex. When one tile is
+larger than a screen, the grid of tiles is drawn instead (each cell a
+tile: its number and the share of it that is padding); `--tile` draws
+one tile whole. A tiled rank-1 array wraps into rows of whole tiles.")]
     Show {
-        /// The array shape, e.g. `f32[3,5]{1,0:T(2,2)}`.
+        /// The shape, e.g. `f32[3,5]{1,0:T(2,2)}`; tuples too.
         spec: String,
-        /// Two dims to draw, rows then columns, by number or XLA name
-        /// (`y,x`; `z y x`; `p z y x`); default: the two most-minor.
-        #[arg(long)]
-        dims: Option<String>,
-        /// Draw everything, however large.
-        #[arg(long)]
-        full: bool,
+        #[command(flatten)]
+        drawing: DrawingArgs,
     },
     /// Draw the same picture as an SVG image.
     #[command(after_help = "\
 Example:
   tessera svg 'f32[4,8]{1,0:T(2,4)(2,1)}' -o tiles.svg")]
     Svg {
-        /// The array shape.
+        /// The shape; tuples too.
         spec: String,
         /// Where to write the image (`-` for stdout).
         #[arg(short, long)]
         output: PathBuf,
-        /// Two dims to draw, as for `show`.
-        #[arg(long)]
-        dims: Option<String>,
-        /// Draw everything, however large.
-        #[arg(long)]
-        full: bool,
+        #[command(flatten)]
+        drawing: DrawingArgs,
     },
     /// Print the canonical XLA form of each spec, one line each.
     #[command(after_help = "\
@@ -152,6 +153,32 @@ JSON output is one line:
         #[arg(long)]
         json: bool,
     },
+    /// Report the memory of an HLO module: each instruction's buffers in
+    /// XLA's bytes and tessera's, with padding and totals.
+    #[command(after_help = "\
+Example:
+  XLA_FLAGS='--xla_dump_to=dump --xla_dump_hlo_as_text' python train.py
+  tessera hlo dump/module_0001.jit_step.cpu_after_optimizations.txt --top 5
+  python -c 'print(jax.jit(f).lower(x).compile().as_text())' | tessera hlo - --json
+
+Reads a module as XLA prints it (dumps before and after optimization,
+`as_text()`). Columns, in bytes: xla = ShapeUtil::ByteSizeOf (what XLA's
+CPU and GPU buffer assignment allocates), xla tiled = ShapeUtil::ArraySize
+(padded for the first tile, as TPUs allocate), tessera = the buffer with
+every tile level, padding = tessera - xla. A tuple's own buffer is its
+table of 8-byte pointers; its elements follow under their ShapeIndex.
+Lines that cannot be read are listed with their line numbers.
+The JSON schema is in docs/hlo-report.md.")]
+    Hlo {
+        /// The HLO text file, or `-` for stdin.
+        file: String,
+        /// Print JSON instead of the table.
+        #[arg(long)]
+        json: bool,
+        /// Also list the N largest and the N most padded buffers.
+        #[arg(long, value_name = "N")]
+        top: Option<usize>,
+    },
     /// Generate a standalone function computing offsets for this layout.
     #[command(after_help = "\
 Example:
@@ -168,22 +195,53 @@ Example:
     },
 }
 
+/// How `show` and `svg` draw.
+#[derive(clap::Args, Debug)]
+struct DrawingArgs {
+    /// Two dims to draw, rows then columns, by number or XLA name
+    /// (`y,x`; `z y x`; `p z y x`); default: the two most-minor.
+    #[arg(long)]
+    dims: Option<String>,
+    /// Draw everything, however large.
+    #[arg(long)]
+    full: bool,
+    /// Sizes to draw `?` dims at, `DIM=N` by number or name
+    /// (`--extent 0=37`, `--extent y=37,x=5`); `<=N` dims are drawn at N.
+    #[arg(long, value_name = "DIM=N,..")]
+    extent: Option<String>,
+    /// Draw one first-level tile whole: its place in the tile grid, `Y,X`
+    /// (one number for rank 1).
+    #[arg(long, value_name = "Y,X")]
+    tile: Option<String>,
+}
+
+impl DrawingArgs {
+    fn drawing(&self) -> commands::Drawing<'_> {
+        commands::Drawing {
+            dims: self.dims.as_deref(),
+            full: self.full,
+            extent: self.extent.as_deref(),
+            tile: self.tile.as_deref(),
+        }
+    }
+}
+
 /// Runs `command`.
 fn run(command: Command) -> Result<Output, CliError> {
     match command {
-        Command::Show { spec, dims, full } => commands::show(&spec, dims.as_deref(), full),
+        Command::Show { spec, drawing } => commands::show(&spec, drawing.drawing()),
         Command::Svg {
             spec,
             output,
-            dims,
-            full,
-        } => commands::svg(&spec, dims.as_deref(), full, &output),
+            drawing,
+        } => commands::svg(&spec, drawing.drawing(), &output),
         Command::Canon { specs } => commands::canon(&specs, std::io::stdin().lock()),
         Command::Check { spec } => commands::check(&spec),
         Command::Offset { spec, index } => commands::offset(&spec, &index),
         Command::Index { spec, offset } => commands::index(&spec, offset),
         Command::Offsets { spec, json } => commands::offsets(&spec, json),
         Command::Codegen { spec, lang, name } => commands::codegen(&spec, lang, &name),
+        Command::Hlo { file, json, top } => hlo::run(&file, json, top, std::io::stdin().lock()),
     }
 }
 

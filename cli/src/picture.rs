@@ -7,6 +7,7 @@ use std::collections::HashMap;
 
 use layout_core::{ArrayLayout, DimVec, Slot};
 
+use crate::tile_view::TileGrid;
 use crate::tiles::{self, Tiler};
 
 /// How much of a large array to draw.
@@ -66,6 +67,13 @@ pub(crate) struct Grid {
     pub(crate) shown: (usize, usize),
     /// `shown.0 * shown.1` cells, row by row.
     pub(crate) cells: Vec<Cell>,
+    /// Row and column of the first cell drawn (a tile drawn whole with
+    /// `--tile`); `(0, 0)` otherwise.
+    pub(crate) origin: (usize, usize),
+    /// For a rank-1 array wrapped into rows, the elements per row.
+    pub(crate) wrap: Option<usize>,
+    /// Whether this is one window drawn whole (`--tile`).
+    pub(crate) windowed: bool,
 }
 
 impl Grid {
@@ -77,6 +85,32 @@ impl Grid {
     /// Whether rows or columns were left out.
     pub(crate) fn is_cut(&self) -> bool {
         self.shown != self.padded
+    }
+
+    /// Whether rows are labelled (a row dimension, or a wrapped rank-1
+    /// array).
+    pub(crate) fn has_row_labels(&self) -> bool {
+        self.row_dim.is_some() || self.wrap.is_some()
+    }
+
+    /// The label of row `r`: its index along the row dimension, or for a
+    /// wrapped rank-1 array the index of its first element.
+    pub(crate) fn row_label(&self, r: usize) -> String {
+        ((self.origin.0 + r) * self.wrap.unwrap_or(1)).to_string()
+    }
+
+    /// The label of column `c`: its index along the column dimension.
+    pub(crate) fn col_label(&self, c: usize) -> String {
+        (self.origin.1 + c).to_string()
+    }
+
+    /// The logical position of cell `(r, c)` along the row and column
+    /// dimensions (a wrapped rank-1 array has all of it in the column).
+    fn position(&self, r: usize, c: usize) -> (usize, usize) {
+        match self.wrap {
+            Some(w) => (0, (self.origin.0 + r) * w + c),
+            None => (self.origin.0 + r, self.origin.1 + c),
+        }
     }
 
     /// Whether a tile boundary runs left of cell `(r, c)`: the edges
@@ -106,12 +140,22 @@ pub(crate) struct StripSlot {
 /// The buffer in memory order.
 #[derive(Clone, Debug)]
 pub(crate) struct Strip {
-    /// The slots drawn, from offset 0.
+    /// The slots drawn, in offset order from the first one's.
     pub(crate) slots: Vec<StripSlot>,
     /// The buffer length.
     pub(crate) buffer_len: usize,
     /// Slots per first-level tile when each tile is one run of slots.
     pub(crate) run: Option<usize>,
+}
+
+impl Strip {
+    /// Whether slots were left out, and if so which were drawn:
+    /// `start..end`.
+    pub(crate) fn cut(&self) -> Option<(usize, usize)> {
+        let start = self.slots.first().map_or(0, |s| s.offset);
+        let end = start + self.slots.len();
+        (self.slots.len() < self.buffer_len).then_some((start, end))
+    }
 }
 
 /// Everything `show` and `svg` draw.
@@ -127,15 +171,64 @@ pub(crate) struct Picture {
     pub(crate) strip: Strip,
     /// Colour number of each tile: tiles that touch get different ones.
     pub(crate) colours: HashMap<usize, usize>,
+    /// The grid of whole tiles, drawn instead of [`Picture::grids`] when
+    /// one tile is larger than a screen.
+    pub(crate) tile_grid: Option<TileGrid>,
 }
+
+/// One part of what `show` and `svg` draw: its title (a tuple element's
+/// ShapeIndex and shape) and its picture, or why it has none (`token[]`).
+pub(crate) type Part = (Option<String>, Result<Picture, String>);
 
 /// Colours the palettes have.
 pub(crate) const PALETTE_LEN: usize = 6;
 
+/// The part of the array the grids draw: all of it (cut to the limits),
+/// or one window drawn whole (a tile, `--tile`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Window {
+    /// First row and column drawn, in grid rows and columns.
+    pub(crate) origin: (usize, usize),
+    /// Rows and columns drawn; `None` for up to the limits.
+    pub(crate) size: Option<(usize, usize)>,
+}
+
+/// Columns a screen shows of a wrapped rank-1 array, at most.
+const WRAP_COLS: usize = 24;
+
+/// The row length of a tiled rank-1 array of `padded` slots in tiles of
+/// `tile` elements: the most whole tiles a screen row holds whose length
+/// divides `padded`, or, for a tile wider than a screen, the widest
+/// divisor of the tile that fits. `None` when untiled or when neither
+/// exists.
+pub(crate) fn wrap_width(layout: &ArrayLayout, padded: usize) -> Option<usize> {
+    if layout.rank() != 1 {
+        return None;
+    }
+    let tile = *layout.layout().tiles().first()?.raw().last()?;
+    if tile < 2 || padded == 0 || !padded.is_multiple_of(tile) {
+        return None;
+    }
+    if tile <= WRAP_COLS {
+        (1..=WRAP_COLS / tile)
+            .rev()
+            .map(|k| k * tile)
+            .find(|w| padded.is_multiple_of(*w))
+    } else {
+        (2..=WRAP_COLS).rev().find(|w| tile.is_multiple_of(*w))
+    }
+}
+
 impl Picture {
     /// The picture of `layout` with rows along `dims.0` and columns along
-    /// `dims.1` (ignored below rank 2), cut to `limits`.
-    pub(crate) fn new(layout: &ArrayLayout, dims: Option<(usize, usize)>, limits: Limits) -> Self {
+    /// `dims.1` (ignored below rank 2), cut to `limits`, of `window`.
+    /// A tiled rank-1 array wraps into rows ([`wrap_width`]).
+    pub(crate) fn new(
+        layout: &ArrayLayout,
+        dims: Option<(usize, usize)>,
+        limits: Limits,
+        window: Window,
+    ) -> Self {
         // Narrow enough for a screen: columns of the widest offset.
         let digits = layout.buffer_len().saturating_sub(1).to_string().len();
         let limits = if limits == Limits::FULL {
@@ -146,14 +239,7 @@ impl Picture {
                 ..limits
             }
         };
-        let (row_dim, col_dim) = match layout.rank() {
-            0 => (None, None),
-            1 => (None, Some(0)),
-            _ => {
-                let (r, c) = dims.unwrap_or((0, 1));
-                (Some(r), Some(c))
-            }
-        };
+        let (row_dim, col_dim) = axes(layout, dims);
         let fixed_dims: Vec<usize> = (0..layout.rank())
             .filter(|d| Some(*d) != row_dim && Some(*d) != col_dim)
             .collect();
@@ -163,6 +249,7 @@ impl Picture {
         let build = |extend: bool| -> Option<Vec<Grid>> {
             let (ext, padded) = extended(layout, row_dim, col_dim, extend);
             let tiler = Tiler::new(&ext);
+            let wrap = wrap_width(layout, padded.1);
             slices
                 .iter()
                 .map(|fixed| {
@@ -179,12 +266,22 @@ impl Picture {
                         fixed,
                         padded,
                         limits,
+                        window,
+                        wrap,
                     )
                 })
                 .collect()
         };
         let grids = build(true).or_else(|| build(false)).unwrap_or_default();
-        let strip = strip(layout, limits.slots);
+        // A tile drawn whole gets its own run of slots in the strip.
+        let strip = match (window.size, grids.first()) {
+            (Some(_), Some(g)) => {
+                let volume = Tiler::new(layout).volume().max(1);
+                let first = g.cells.iter().map(|c| c.offset).min().unwrap_or(0);
+                strip(layout, first / volume * volume, volume)
+            }
+            _ => strip(layout, 0, limits.slots),
+        };
         let colours = colour_tiles(&grids, &strip);
         Picture {
             layout: *layout,
@@ -192,6 +289,23 @@ impl Picture {
             slices_total,
             strip,
             colours,
+            tile_grid: None,
+        }
+    }
+}
+
+/// The dimensions along the rows and columns of the grids: none for rank
+/// 0, columns only for rank 1, `dims` (default `(0, 1)`) above.
+pub(crate) fn axes(
+    layout: &ArrayLayout,
+    dims: Option<(usize, usize)>,
+) -> (Option<usize>, Option<usize>) {
+    match layout.rank() {
+        0 => (None, None),
+        1 => (None, Some(0)),
+        _ => {
+            let (r, c) = dims.unwrap_or((0, 1));
+            (Some(r), Some(c))
         }
     }
 }
@@ -226,6 +340,10 @@ fn extended(
 
 /// One grid, or `None` when the grown layout `ext` disagrees with
 /// `layout` on a cell (then the caller draws no padding cells).
+#[allow(
+    clippy::too_many_arguments,
+    reason = "one call site; the parts of one picture's geometry"
+)]
 fn grid(
     layout: &ArrayLayout,
     ext: &ArrayLayout,
@@ -234,23 +352,46 @@ fn grid(
     fixed: Vec<(usize, usize)>,
     padded: (usize, usize),
     limits: Limits,
+    window: Window,
+    wrap: Option<usize>,
 ) -> Option<Grid> {
     let logical = (size_of(layout, row_dim), size_of(layout, col_dim));
-    let shown = (padded.0.min(limits.rows), padded.1.min(limits.cols));
+    // Rows and columns of the grid, in its own units.
+    let padded = match wrap {
+        Some(w) => (padded.1 / w, w),
+        None => padded,
+    };
+    let avail = (
+        padded.0.saturating_sub(window.origin.0),
+        padded.1.saturating_sub(window.origin.1),
+    );
+    let want = window.size.unwrap_or((limits.rows, limits.cols));
+    let shown = (avail.0.min(want.0), avail.1.min(want.1));
+    let mut g = Grid {
+        row_dim,
+        col_dim,
+        fixed,
+        padded,
+        shown,
+        cells: Vec::with_capacity(shown.0 * shown.1),
+        origin: window.origin,
+        wrap,
+        windowed: window.size.is_some(),
+    };
     let mut index = vec![0usize; layout.rank()];
-    for &(d, i) in &fixed {
+    for &(d, i) in &g.fixed {
         index[d] = i;
     }
-    let mut cells = Vec::with_capacity(shown.0 * shown.1);
     for r in 0..shown.0 {
         for c in 0..shown.1 {
+            let (pr, pc) = g.position(r, c);
             if let Some(d) = row_dim {
-                index[d] = r;
+                index[d] = pr;
             }
             if let Some(d) = col_dim {
-                index[d] = c;
+                index[d] = pc;
             }
-            let padding = r >= logical.0 || c >= logical.1;
+            let padding = pr >= logical.0 || pc >= logical.1;
             let offset = ext.try_offset(&index).ok()?;
             let agrees = if padding {
                 layout.try_slot(offset) == Ok(Slot::Padding)
@@ -260,30 +401,23 @@ fn grid(
             if !agrees {
                 return None;
             }
-            cells.push(Cell {
+            g.cells.push(Cell {
                 offset,
                 padding,
                 tile: tiler.tile_of(&index),
             });
         }
     }
-    Some(Grid {
-        row_dim,
-        col_dim,
-        fixed,
-        padded,
-        shown,
-        cells,
-    })
+    Some(g)
 }
 
-/// The first `limit` slots of the buffer. A padding slot is given the
-/// tile of its run when every element drawn sits in the run
+/// Up to `limit` slots of the buffer from offset `start`. A padding slot
+/// is given the tile of its run when every element drawn sits in the run
 /// `offset / volume` of its tile.
-fn strip(layout: &ArrayLayout, limit: usize) -> Strip {
+fn strip(layout: &ArrayLayout, start: usize, limit: usize) -> Strip {
     let tiler = Tiler::new(layout);
-    let count = layout.buffer_len().min(limit);
-    let mut slots: Vec<StripSlot> = (0..count)
+    let end = layout.buffer_len().min(start.saturating_add(limit));
+    let mut slots: Vec<StripSlot> = (start.min(end)..end)
         .map(|offset| {
             let slot = layout.try_slot(offset).unwrap_or(Slot::Padding);
             let tile = match slot {

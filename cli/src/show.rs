@@ -3,11 +3,12 @@
 
 use std::fmt::Write as _;
 
-use layout_core::{ArrayLayout, DimVec};
+use layout_core::{ArrayLayout, DimVec, layout_util};
 
 use crate::dims;
 use crate::picture::{Grid, Picture};
 use crate::render::{grid, strip};
+use crate::tile_view;
 
 /// `name=value` for each dimension: `y=3 x=5`.
 fn per_dim(rank: usize, values: &DimVec) -> String {
@@ -41,6 +42,9 @@ pub(crate) fn summary(a: &ArrayLayout) -> String {
     );
     row("logical bytes", a.logical_byte_size().to_string());
     row("physical bytes", a.physical_byte_size().to_string());
+    if let Some(line) = xla_allocation(a) {
+        row("xla allocation", line);
+    }
     let physical: Vec<String> = a
         .physical_shape()
         .dims()
@@ -67,8 +71,44 @@ pub(crate) fn summary(a: &ArrayLayout) -> String {
     s
 }
 
+/// XLA's allocation (`ShapeUtil::ArraySize`) with the reason it differs
+/// from tessera's buffer, or `None` when they agree.
+fn xla_allocation(a: &ArrayLayout) -> Option<String> {
+    let ours = a.physical_byte_size();
+    let l = a.layout();
+    let Some(xla) = layout_util::xla_array_size_bytes(a.shape()) else {
+        return l.is_tiled().then(|| {
+            "none: XLA does not size a first tile with `*` (ShapeUtil::ArraySize)".to_string()
+        });
+    };
+    if xla == ours {
+        return None;
+    }
+    let reason = if l.tiles().len() > 1 {
+        "XLA pads for the first tile level only; tessera's buffer holds every level's padding"
+    } else if l.padding().is_some() {
+        "XLA's size leaves out `pad(..)`"
+    } else if !l.is_tiled() && l.tail_padding_alignment_in_elements() != 1 {
+        "without tiles XLA ignores `L(n)`"
+    } else if !l.split_configs().is_empty() {
+        "XLA sizes each split dimension by its largest split"
+    } else {
+        "XLA's size counts the buffer differently"
+    };
+    Some(format!(
+        "{xla} bytes, not {ours} (ShapeUtil::ArraySize): {reason}"
+    ))
+}
+
 /// A note saying what was left out of a grid, if anything.
 fn grid_note(g: &Grid) -> Option<String> {
+    if g.windowed {
+        let (rows, cols) = (g.row_label(0), g.col_label(0));
+        return Some(format!(
+            "… one tile, whole: {} rows from {rows} and {} columns from {cols}",
+            g.shown.0, g.shown.1
+        ));
+    }
     if !g.is_cut() {
         return None;
     }
@@ -89,6 +129,39 @@ pub(crate) fn render(picture: &Picture) -> String {
     } else {
         ""
     };
+    if let Some(tg) = &picture.tile_grid {
+        let (th, tw) = tg.extent;
+        let tile = match tg.row_dim {
+            Some(_) => format!("{th}x{tw}"),
+            None => tw.to_string(),
+        };
+        let _ = writeln!(
+            out,
+            "\none tile ({tile} elements) is larger than a screen: the first-level tiles,\n\
+             each with its number in memory and the share that is padding \
+             (--tile {} draws one whole):",
+            if tg.row_dim.is_some() { "Y,X" } else { "N" }
+        );
+        for line in tile_view::render(tg, rank) {
+            let _ = writeln!(out, "  {line}");
+        }
+        if tg.shown != tg.counts {
+            let _ = writeln!(
+                out,
+                "  … showing {} of {} rows and {} of {} columns of tiles",
+                tg.shown.0, tg.counts.0, tg.shown.1, tg.counts.1
+            );
+        }
+    } else {
+        grids(&mut out, picture, boxed);
+    }
+    strip_lines(&mut out, picture);
+    out
+}
+
+/// The grids of the logical array.
+fn grids(out: &mut String, picture: &Picture, boxed: &str) {
+    let rank = picture.layout.rank();
     let _ = writeln!(
         out,
         "\noffset of each element by logical index (· padding{boxed}):"
@@ -117,6 +190,11 @@ pub(crate) fn render(picture: &Picture) -> String {
             picture.slices_total
         );
     }
+}
+
+/// The memory strip.
+fn strip_lines(out: &mut String, picture: &Picture) {
+    let rank = picture.layout.rank();
     let names: Vec<String> = (0..rank).map(|d| dims::name(rank, d)).collect();
     let what = if rank == 0 {
         "[] for the scalar".to_string()
@@ -130,13 +208,11 @@ pub(crate) fn render(picture: &Picture) -> String {
     for line in strip::render(&picture.strip, &picture.colours) {
         let _ = writeln!(out, "  {line}");
     }
-    let shown = picture.strip.slots.len();
-    if shown < picture.strip.buffer_len {
+    if let Some((start, end)) = picture.strip.cut() {
         let _ = writeln!(
             out,
-            "  … showing slots 0..{} of {} (--full shows all)",
-            shown, picture.strip.buffer_len
+            "  … showing slots {start}..{end} of {} (--full shows all)",
+            picture.strip.buffer_len
         );
     }
-    out
 }

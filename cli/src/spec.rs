@@ -18,11 +18,14 @@ impl CliError {
         }
     }
 
-    /// The engine's error shown with its input and a caret line.
+    /// The engine's error shown with its input and a caret line; for a
+    /// line of HLO (`%p = f32[2]{0} parameter(0)`), a hint to `tessera hlo`.
     pub(crate) fn report(error: &layout_core::Error, input: &str) -> CliError {
-        CliError {
-            text: error.report(input).to_string(),
+        let mut text = error.report(input).to_string();
+        if input.trim_start().starts_with('%') && input.contains('=') {
+            text.push_str("\n  (a line of HLO: `tessera hlo -` reads it, or give the shape alone)");
         }
+        CliError { text }
     }
 }
 

@@ -85,6 +85,27 @@ pub enum PrimitiveType {
     Opaque = 14,
 }
 
+/// Bytes that `slots` elements of `element_type` take, packed `E(bits)`
+/// to a slot (`ceil(slots × bits / 8)`), or at the type's byte width when
+/// `bits` is 0; `None` when that does not fit `usize`. The bit count is
+/// taken in 128 bits, so packed sizes near the limit do not overflow early.
+pub(crate) const fn bytes_of_slots(
+    element_type: PrimitiveType,
+    bits: u32,
+    slots: usize,
+) -> Option<usize> {
+    let bits = match bits {
+        0 => element_type.byte_width() as u128 * 8,
+        b => b as u128,
+    };
+    let bytes = (slots as u128 * bits).div_ceil(8);
+    if bytes > usize::MAX as u128 {
+        None
+    } else {
+        Some(bytes as usize)
+    }
+}
+
 impl PrimitiveType {
     /// Every primitive type, array types first, in XLA's documentation order.
     pub const ALL: [PrimitiveType; 32] = [

@@ -80,6 +80,11 @@ pub enum ErrorKind {
         /// What was expected, e.g. "`]`".
         expected: &'static str,
     },
+    /// A line of HLO text that ends before something it needs.
+    UnexpectedEndOfLine {
+        /// What was expected, e.g. "`=`".
+        expected: &'static str,
+    },
     /// A token other than the expected one.
     UnexpectedToken {
         /// What was expected.
@@ -285,6 +290,12 @@ pub enum ErrorKind {
     },
 
     // ---- sizes and indices ----
+    /// A shape whose byte size does not fit XLA's `int64`, which XLA
+    /// rejects when it validates the shape ("size may overflow int64_t").
+    SizeMayOverflowInt64 {
+        /// Which size, e.g. "the byte size".
+        what: &'static str,
+    },
     /// A size, stride or offset does not fit `usize` (or XLA's `i64`).
     Overflow {
         /// What overflowed, e.g. "the buffer length".
@@ -506,6 +517,11 @@ const fn describe(kind: &ErrorKind, m: &mut Message) {
             m.push_str(expected);
             m.push_str(", found the end of the input");
         }
+        ErrorKind::UnexpectedEndOfLine { expected } => {
+            m.push_str("expected ");
+            m.push_str(expected);
+            m.push_str(", found the end of the line");
+        }
         ErrorKind::UnexpectedToken { expected, found } => {
             m.push_str("expected ");
             m.push_str(expected);
@@ -696,6 +712,10 @@ const fn describe(kind: &ErrorKind, m: &mut Message) {
             m.push_str("dimension ");
             m.push_code_usize(dim);
             m.push_str(" is unbounded (`?`) and cannot be padded");
+        }
+        ErrorKind::SizeMayOverflowInt64 { what } => {
+            m.push_str(what);
+            m.push_str(" may overflow int64_t");
         }
         ErrorKind::Overflow { what } => {
             m.push_str(what);

@@ -274,15 +274,11 @@ pub const fn max_elements_in_per_split(shape: &Shape) -> Result<usize, Error> {
 /// Bytes for `elements` elements of `shape` (`E(n)` packing or the type's
 /// byte width).
 const fn bytes_of(shape: &Shape, layout: &Layout, elements: usize) -> Option<usize> {
-    let e = layout.element_size_in_bits();
-    if e != 0 {
-        match elements.checked_mul(e as usize) {
-            Some(bits) => Some(bits.div_ceil(8)),
-            None => None,
-        }
-    } else {
-        elements.checked_mul(shape.element_type().byte_width())
-    }
+    crate::element::bytes_of_slots(
+        shape.element_type(),
+        layout.element_size_in_bits(),
+        elements,
+    )
 }
 
 /// XLA's physical size of an array, in bytes (`ShapeUtil::ArraySize`).

@@ -7,6 +7,7 @@ extern crate std;
 
 pub mod element;
 pub mod error;
+pub mod hlo;
 mod index;
 pub mod index_util;
 pub mod layout;

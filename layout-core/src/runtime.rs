@@ -359,7 +359,7 @@ impl ArrayLayout {
     /// part.
     pub fn parse(text: &str) -> Result<ArrayLayout, Error> {
         match crate::text::parse_shape(text) {
-            Ok(parsed) => ArrayLayout::new(parsed.shape),
+            Ok(parsed) => ArrayLayout::new(parsed.shape).map_err(|e| parsed.spans.locate(e)),
             Err(e) => Err(e),
         }
     }
@@ -679,14 +679,7 @@ const fn bytes_for(shape: &Shape, slots: usize) -> Option<usize> {
         Some(l) => l.element_size_in_bits(),
         None => 0,
     };
-    if e == 0 {
-        slots.checked_mul(shape.element_type().byte_width())
-    } else {
-        match slots.checked_mul(e as usize) {
-            Some(bits) => Some(bits.div_ceil(8)),
-            None => None,
-        }
-    }
+    crate::element::bytes_of_slots(shape.element_type(), e, slots)
 }
 
 impl core::str::FromStr for ArrayLayout {

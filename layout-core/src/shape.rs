@@ -61,7 +61,8 @@ impl Shape {
     ///
     /// # Errors
     /// A non-array type, rank above [`MAX_RANK`], a size above
-    /// [`MAX_DIM_SIZE`], or an element count above XLA's `i64`.
+    /// [`MAX_DIM_SIZE`], or an element count or byte size above XLA's
+    /// `i64` (XLA: "size may overflow int64_t").
     pub const fn new(element_type: PrimitiveType, dims: &[usize]) -> Result<Shape, Error> {
         if dims.len() > MAX_RANK {
             return Err(Error::at(
@@ -146,6 +147,16 @@ impl Shape {
                 Locus::Dims,
             ));
         }
+        // XLA's `ShapeUtil::ValidateShapeSize`: elements times the byte
+        // width fit `int64` (`?` dims left out, as in `ExtentProduct<true>`).
+        if count * element_type.byte_width() as u128 > i64::MAX as u128 {
+            return Err(Error::at(
+                ErrorKind::SizeMayOverflowInt64 {
+                    what: "the byte size",
+                },
+                Locus::Dims,
+            ));
+        }
         Ok(Shape {
             element_type,
             rank: dims.len() as u8,
@@ -200,6 +211,14 @@ impl Shape {
             }
             Err(e) => Err(e),
         }
+    }
+
+    /// The same shape with `layout` before the last rule of
+    /// [`validate`] (the size rule) has run: that rule measures the
+    /// buffer of the shape with this layout. Every other rule has passed.
+    pub(crate) const fn with_layout_before_size_rule(mut self, layout: Layout) -> Shape {
+        self.layout = Some(layout);
+        self
     }
 
     /// The same shape with no layout (`LayoutUtil::ClearLayout`).

@@ -1133,6 +1133,55 @@ pub fn equal_trees(lhs: &[TreeEvent], rhs: &[TreeEvent], eq: ShapeEquality) -> b
     }
 }
 
+// ------------------------------------------------------------------ sizes
+
+/// The bytes XLA's buffer assignment gives `shape` (`ShapeUtil::ByteSizeOf`
+/// with a pointer size): an array's elements times the type's byte width,
+/// or `ceil(elements × n / 8)` when packed by `E(n)`, counting bounded
+/// dimensions at their bound; 0 for `token[]`; `pointer_size` for
+/// `opaque[]`. Tiles add nothing here, as in XLA's CPU and GPU buffer
+/// assignment; XLA's size padded for the first tile (`ShapeUtil::ArraySize`,
+/// what TPU backends allocate) is
+/// [`layout_util::xla_array_size_bytes`](crate::layout_util::xla_array_size_bytes),
+/// tessera's buffer [`ArrayLayout::physical_byte_size`](crate::ArrayLayout::physical_byte_size).
+/// A tuple's own bytes are its [index table](byte_size_of_tuple_index_table).
+///
+/// `None` for a `?` dimension, whose size is not known.
+///
+/// ```
+/// use layout_core::shape_util::byte_size_of;
+/// let s4: layout_core::Shape = "s4[5,3]{1,0:E(4)}".parse().unwrap();
+/// assert_eq!(byte_size_of(&s4, 8), Some(8));
+/// let tiled: layout_core::Shape = "f32[5,6]{0,1:T(2,4)}".parse().unwrap();
+/// assert_eq!(byte_size_of(&tiled, 8), Some(120));
+/// ```
+pub const fn byte_size_of(shape: &Shape, pointer_size: usize) -> Option<usize> {
+    match shape.element_type() {
+        crate::PrimitiveType::Token => return Some(0),
+        crate::PrimitiveType::Opaque => return Some(pointer_size),
+        _ => {}
+    }
+    let Ok(count) = shape.element_count() else {
+        return None;
+    };
+    let bits = match shape.layout() {
+        Some(l) => l.element_size_in_bits(),
+        None => 0,
+    };
+    crate::element::bytes_of_slots(shape.element_type(), bits, count)
+}
+
+/// The bytes of a tuple's own buffer, its index table of one pointer per
+/// element (`ShapeUtil::ByteSizeOfTupleIndexTable`); XLA uses 8-byte
+/// pointers on CPU and GPU. `None` on overflow.
+///
+/// ```
+/// assert_eq!(layout_core::shape_util::byte_size_of_tuple_index_table(4, 8), Some(32));
+/// ```
+pub const fn byte_size_of_tuple_index_table(elements: usize, pointer_size: usize) -> Option<usize> {
+    elements.checked_mul(pointer_size)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

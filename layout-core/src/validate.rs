@@ -17,10 +17,15 @@
 //! 9. split configs name existing physical dimensions with increasing,
 //!    in-range indices,
 //! 10. `pad(..)` has one width per dimension, each at least the
-//!     dimension's size, and pads no `?` dimension.
-//!
-//! Sizes (buffer length, byte size) are checked for overflow when an
-//! [`ArrayLayout`](crate::ArrayLayout) is built, as they depend on tiling.
+//!     dimension's size, and pads no `?` dimension,
+//! 11. the buffer's byte size, with every tile's padding and `E(n)`
+//!     (`?` dimensions counted as 0), fits XLA's `int64` ("size may
+//!     overflow int64_t"), so that a valid shape always has an
+//!     [`ArrayLayout`](crate::ArrayLayout) once its `?` dimensions are
+//!     given (on targets with a 64-bit `usize`). The shape itself, elements
+//!     times byte width, is checked when it is built, as XLA's
+//!     `ShapeUtil::ValidateShapeSize` does
+//!     ([`Shape::without_layout_from_dims`]).
 
 use crate::error::{Error, ErrorKind, Locus};
 use crate::layout::Layout;
@@ -177,6 +182,15 @@ pub const fn validate_layout_for_shape(layout: &Layout, shape: &Shape) -> Result
         }
         s += 1;
     }
+    if let Err(e) = padding_rule(layout, shape) {
+        return Err(e);
+    }
+    size_rule(layout, shape)
+}
+
+/// Rule 10, `pad(..)`.
+const fn padding_rule(layout: &Layout, shape: &Shape) -> Result<(), Error> {
+    let rank = shape.rank();
     if let Some(p) = layout.padding() {
         let padded = p.padded_dims();
         if padded.len() != rank {
@@ -216,6 +230,38 @@ pub const fn validate_layout_for_shape(layout: &Layout, shape: &Shape) -> Result
     Ok(())
 }
 
+const BUFFER: &str = "the buffer's byte size, with tile padding,";
+
+const fn too_large(what: &'static str) -> Result<(), Error> {
+    Err(Error::at(
+        ErrorKind::SizeMayOverflowInt64 { what },
+        Locus::Dims,
+    ))
+}
+
+/// Rule 11: the buffer's byte size fits XLA's `int64`. Runs last, when the layout
+/// is known to fit the shape, because it measures the tiled buffer.
+const fn size_rule(layout: &Layout, shape: &Shape) -> Result<(), Error> {
+    if !shape.is_array() {
+        return Ok(());
+    }
+    let with_layout = shape.with_layout_before_size_rule(*layout);
+    let slots = match crate::index::buffer_len(&with_layout) {
+        Ok(n) => n,
+        Err(e) => {
+            return match e.kind() {
+                ErrorKind::Overflow { .. } => too_large(BUFFER),
+                _ => Err(e),
+            };
+        }
+    };
+    match crate::element::bytes_of_slots(shape.element_type(), layout.element_size_in_bits(), slots)
+    {
+        Some(bytes) if bytes as u128 <= i64::MAX as u128 => Ok(()),
+        _ => too_large(BUFFER),
+    }
+}
+
 /// XLA's `LayoutUtil::ValidateLayoutInShape` for one array shape: the
 /// shape's layout must be valid, and present unless
 /// `allow_missing_layouts`.
@@ -231,5 +277,63 @@ pub const fn validate_layout_in_shape(
         Some(l) => validate_layout_for_shape(l, shape),
         None if allow_missing_layouts || !shape.is_array() => Ok(()),
         None => Err(Error::new(ErrorKind::MissingLayout)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::text::parse_shape;
+    use crate::{ArrayLayout, ErrorKind};
+
+    fn size_error(text: &str) -> Option<(&'static str, usize, usize)> {
+        match parse_shape(text) {
+            Ok(_) => None,
+            Err(e) => match e.kind() {
+                ErrorKind::SizeMayOverflowInt64 { what } => {
+                    let s = e.span().unwrap();
+                    Some((what, s.start, s.end))
+                }
+                other => panic!("{text}: unexpected {other:?}"),
+            },
+        }
+    }
+
+    #[test]
+    fn byte_sizes_past_int64_are_rejected_like_xla() {
+        // Element count fits i64, bytes do not: XLA's ValidateShapeSize.
+        assert_eq!(
+            size_error("f32[9223372036854775807]"),
+            Some(("the byte size", 3, 24))
+        );
+        assert_eq!(
+            size_error("f64[1152921504606846976]"),
+            Some(("the byte size", 3, 24))
+        );
+        assert_eq!(size_error("f64[1152921504606846975]"), None);
+        assert_eq!(size_error("s8[9223372036854775807]"), None);
+        assert_eq!(size_error("f32[2305843009213693951]"), None);
+        // `?` is left out, as XLA's ExtentProduct<true> does.
+        assert_eq!(size_error("f32[2305843009213693951,?]"), None);
+        // Tile padding pushes the buffer past i64 while the elements fit.
+        assert_eq!(
+            size_error("f32[2305843009213693951]{0:T(2)}"),
+            Some(("the buffer's byte size, with tile padding,", 3, 24))
+        );
+        // `E(4)` packs two per byte, so twice as many s4 elements fit.
+        assert_eq!(size_error("s4[9223372036854775807]{0:E(4)}"), None);
+    }
+
+    #[test]
+    fn a_valid_shape_always_has_an_array_layout() {
+        for text in [
+            "s8[9223372036854775807]",
+            "f32[2305843009213693951]",
+            "s4[9223372036854775807]{0:E(4)}",
+        ] {
+            let s = parse_shape(text).unwrap().shape;
+            assert!(ArrayLayout::new(s).is_ok(), "{text}");
+        }
+        let e = parse_shape("f32[9223372036854775807]").unwrap_err();
+        assert_eq!(e.to_string(), "the byte size may overflow int64_t");
     }
 }

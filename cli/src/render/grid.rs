@@ -27,7 +27,7 @@ pub(crate) fn render(grid: &Grid, rank: usize, colours: &HashMap<usize, usize>) 
     let w = (0..rows)
         .flat_map(|r| (0..cols).map(move |c| (r, c)))
         .map(|(r, c)| width(&label(r, c)))
-        .chain((0..cols).map(|c| c.to_string().len()))
+        .chain((0..cols).map(|c| grid.col_label(c).len()))
         .max()
         .unwrap_or(1);
     let corner = match (grid.row_dim, grid.col_dim) {
@@ -35,8 +35,8 @@ pub(crate) fn render(grid: &Grid, rank: usize, colours: &HashMap<usize, usize>) 
         (None, Some(c)) => dims::name(rank, c),
         _ => String::new(),
     };
-    let margin = (if grid.row_dim.is_some() {
-        rows.saturating_sub(1).to_string().len()
+    let margin = (if grid.has_row_labels() {
+        grid.row_label(rows.saturating_sub(1)).len()
     } else {
         0
     })
@@ -47,7 +47,7 @@ pub(crate) fn render(grid: &Grid, rank: usize, colours: &HashMap<usize, usize>) 
         let mut line = format!("{} ", right(&corner, margin - 1));
         for c in 0..cols {
             line.push_str(&" ".repeat(b.col_width(c)));
-            line.push_str(&right(&c.to_string(), w + 1));
+            line.push_str(&right(&grid.col_label(c), w + 1));
         }
         lines.push(line.trim_end().to_string());
     }
@@ -70,8 +70,8 @@ pub(crate) fn render(grid: &Grid, rank: usize, colours: &HashMap<usize, usize>) 
         if r == rows {
             break;
         }
-        let mut line = if grid.row_dim.is_some() {
-            format!("{} ", right(&r.to_string(), margin - 1))
+        let mut line = if grid.has_row_labels() {
+            format!("{} ", right(&grid.row_label(r), margin - 1))
         } else {
             " ".repeat(margin)
         };

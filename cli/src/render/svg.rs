@@ -7,8 +7,9 @@ use std::fmt::Write as _;
 use layout_core::Slot;
 
 use crate::dims;
-use crate::picture::{Grid, PALETTE_LEN, Picture};
+use crate::picture::{Grid, PALETTE_LEN, Part, Picture};
 use crate::render::strip;
+use crate::tile_view::TileGrid;
 
 /// Tile fills, light enough for black text.
 const FILLS: [&str; PALETTE_LEN] = [
@@ -68,7 +69,11 @@ fn grid(out: &mut String, p: &Picture, g: &Grid, x0: usize, y0: usize) -> (usize
         })
         .collect();
     let w = cell_w(labels.iter().map(|l| l.chars().count()).max().unwrap_or(1));
-    let label_w = if g.row_dim.is_some() { 40 } else { 0 };
+    let label_w = if g.has_row_labels() {
+        (16 + 8 * g.row_label(rows.saturating_sub(1)).len()).max(40)
+    } else {
+        0
+    };
     let mut y = y0;
     if !g.fixed.is_empty() {
         let at: Vec<String> = g
@@ -93,20 +98,20 @@ fn grid(out: &mut String, p: &Picture, g: &Grid, x0: usize, y0: usize) -> (usize
                 y + 14,
                 "axis",
                 "middle",
-                &c.to_string(),
+                &g.col_label(c),
             );
         }
         y += 20;
     }
     for r in 0..rows {
-        if g.row_dim.is_some() {
+        if g.has_row_labels() {
             text(
                 out,
                 gx - 8,
                 y + r * CELL_H + 20,
                 "axis",
                 "end",
-                &r.to_string(),
+                &g.row_label(r),
             );
         }
         for c in 0..cols {
@@ -197,12 +202,10 @@ fn memory(out: &mut String, p: &Picture, x0: usize, y0: usize) -> (usize, usize)
     (lines * row_h, per_line.min(s.slots.len()) * w)
 }
 
-/// The SVG document of `p`.
-pub(crate) fn render(p: &Picture) -> String {
-    let mut body = String::new();
-    let mut y = 12;
+/// Draws the picture `p` from `y`; returns its width and the `y` below it.
+fn draw(body: &mut String, p: &Picture, mut y: usize) -> (usize, usize) {
     text(
-        &mut body,
+        body,
         MARGIN,
         y + 16,
         "title",
@@ -211,18 +214,23 @@ pub(crate) fn render(p: &Picture) -> String {
     );
     y += 36;
     let mut width = MARGIN + p.layout.to_string().len() * 11;
-    for g in &p.grids {
-        let (h, w) = grid(&mut body, p, g, MARGIN, y);
+    if let Some(tg) = &p.tile_grid {
+        let (h, w) = tile_grid(body, p, tg, MARGIN, y);
         width = width.max(MARGIN + w);
         y += h + 24;
     }
-    if p.grids.len() < p.slices_total {
+    for g in p.grids.iter().filter(|_| p.tile_grid.is_none()) {
+        let (h, w) = grid(body, p, g, MARGIN, y);
+        width = width.max(MARGIN + w);
+        y += h + 24;
+    }
+    if p.tile_grid.is_none() && p.grids.len() < p.slices_total {
         let note = format!("showing {} of {} slices", p.grids.len(), p.slices_total);
-        text(&mut body, MARGIN, y, "caption", "start", &note);
+        text(body, MARGIN, y, "caption", "start", &note);
         y += 24;
     }
     text(
-        &mut body,
+        body,
         MARGIN,
         y + 14,
         "caption",
@@ -230,17 +238,93 @@ pub(crate) fn render(p: &Picture) -> String {
         "memory order (slot offset, logical index)",
     );
     y += 24;
-    let (h, w) = memory(&mut body, p, MARGIN, y);
+    let (h, w) = memory(body, p, MARGIN, y);
     width = width.max(MARGIN + w);
     y += h;
-    if p.strip.slots.len() < p.strip.buffer_len {
-        let note = format!(
-            "showing slots 0..{} of {}",
-            p.strip.slots.len(),
-            p.strip.buffer_len
-        );
-        text(&mut body, MARGIN, y + 14, "caption", "start", &note);
+    if let Some((start, end)) = p.strip.cut() {
+        let note = format!("showing slots {start}..{end} of {}", p.strip.buffer_len);
+        text(body, MARGIN, y + 14, "caption", "start", &note);
         y += 24;
+    }
+    (width, y)
+}
+
+/// Draws the grid of whole tiles `tg` at `(x0, y0)`: one cell per tile
+/// with its number and padding share; returns its height and width.
+fn tile_grid(out: &mut String, p: &Picture, tg: &TileGrid, x0: usize, y0: usize) -> (usize, usize) {
+    let (th, tw) = tg.extent;
+    let caption = format!(
+        "first-level tiles of {} elements (number in memory, padding share)",
+        if tg.row_dim.is_some() {
+            format!("{th}x{tw}")
+        } else {
+            tw.to_string()
+        }
+    );
+    text(out, x0, y0 + 14, "caption", "start", &caption);
+    let y = y0 + 24;
+    let w = 80;
+    for r in 0..tg.shown.0 {
+        for c in 0..tg.shown.1 {
+            let t = tg.cell(r, c);
+            let (x, cy) = (x0 + c * w, y + r * CELL_H);
+            let _ = writeln!(
+                out,
+                r#"<rect class="tile" x="{x}" y="{cy}" width="{w}" height="{CELL_H}" fill="{}" data-tile="{}" data-padding-percent="{}"/>"#,
+                fill(p, t.number),
+                t.number.map_or_else(String::new, |n| n.to_string()),
+                t.padding_percent
+            );
+            let label = match t.number {
+                Some(n) if t.padding_percent > 0 => format!("#{n} {}%", t.padding_percent),
+                Some(n) => format!("#{n}"),
+                None => "?".to_string(),
+            };
+            text(out, x + w / 2, cy + 20, "element", "middle", &label);
+            line(out, (x, cy), (x + w, cy));
+            line(out, (x, cy), (x, cy + CELL_H));
+        }
+    }
+    let (h, wd) = (tg.shown.0 * CELL_H, tg.shown.1 * w);
+    line(out, (x0, y + h), (x0 + wd, y + h));
+    line(out, (x0 + wd, y), (x0 + wd, y + h));
+    (24 + h, wd)
+}
+
+/// The SVG document of `parts`, one picture per array (a tuple's
+/// elements one below the other, titled), or a note for a part with
+/// nothing to draw.
+pub(crate) fn render_all(parts: &[Part]) -> String {
+    let mut body = String::new();
+    let mut y = 12;
+    let mut width = 0;
+    for (k, (title, part)) in parts.iter().enumerate() {
+        if k > 0 {
+            y += 12;
+        }
+        if let Some(t) = title {
+            text(
+                &mut body,
+                MARGIN,
+                y + 16,
+                "title",
+                "start",
+                &format!("tuple element {t}"),
+            );
+            y += 36;
+        }
+        match part {
+            Ok(p) => {
+                let (w, end) = draw(&mut body, p, y);
+                width = width.max(w);
+                y = end;
+            }
+            Err(note) => {
+                text(&mut body, MARGIN, y + 14, "caption", "start", note);
+                width = width.max(MARGIN + note.len() * CHAR_W);
+                y += 36;
+            }
+        }
     }
     let (width, height) = (width + MARGIN, y + MARGIN);
     format!(

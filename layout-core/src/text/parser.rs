@@ -44,6 +44,22 @@ pub struct SpanTable {
 }
 
 impl SpanTable {
+    /// `error` with the span of its [`Locus`] in this table, unless it
+    /// already has a span.
+    ///
+    /// ```
+    /// use layout_core::{text::parse_shape, ArrayLayout};
+    /// let p = parse_shape("f32[2,?]").unwrap();
+    /// let e = p.spans.locate(ArrayLayout::new(p.shape).unwrap_err());
+    /// assert_eq!(e.span().map(|s| (s.start, s.end)), Some((6, 7)));
+    /// ```
+    pub fn locate(&self, error: Error) -> Error {
+        match error.span() {
+            Some(_) => error,
+            None => error.with_span(self.span_of(error.locus())),
+        }
+    }
+
     /// The span of `locus`, falling back to the enclosing part, then to
     /// the whole shape.
     pub fn span_of(&self, locus: Locus) -> ByteSpan {
@@ -375,7 +391,6 @@ fn expect_int(
     }
 }
 
-/// Attaches the span of `locus` to an error from a builder API.
 /// `Ok` while a list of dims holding `len` entries has room for one more;
 /// else the error for a rank above [`MAX_RANK`], at the entry's `span`.
 fn room_for_dim(len: usize, span: ByteSpan) -> Result<(), Error> {
@@ -389,13 +404,6 @@ fn room_for_dim(len: usize, span: ByteSpan) -> Result<(), Error> {
         ));
     }
     Ok(())
-}
-
-fn locate(e: Error, spans: &SpanTable) -> Error {
-    match e.span() {
-        Some(_) => e,
-        None => e.with_span(spans.span_of(e.locus())),
-    }
 }
 
 fn parse_array(lx: &mut Lexer<'_>) -> Result<ParsedShape, Error> {
@@ -431,7 +439,7 @@ fn parse_array(lx: &mut Lexer<'_>) -> Result<ParsedShape, Error> {
     spans.dims = open.span.to(close.span);
     spans.whole = t.span.to(close.span);
     let shape = Shape::without_layout_from_dims(element_type, &dims[..rank])
-        .map_err(|e| locate(e, &spans))?;
+        .map_err(|e| spans.locate(e))?;
 
     // `{` or `<` starts a layout only when an integer or `:` follows (XLA).
     let next = lx.peek()?;
@@ -450,7 +458,7 @@ fn parse_array(lx: &mut Lexer<'_>) -> Result<ParsedShape, Error> {
             let open = lx.next_token()?;
             let layout = parse_layout_body(lx, open, close, &mut spans, false)?;
             spans.whole = spans.whole.to(spans.layout);
-            shape.with_layout(layout).map_err(|e| locate(e, &spans))?
+            shape.with_layout(layout).map_err(|e| spans.locate(e))?
         }
         _ => shape.with_default_layout(),
     };
@@ -569,7 +577,7 @@ fn parse_layout_body(
         }
     }
     spans.minor_to_major = open.span.to(m2m_end);
-    let mut layout = Layout::new(&m2m[..n]).map_err(|e| locate(e, spans))?;
+    let mut layout = Layout::new(&m2m[..n]).map_err(|e| spans.locate(e))?;
     if t.kind == TokenKind::Punct(b':') {
         layout = parse_attributes(lx, layout, close, close_str, spans, allow_sparse)?;
         t = lx.next_token()?;

@@ -217,10 +217,15 @@ fn overflowing_sizes_are_errors() {
             what: "the element count"
         }
     );
-    let e = "u8[3000000000,3000000000]{1,0:T(4294967296,4294967296)}"
-        .parse::<ArrayLayout>()
-        .unwrap_err();
-    assert!(matches!(e.kind(), ErrorKind::Overflow { .. }), "{e}");
+    // The tiles push the buffer past `i64`: rejected where the layout is
+    // validated, so `parse_shape` (and `check`) reject it too.
+    let text = "u8[3000000000,3000000000]{1,0:T(4294967296,4294967296)}";
+    let e = text.parse::<ArrayLayout>().unwrap_err();
+    assert!(
+        matches!(e.kind(), ErrorKind::SizeMayOverflowInt64 { .. }),
+        "{e}"
+    );
+    assert_eq!(crate::text::parse_shape(text).unwrap_err(), e);
 }
 
 #[test]
