@@ -9,7 +9,7 @@
 /// [`parse_shape_tree`](crate::text::parse_shape_tree)), not element types.
 ///
 /// ```
-/// use layout_core::PrimitiveType;
+/// use tessera::PrimitiveType;
 /// let t = PrimitiveType::from_name("bf16").unwrap();
 /// assert_eq!(t, PrimitiveType::Bf16);
 /// assert_eq!((t.bit_width(), t.byte_width()), (16, 2));

@@ -422,7 +422,7 @@ pub enum ErrorKind {
 /// broken rule and, for text, the byte span of the offending part.
 ///
 /// ```
-/// use layout_core::ArrayLayout;
+/// use tessera::ArrayLayout;
 /// let err = "f32[3,5]{1,1}".parse::<ArrayLayout>().unwrap_err();
 /// assert_eq!(err.to_string(), "dimension `1` appears twice in minor_to_major");
 /// assert_eq!(err.span().map(|s| (s.start, s.end)), Some((11, 12)));

@@ -24,7 +24,7 @@
 //! is an [`Item::Unreadable`] with the error spanned over the whole text.
 //!
 //! ```
-//! use layout_core::hlo::{items, Item, Role};
+//! use tessera::hlo::{items, Item, Role};
 //! let text = "HloModule m, entry_computation_layout={(f32[4]{0})->f32[4]{0}}
 //!
 //! ENTRY %main (p: f32[4]) -> f32[4] {
@@ -120,7 +120,7 @@ pub enum Item<'a> {
 /// The items of HLO `text`, in order. Never panics, whatever the text.
 ///
 /// ```
-/// use layout_core::hlo::{items, Item};
+/// use tessera::hlo::{items, Item};
 /// let bad = "c {\n  %x = f32[2]{1} parameter(0)\n}\n";
 /// let Some(Item::Unreadable { line, error }) = items(bad).nth(1) else { panic!() };
 /// assert_eq!(line, 2);

@@ -12,7 +12,7 @@
 //! every function checks ranks, bounds and overflow.
 //!
 //! ```
-//! use layout_core::{index_util, Layout, PrimitiveType, Shape};
+//! use tessera::{index_util, Layout, PrimitiveType, Shape};
 //! let s = Shape::new(PrimitiveType::F32, &[10, 20]).unwrap()
 //!     .with_layout(Layout::new(&[0, 1]).unwrap()).unwrap();
 //! assert_eq!(index_util::multidimensional_index_to_linear_index(&s, &[3, 5]), Ok(53));

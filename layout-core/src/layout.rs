@@ -295,7 +295,7 @@ impl LayoutEquality {
 /// gives XLA's `Layout::Equal` (which leaves `M` out) and its variants.
 ///
 /// ```
-/// use layout_core::{Layout, Tile};
+/// use tessera::{Layout, Tile};
 /// let l = Layout::new(&[1, 0]).unwrap()
 ///     .with_tiles(&[Tile::from_sizes(&[8, 128]).unwrap(), Tile::from_sizes(&[2, 1]).unwrap()])
 ///     .unwrap();
@@ -722,7 +722,7 @@ impl Layout {
     /// XLA's `Layout::Equal` with the given fields ignored.
     ///
     /// ```
-    /// use layout_core::{Layout, LayoutEquality};
+    /// use tessera::{Layout, LayoutEquality};
     /// let a = Layout::new(&[1, 0]).unwrap().with_memory_space(1).unwrap();
     /// let b = Layout::new(&[1, 0]).unwrap();
     /// assert!(!a.equal_ignoring(&b, LayoutEquality::XLA));

@@ -7,7 +7,7 @@
 //! [`xla_array_size_bytes`]); they exist to compare with XLA.
 //!
 //! ```
-//! use layout_core::{layout_util, Layout, PrimitiveType, Shape, Tile};
+//! use tessera::{layout_util, Layout, PrimitiveType, Shape, Tile};
 //! let tiled = Shape::new(PrimitiveType::F32, &[6, 8]).unwrap().with_layout(
 //!     Layout::new(&[1, 0]).unwrap().with_tiles(&[
 //!         Tile::from_sizes(&[3, 4]).unwrap(),
@@ -17,7 +17,7 @@
 //! // XLA pads for the first tile only: 48 elements. Tessera's buffer,
 //! // which every offset fits in, has 64.
 //! assert_eq!(layout_util::xla_array_size_bytes(&tiled), Some(48 * 4));
-//! assert_eq!(layout_core::ArrayLayout::new(tiled).unwrap().buffer_len(), 64);
+//! assert_eq!(tessera::ArrayLayout::new(tiled).unwrap().buffer_len(), 64);
 //! ```
 
 use crate::element::PrimitiveType;

@@ -195,12 +195,12 @@ impl core::fmt::Debug for PhysicalDims {
 /// computed by the one engine that static `layout!` types use too.
 ///
 /// ```
-/// use layout_core::{ArrayLayout, Slot};
+/// use tessera::{ArrayLayout, Slot};
 /// let a: ArrayLayout = "f32[3,5]{1,0:T(2,2)}".parse().unwrap();
 /// assert_eq!(a.offset(&[2, 3]), 17);
 /// assert_eq!(a.buffer_len(), 24);
 /// assert_eq!(a.physical_shape().dims(), &[2, 3, 2, 2]);
-/// assert_eq!(a.slot(17), Slot::Element(layout_core::DimVec::from_slice(&[2, 3])));
+/// assert_eq!(a.slot(17), Slot::Element(tessera::DimVec::from_slice(&[2, 3])));
 /// assert_eq!(a.slot(22), Slot::Padding); // row 3 does not exist
 /// assert_eq!(a.strides(), None); // tiling reorders elements
 /// assert!(a.try_offset(&[3, 0]).is_err());
@@ -278,7 +278,7 @@ impl ArrayLayout {
     /// (`ShapeUtil::MakeShape`).
     ///
     /// ```
-    /// use layout_core::{ArrayLayout, PrimitiveType};
+    /// use tessera::{ArrayLayout, PrimitiveType};
     /// let a = ArrayLayout::make_shape(PrimitiveType::F32, &[3, 5]).unwrap();
     /// assert_eq!(a.to_string(), "f32[3,5]{1,0}");
     /// ```
@@ -303,7 +303,7 @@ impl ArrayLayout {
     /// sub-byte type it means packing and is kept.
     ///
     /// ```
-    /// use layout_core::{ArrayLayout, PrimitiveType, Tile};
+    /// use tessera::{ArrayLayout, PrimitiveType, Tile};
     /// let tile = Tile::from_sizes(&[8, 128]).unwrap();
     /// let a = ArrayLayout::make_shape_with_dense_layout(
     ///     PrimitiveType::S4, &[64, 256], &[1, 0], &[tile], 1, 4, 0,
@@ -559,7 +559,7 @@ impl ArrayLayout {
     /// relayout kernels build their loops from.
     ///
     /// ```
-    /// use layout_core::{ArrayLayout, DigitSource};
+    /// use tessera::{ArrayLayout, DigitSource};
     /// let a: ArrayLayout = "f32[3,5]{1,0:T(2,2)}".parse().unwrap();
     /// let dims = a.physical_dims();
     /// // [2 tile rows, 3 tile columns, 2 rows, 2 columns] with strides 12, 4, 2, 1.

@@ -41,7 +41,7 @@ impl Dim {
 /// default layout, as `ShapeUtil::MakeShape` does.
 ///
 /// ```
-/// use layout_core::{Dim, PrimitiveType, Shape};
+/// use tessera::{Dim, PrimitiveType, Shape};
 /// let s = Shape::new(PrimitiveType::F32, &[3, 5]).unwrap();
 /// assert_eq!(s.to_string(), "f32[3,5]{1,0}");
 /// assert_eq!(s.dim(-1).unwrap(), Dim::Static(5));

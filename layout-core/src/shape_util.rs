@@ -8,7 +8,7 @@
 //! form that [`parse_shape_tree`](crate::text::parse_shape_tree) produces.
 //!
 //! ```
-//! use layout_core::{shape_util, Layout, PrimitiveType, Shape};
+//! use tessera::{shape_util, Layout, PrimitiveType, Shape};
 //! let s = Shape::new(PrimitiveType::F32, &[10, 100, 1000]).unwrap();
 //! let t = shape_util::permute_dimensions(&[1, 2, 0], &s).unwrap();
 //! assert_eq!(t.to_string(), "f32[100,1000,10]{1,0,2}");
@@ -1149,10 +1149,10 @@ pub fn equal_trees(lhs: &[TreeEvent], rhs: &[TreeEvent], eq: ShapeEquality) -> b
 /// `None` for a `?` dimension, whose size is not known.
 ///
 /// ```
-/// use layout_core::shape_util::byte_size_of;
-/// let s4: layout_core::Shape = "s4[5,3]{1,0:E(4)}".parse().unwrap();
+/// use tessera::shape_util::byte_size_of;
+/// let s4: tessera::Shape = "s4[5,3]{1,0:E(4)}".parse().unwrap();
 /// assert_eq!(byte_size_of(&s4, 8), Some(8));
-/// let tiled: layout_core::Shape = "f32[5,6]{0,1:T(2,4)}".parse().unwrap();
+/// let tiled: tessera::Shape = "f32[5,6]{0,1:T(2,4)}".parse().unwrap();
 /// assert_eq!(byte_size_of(&tiled, 8), Some(120));
 /// ```
 pub const fn byte_size_of(shape: &Shape, pointer_size: usize) -> Option<usize> {
@@ -1176,7 +1176,7 @@ pub const fn byte_size_of(shape: &Shape, pointer_size: usize) -> Option<usize> {
 /// pointers on CPU and GPU. `None` on overflow.
 ///
 /// ```
-/// assert_eq!(layout_core::shape_util::byte_size_of_tuple_index_table(4, 8), Some(32));
+/// assert_eq!(tessera::shape_util::byte_size_of_tuple_index_table(4, 8), Some(32));
 /// ```
 pub const fn byte_size_of_tuple_index_table(elements: usize, pointer_size: usize) -> Option<usize> {
     elements.checked_mul(pointer_size)

@@ -34,7 +34,7 @@ const NO_TERM: Term = Term {
 /// false); use [`ArrayLayout::offset`] then.
 ///
 /// ```
-/// use layout_core::{terms::OffsetTerms, ArrayLayout};
+/// use tessera::{terms::OffsetTerms, ArrayLayout};
 /// let a: ArrayLayout = "f32[3,5]{1,0:T(2,2)}".parse().unwrap();
 /// let terms = OffsetTerms::new(&a).unwrap();
 /// assert_eq!(terms.terms().len(), 4);

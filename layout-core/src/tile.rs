@@ -40,7 +40,7 @@ impl TileDim {
 /// Invariant: at least one entry, at most [`MAX_RANK`], no size 0.
 ///
 /// ```
-/// use layout_core::{Tile, TileDim};
+/// use tessera::{Tile, TileDim};
 /// let t = Tile::new(&[TileDim::Size(2), TileDim::Combined, TileDim::Size(128)]).unwrap();
 /// assert_eq!(t.rank(), 3);
 /// assert_eq!(t.dim(1), TileDim::Combined);

@@ -39,7 +39,7 @@ use crate::shape::{Dim, Shape};
 /// the [`Locus`] of the offending part.
 ///
 /// ```
-/// use layout_core::{validate::validate_layout_for_shape, Layout, PrimitiveType, Shape};
+/// use tessera::{validate::validate_layout_for_shape, Layout, PrimitiveType, Shape};
 /// let s = Shape::new(PrimitiveType::F32, &[2, 3]).unwrap();
 /// let bad = Layout::new(&[0, 0]).unwrap();
 /// let e = validate_layout_for_shape(&bad, &s).unwrap_err();

@@ -226,7 +226,7 @@ impl LoopNest {
     /// such as `T(3)(2)`). Strides are `[stride, 0]`.
     ///
     /// ```
-    /// use layout_core::{walk::LoopNest, ArrayLayout};
+    /// use tessera::{walk::LoopNest, ArrayLayout};
     /// let a: ArrayLayout = "f32[3,5]{1,0:T(2,2)}".parse().unwrap();
     /// let nest = LoopNest::logical(&a).unwrap();
     /// let mut offsets = Vec::new();
@@ -283,7 +283,7 @@ impl LoopNest {
     /// The element types, the ranks or a dimension's sizes differ.
     ///
     /// ```
-    /// use layout_core::{walk::LoopNest, ArrayLayout};
+    /// use tessera::{walk::LoopNest, ArrayLayout};
     /// let src: ArrayLayout = "f32[16,256]{1,0}".parse().unwrap();
     /// let dst: ArrayLayout = "f32[16,256]{1,0:T(8,128)}".parse().unwrap();
     /// let nest = LoopNest::relayout(&src, &dst).unwrap().unwrap();
@@ -492,7 +492,7 @@ impl LoopNest {
     /// nest order; padding never.
     ///
     /// ```
-    /// use layout_core::{walk::LoopNest, ArrayLayout};
+    /// use tessera::{walk::LoopNest, ArrayLayout};
     /// let src: ArrayLayout = "bf16[16,256]{1,0}".parse().unwrap();
     /// let dst: ArrayLayout = "bf16[16,256]{1,0:T(8,128)(2,1)}".parse().unwrap();
     /// let nest = LoopNest::relayout(&src, &dst).unwrap().unwrap();
@@ -540,7 +540,7 @@ impl LoopNest {
     /// element is visited once, in nest order; padding never.
     ///
     /// ```
-    /// use layout_core::{walk::LoopNest, ArrayLayout};
+    /// use tessera::{walk::LoopNest, ArrayLayout};
     /// let src: ArrayLayout = "bf16[16,256]{1,0}".parse().unwrap();
     /// let dst: ArrayLayout = "bf16[16,256]{1,0:T(8,128)(2,1)}".parse().unwrap();
     /// let nest = LoopNest::relayout(&src, &dst).unwrap().unwrap();
@@ -580,7 +580,7 @@ impl LoopNest {
     /// division.
     ///
     /// ```
-    /// use layout_core::{walk::LoopNest, ArrayLayout};
+    /// use tessera::{walk::LoopNest, ArrayLayout};
     /// let a: ArrayLayout = "f32[3,5]{1,0:T(2,2)}".parse().unwrap();
     /// let nest = LoopNest::logical(&a).unwrap();
     /// let mut firsts = Vec::new();
@@ -1224,7 +1224,7 @@ impl ArrayLayout {
     /// [`LoopNest::logical`]) fall back to the engine's offset per element.
     ///
     /// ```
-    /// use layout_core::ArrayLayout;
+    /// use tessera::ArrayLayout;
     /// let a: ArrayLayout = "f32[3,5]{1,0:T(2,2)}".parse().unwrap();
     /// let offsets: Vec<usize> = a.elements().map(|(_, o)| o).take(5).collect();
     /// assert_eq!(offsets, [0, 1, 4, 5, 8]);
@@ -1237,7 +1237,7 @@ impl ArrayLayout {
     /// padding. Counted incrementally, like [`ArrayLayout::elements`].
     ///
     /// ```
-    /// use layout_core::{ArrayLayout, Slot};
+    /// use tessera::{ArrayLayout, Slot};
     /// let a: ArrayLayout = "f32[3]{0:T(2)}".parse().unwrap();
     /// let slots: Vec<Slot> = a.slots().collect();
     /// assert_eq!(slots.len(), 4);

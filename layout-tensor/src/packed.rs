@@ -746,6 +746,11 @@ impl<S: Storage<Elem = u8>, L: AnyLayout, E: SubByte> PackedBase<S, L, E> {
 
     /// The element at `index`, or `None` when it is out of bounds. For a
     /// static layout an index of the wrong length is a compile error.
+    ///
+    /// Costs what a hand-written per-element nibble read costs (a shift
+    /// and a mask after the offset; no copy of the layout, no panic path).
+    /// A loop over a whole row is faster through [`PackedBase::read_row`],
+    /// which unpacks a byte at a time.
     #[inline]
     pub fn get<const R: usize>(&self, index: [usize; R]) -> Option<E::Value>
     where
@@ -869,7 +874,10 @@ impl<S: Storage<Elem = u8>, L: AnyLayout, E: SubByte> PackedBase<S, L, E> {
     }
 
     /// The elements in logical (row-major index) order, an offset computed
-    /// once per run of the last dimension (see [`PackedIter`]).
+    /// once per run of the last dimension (see [`PackedIter`]). Each
+    /// element is read on its own (about 4× the time of a hand-written
+    /// loop that unpacks whole bytes, `BENCHMARKS.md`); kernels that work
+    /// row by row unpack with [`PackedBase::read_row`] instead.
     #[inline]
     pub fn iter(&self) -> PackedIter<'_, E, L> {
         PackedIter {

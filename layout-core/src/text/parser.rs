@@ -48,7 +48,7 @@ impl SpanTable {
     /// already has a span.
     ///
     /// ```
-    /// use layout_core::{text::parse_shape, ArrayLayout};
+    /// use tessera::{text::parse_shape, ArrayLayout};
     /// let p = parse_shape("f32[2,?]").unwrap();
     /// let e = p.spans.locate(ArrayLayout::new(p.shape).unwrap_err());
     /// assert_eq!(e.span().map(|s| (s.start, s.end)), Some((6, 7)));
@@ -130,7 +130,7 @@ pub enum TreeEvent {
 /// default layout when the text has none, and checks every rule.
 ///
 /// ```
-/// use layout_core::text::parse_shape;
+/// use tessera::text::parse_shape;
 /// let p = parse_shape("f32[3,5]<1,0:T(2,2)>").unwrap();
 /// assert_eq!(p.shape.to_string(), "f32[3,5]{1,0:T(2,2)}");
 /// let e = parse_shape("f32[3,5]{1,0:T(2,0)}").unwrap_err();
@@ -166,7 +166,7 @@ pub fn parse_shape(text: &str) -> Result<ParsedShape, Error> {
 /// that any XLA layout round-trips; putting such a layout on a shape fails.
 ///
 /// ```
-/// use layout_core::text::parse_layout;
+/// use tessera::text::parse_layout;
 /// assert_eq!(parse_layout("{0,1:T(8,128)S(1)}").unwrap().to_string(), "{0,1:T(8,128)S(1)}");
 /// assert!(parse_layout("{0,1:S(1)T(8,128)}").is_err());
 /// ```
@@ -192,7 +192,7 @@ pub fn parse_layout(text: &str) -> Result<Layout, Error> {
 /// at most [`MAX_TUPLE_DEPTH`] deep.
 ///
 /// ```
-/// use layout_core::text::{parse_shape_tree, TreeEvent};
+/// use tessera::text::{parse_shape_tree, TreeEvent};
 /// let mut leaves = 0;
 /// parse_shape_tree("(f32[2], (token[], b(s32[])))", &mut |e| {
 ///     if let TreeEvent::Leaf(_) = e { leaves += 1 }
@@ -279,7 +279,7 @@ pub fn parse_shape_tree(text: &str, visit: &mut dyn FnMut(TreeEvent)) -> Result<
 ///
 /// ```
 /// let mut out = String::new();
-/// layout_core::text::write_canonical("(f32[1], s8[2,3]<0,1>)", &mut out).unwrap();
+/// tessera::text::write_canonical("(f32[1], s8[2,3]<0,1>)", &mut out).unwrap();
 /// assert_eq!(out, "(f32[1]{0}, s8[2,3]{0,1})");
 /// ```
 ///

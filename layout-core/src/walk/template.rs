@@ -31,8 +31,8 @@ use crate::walk::{Level, LoopNest};
 /// take. [`NestTemplate::nest`] fills in the sizes.
 ///
 /// ```
-/// use layout_core::walk::{LoopNest, NestTemplate};
-/// use layout_core::{ArrayLayout, Shape};
+/// use tessera::walk::{LoopNest, NestTemplate};
+/// use tessera::{ArrayLayout, Shape};
 /// let src: Shape = "f32[?,1024]{1,0}".parse().unwrap();
 /// let dst: Shape = "f32[?,1024]{1,0:T(8,128)}".parse().unwrap();
 /// let template = NestTemplate::relayout(&src, &dst).unwrap();
