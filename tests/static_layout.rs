@@ -229,6 +229,16 @@ fn generic_code_over_any_layout() {
     );
     assert_eq!(AnyLayout::sizes(&A::NEW).as_slice(), rt.sizes().as_slice());
     assert_eq!(AnyLayout::element_count(&A::NEW), 15);
+    assert_eq!(AnyLayout::strides(&A::NEW), rt.strides());
+    assert_eq!(
+        AnyLayout::strides(&A::NEW).unwrap().as_slice(),
+        &A::STRIDES.unwrap()
+    );
+    // Static dims are constants in generic code.
+    fn first_dim<L: KnownLayout>() -> usize {
+        const { L::DIMS.as_slice()[0] }
+    }
+    assert_eq!(first_dim::<A>(), 3);
     fn len_of<L: KnownLayout>() -> usize {
         L::LAYOUT.buffer_len()
     }

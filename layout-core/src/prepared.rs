@@ -124,6 +124,10 @@ impl AnyLayout for PreparedLayout {
         self.layout.buffer_len()
     }
     #[inline]
+    fn strides(&self) -> Option<DimVec> {
+        self.layout.strides()
+    }
+    #[inline]
     fn is_in_bounds(&self, index: &[usize]) -> bool {
         crate::index::in_bounds(self.sizes.as_slice(), index)
     }

@@ -22,6 +22,7 @@ impl DimVec {
     ///
     /// # Panics
     /// If `values.len() > MAX_RANK`.
+    #[inline]
     pub const fn from_slice(values: &[usize]) -> Self {
         assert!(values.len() <= MAX_RANK, "more values than MAX_RANK");
         let mut v = [0usize; MAX_RANK];
@@ -51,6 +52,7 @@ impl DimVec {
     }
 
     /// The numbers.
+    #[inline]
     pub const fn as_slice(&self) -> &[usize] {
         self.values.split_at(self.len as usize).0
     }
@@ -73,6 +75,7 @@ impl DimVec {
 
 impl core::ops::Deref for DimVec {
     type Target = [usize];
+    #[inline]
     fn deref(&self) -> &[usize] {
         self.as_slice()
     }
@@ -160,6 +163,7 @@ pub struct PhysicalDims {
 
 impl PhysicalDims {
     /// The dims, major to minor.
+    #[inline]
     pub const fn as_slice(&self) -> &[PhysicalDim] {
         self.dims.split_at(self.rank as usize).0
     }
@@ -365,11 +369,13 @@ impl ArrayLayout {
     }
 
     /// The shape, with its layout.
+    #[inline]
     pub const fn shape(&self) -> &Shape {
         &self.shape
     }
 
     /// The layout.
+    #[inline]
     pub const fn layout(&self) -> &Layout {
         match self.shape.layout() {
             Some(l) => l,
@@ -378,11 +384,13 @@ impl ArrayLayout {
     }
 
     /// The element type.
+    #[inline]
     pub const fn element_type(&self) -> PrimitiveType {
         self.shape.element_type()
     }
 
     /// Number of dimensions.
+    #[inline]
     pub const fn rank(&self) -> usize {
         self.shape.rank()
     }
@@ -391,6 +399,7 @@ impl ArrayLayout {
     ///
     /// # Panics
     /// If `dim >= rank`.
+    #[inline]
     pub const fn size(&self, dim: usize) -> usize {
         match self.shape.dims()[dim].size() {
             Some(n) => n,
@@ -399,6 +408,7 @@ impl ArrayLayout {
     }
 
     /// The sizes of all logical dimensions.
+    #[inline]
     pub const fn sizes(&self) -> DimVec {
         let mut v = [0usize; MAX_RANK];
         let mut i = 0;
@@ -410,6 +420,7 @@ impl ArrayLayout {
     }
 
     /// Number of logical elements (`ShapeUtil::ElementsIn`).
+    #[inline]
     pub const fn element_count(&self) -> usize {
         self.element_count
     }
@@ -418,12 +429,14 @@ impl ArrayLayout {
     /// need, rounded up to `L(n)`. For repeated tiling this is the product
     /// of the final tiled shape, which can exceed XLA's `ArraySize` (see
     /// [`layout_util::xla_array_size_bytes`](crate::layout_util::xla_array_size_bytes)).
+    #[inline]
     pub const fn buffer_len(&self) -> usize {
         self.buffer_len
     }
 
     /// Bits one element takes in the buffer: `E(n)`, or the type's width
     /// rounded up to whole bytes when there is no `E(n)`.
+    #[inline]
     pub const fn element_size_in_bits(&self) -> usize {
         let e = self.layout().element_size_in_bits();
         if e != 0 {
@@ -484,6 +497,7 @@ impl ArrayLayout {
 
     /// Whether `index` has one entry per dimension, each below its size
     /// (`IndexUtil::IndexInBounds`).
+    #[inline]
     pub const fn is_in_bounds(&self, index: &[usize]) -> bool {
         index::in_bounds(self.sizes().as_slice(), index)
     }

@@ -239,6 +239,7 @@ impl Shape {
     }
 
     /// The element type.
+    #[inline]
     pub const fn element_type(&self) -> PrimitiveType {
         self.element_type
     }
@@ -249,11 +250,13 @@ impl Shape {
     }
 
     /// Number of dimensions.
+    #[inline]
     pub const fn rank(&self) -> usize {
         self.rank as usize
     }
 
     /// The dimensions, by logical index.
+    #[inline]
     pub const fn dims(&self) -> &[Dim] {
         self.dims.split_at(self.rank as usize).0
     }
@@ -288,6 +291,7 @@ impl Shape {
     }
 
     /// The layout, if the shape has one.
+    #[inline]
     pub const fn layout(&self) -> Option<&Layout> {
         self.layout.as_ref()
     }

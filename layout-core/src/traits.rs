@@ -111,6 +111,10 @@ pub trait AnyLayout: Clone {
     /// Number of slots in the buffer, padding included.
     fn buffer_len(&self) -> usize;
 
+    /// Element strides per dimension when offsets are linear in the index
+    /// (no tiling reorders elements), as [`ArrayLayout::strides`].
+    fn strides(&self) -> Option<DimVec>;
+
     /// Whether `index` has one entry per dimension, each in bounds.
     fn is_in_bounds(&self, index: &[usize]) -> bool;
 
@@ -251,6 +255,9 @@ pub trait KnownLayout: AnyLayout + Copy + Default {
     const RANK: usize;
     /// Number of slots in the buffer.
     const BUFFER_LEN: usize;
+    /// The size of every dimension, usable in `const` items of generic
+    /// code (`const { L::DIMS.as_slice()[0] }`).
+    const DIMS: DimVec;
     /// A rank-typed index, `[usize; RANK]`.
     type Index: Copy + AsRef<[usize]>;
     /// The dimensions as a type ([`DimList`]).
@@ -358,6 +365,10 @@ impl AnyLayout for ArrayLayout {
         ArrayLayout::buffer_len(self)
     }
     #[inline]
+    fn strides(&self) -> Option<DimVec> {
+        ArrayLayout::strides(self)
+    }
+    #[inline]
     fn is_in_bounds(&self, index: &[usize]) -> bool {
         ArrayLayout::is_in_bounds(self, index)
     }
@@ -423,6 +434,15 @@ where
         Self::BUFFER_LEN
     }
     #[inline(always)]
+    fn strides(&self) -> Option<DimVec> {
+        const {
+            match Self::STRIDES {
+                Some(s) => Some(DimVec::from_slice(&s)),
+                None => None,
+            }
+        }
+    }
+    #[inline(always)]
     fn is_in_bounds(&self, index: &[usize]) -> bool {
         match <&[usize; R]>::try_from(index) {
             Ok(i) => Self::is_in_bounds(*i),
@@ -462,6 +482,7 @@ where
     const VALUE: Self = Self::NEW;
     const RANK: usize = R;
     const BUFFER_LEN: usize = Self::BUFFER_LEN;
+    const DIMS: DimVec = DimVec::from_slice(&Self::DIMS);
     type Index = [usize; R];
     type Dims = D;
     type Logical = Logical<T, D>;
@@ -568,6 +589,10 @@ where
     #[inline]
     fn buffer_len(&self) -> usize {
         MixedLayout::buffer_len(self)
+    }
+    #[inline]
+    fn strides(&self) -> Option<DimVec> {
+        self.to_runtime().strides()
     }
     #[inline(always)]
     fn is_in_bounds(&self, index: &[usize]) -> bool {

@@ -391,12 +391,14 @@ impl LoopNest {
     }
 
     /// The levels, outermost first.
+    #[inline]
     pub const fn levels(&self) -> &[Level] {
         self.levels.split_at(self.len).0
     }
 
     /// The strides of the innermost level (the step within a run); `[1,
     /// 1]` when there are no levels.
+    #[inline]
     pub const fn inner_strides(&self) -> [usize; 2] {
         if self.len == 0 {
             [1, 1]
@@ -406,11 +408,13 @@ impl LoopNest {
     }
 
     /// The logical dimension sizes.
+    #[inline]
     pub const fn sizes(&self) -> &[usize] {
         self.sizes.split_at(self.rank).0
     }
 
     /// Number of elements the nest visits.
+    #[inline]
     pub const fn element_count(&self) -> usize {
         self.element_count
     }
