@@ -96,17 +96,24 @@ proptest! {
         let indices = row_major(&spec.dims);
         let offsets: Vec<usize> = indices.iter().map(|i| layout.offset(i)).collect();
         let mut t = TensorBuf::<ArrayLayout, f32>::filled(layout, SENTINEL).unwrap();
-        // for_each_mut: indices in logical order, each at its offset.
+        // for_each_mut: every index once (in the order chosen for speed).
         let mut seen = Vec::new();
         t.for_each_mut(|i, v| {
             seen.push(i.to_vec());
             *v = value_of(i);
         });
-        prop_assert_eq!(&seen, &indices);
+        let mut sorted = seen.clone();
+        sorted.sort();
+        let mut expected_indices = indices.clone();
+        expected_indices.sort();
+        prop_assert_eq!(&sorted, &expected_indices);
+        for (i, &o) in indices.iter().zip(&offsets) {
+            prop_assert_eq!(t.as_slice()[o], value_of(i));
+        }
         let mut visited = Vec::new();
         t.for_each(|i, v| visited.push((i.to_vec(), *v)));
         let expected: Vec<(Vec<usize>, f32)> =
-            indices.iter().map(|i| (i.clone(), value_of(i))).collect();
+            seen.iter().map(|i| (i.clone(), value_of(i))).collect();
         prop_assert_eq!(&visited, &expected);
         // iter: `next` and `fold` agree, also after a partial walk.
         let values: Vec<f32> = indices.iter().map(|i| value_of(i)).collect();
@@ -170,6 +177,49 @@ proptest! {
         let back = there.relayout(PreparedLayout::new(la)).unwrap();
         prop_assert_eq!(back.as_slice(), src.as_slice());
         prop_assert!(back == there);
+    }
+}
+
+/// For XLA's tilings `for_each` streams through the buffer: offsets only
+/// grow, padding skipped.
+#[test]
+fn for_each_walks_memory_order_for_xla_tilings() {
+    for text in [
+        "f32[19,300]{1,0:T(8,128)}",
+        "f32[19,300]{0,1:T(8,128)}",
+        "bf16[19,300]{1,0:T(8,128)(2,1)}",
+        "s8[40,260]{1,0:T(8,128)(4,1)}",
+        "f32[3,19,300]{2,0,1:T(4,128)}",
+        "f32[7,10]{1,0:pad(9,12)}",
+    ] {
+        let layout: ArrayLayout = text.parse().unwrap();
+        let t = TensorBuf::<ArrayLayout, f32>::zeroed(layout);
+        let offsets: Vec<usize> = match t {
+            Ok(t) => {
+                let mut o = Vec::new();
+                t.for_each(|i, _| o.push(layout.offset(i)));
+                o
+            }
+            // Not an f32 layout: walk a byte tensor of the same shape.
+            Err(_) => {
+                let mut o = Vec::new();
+                macro_rules! walk {
+                    ($t:ty) => {
+                        TensorBuf::<ArrayLayout, $t>::zeroed(layout)
+                            .unwrap()
+                            .for_each(|i, _| o.push(layout.offset(i)))
+                    };
+                }
+                match layout.element_type() {
+                    PrimitiveType::Bf16 => walk!(half::bf16),
+                    PrimitiveType::S8 => walk!(i8),
+                    other => panic!("{other:?}"),
+                }
+                o
+            }
+        };
+        assert_eq!(offsets.len(), layout.element_count(), "{text}");
+        assert!(offsets.windows(2).all(|w| w[0] < w[1]), "{text}");
     }
 }
 

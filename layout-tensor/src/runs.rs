@@ -162,6 +162,17 @@ pub(crate) struct IndexedRun {
     pub(crate) div: usize,
 }
 
+/// The order a walk visits elements in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Order {
+    /// Row-major index order (iterators: `collect`, `zip` and `eq` see
+    /// the logical array).
+    Logical,
+    /// The buffer's own order, padding skipped (`for_each`: the fastest
+    /// walk, a stream through memory).
+    Memory,
+}
+
 /// Calls `f(index, run)` for every run of `layout` in logical (row-major
 /// index) order, `index` holding the run's first index in its first
 /// `rank` entries (`f` may move it but must put it back). Runs are the
@@ -173,19 +184,45 @@ pub(crate) struct IndexedRun {
 #[inline(always)]
 pub(crate) fn for_each_indexed_run<L: AnyLayout>(
     layout: &L,
+    f: impl FnMut(&mut [usize; MAX_RANK], IndexedRun),
+) {
+    for_each_indexed_run_in(layout, Order::Logical, f);
+}
+
+/// [`for_each_indexed_run`] in either [`Order`]: the memory order walks
+/// the engine's relayout nest of the layout onto itself (levels in the
+/// buffer's order), whose runs follow one another through the buffer.
+#[inline(always)]
+pub(crate) fn for_each_indexed_run_in<L: AnyLayout>(
+    layout: &L,
+    order: Order,
     mut f: impl FnMut(&mut [usize; MAX_RANK], IndexedRun),
 ) {
-    let fixed: &'static Option<Option<LoopNest>> = &const {
+    let logical: &'static Option<Option<LoopNest>> = &const {
         match L::FIXED_LAYOUT {
             Some(l) => Some(LoopNest::logical(&l)),
             None => None,
         }
     };
+    let memory: &'static Option<Option<LoopNest>> = &const {
+        match L::FIXED_LAYOUT {
+            Some(l) => Some(memory_nest(&l)),
+            None => None,
+        }
+    };
+    let fixed = match order {
+        Order::Logical => logical,
+        Order::Memory => memory,
+    };
     let built;
     let nest = match fixed {
         Some(n) => n.as_ref(),
         None => {
-            built = LoopNest::logical(&layout.to_array_layout());
+            let a = layout.to_array_layout();
+            built = match order {
+                Order::Logical => LoopNest::logical(&a),
+                Order::Memory => memory_nest(&a),
+            };
             built.as_ref()
         }
     };
@@ -253,16 +290,17 @@ pub(crate) fn for_each_offset<L: AnyLayout>(layout: &L, mut f: impl FnMut(&[usiz
 }
 
 /// Calls `f(index, element)` for every element of `data` (a buffer of
-/// `layout`) in logical order, a run at a time: a contiguous run is one
+/// `layout`) in `order`, a run at a time: a contiguous run is one
 /// sub-slice (one bounds check, a loop the compiler can vectorise).
 #[inline(always)]
 pub(crate) fn for_each_element<L: AnyLayout, T>(
     layout: &L,
+    order: Order,
     data: &[T],
     mut f: impl FnMut(&[usize], &T),
 ) {
     let rank = layout.rank();
-    for_each_indexed_run(layout, |index, run| {
+    for_each_indexed_run_in(layout, order, |index, run| {
         // As in `for_each_offset`: an index `f` ignores costs nothing.
         let mut local = *index;
         let (rank, start) = (rank, index[run.dim]);
@@ -286,11 +324,12 @@ pub(crate) fn for_each_element<L: AnyLayout, T>(
 #[inline(always)]
 pub(crate) fn for_each_element_mut<L: AnyLayout, T>(
     layout: &L,
+    order: Order,
     data: &mut [T],
     mut f: impl FnMut(&[usize], &mut T),
 ) {
     let rank = layout.rank();
-    for_each_indexed_run(layout, |index, run| {
+    for_each_indexed_run_in(layout, order, |index, run| {
         let mut local = *index;
         let (rank, start) = (rank, index[run.dim]);
         if run.stride == 1 {

@@ -406,13 +406,29 @@ where
         Slots::new(self.storage.as_slice(), &self.layout.to_array_layout())
     }
 
-    /// Calls `f(index, &element)` for every element in logical (row-major
-    /// index) order, with the index counted incrementally (one addition
-    /// per element; an offset computed once per run, as [`TensorBase::iter`]).
+    /// Calls `f(index, &element)` for every element once, with its
+    /// logical index, in the order that is fastest: the buffer's memory
+    /// order (padding skipped) for every layout whose tiles nest, which
+    /// includes XLA's TPU tilings; for others (a tile level that cuts
+    /// across the one above it, `T(3)(2,1)`) the order of the engine's
+    /// loop nest over the buffer. The index is counted by additions.
+    /// [`TensorBase::iter`] visits the elements in logical order instead.
+    ///
+    /// ```
+    /// use tessera::{Tensor, layout};
+    /// type A = layout!(f32[3,5]{1,0:T(2,2)});
+    /// let mut t = Tensor::<A, f32, { A::BUFFER_LEN }>::zeroed();
+    /// t.for_each_mut(|i, v| *v = (i[0] * 5 + i[1]) as f32);
+    /// let mut seen = Vec::new();
+    /// t.for_each(|i, v| seen.push((i.to_vec(), *v)));
+    /// // Memory order: the first 2x2 tile, then the next one.
+    /// assert_eq!(seen[..3], [(vec![0, 0], 0.0), (vec![0, 1], 1.0), (vec![1, 0], 5.0)]);
+    /// assert_eq!(seen.len(), 15);
+    /// ```
     #[inline]
     pub fn for_each(&self, f: impl FnMut(&[usize], &S::Elem)) {
         let data = self.storage.as_slice();
-        runs::for_each_element(&self.layout, data, f);
+        runs::for_each_element(&self.layout, runs::Order::Memory, data, f);
     }
 }
 
@@ -471,12 +487,13 @@ where
         IterMut::new(self.storage.as_mut_slice(), &self.layout)
     }
 
-    /// Calls `f(index, &mut element)` for every element in logical
-    /// (row-major index) order, as [`TensorBase::for_each`].
+    /// Calls `f(index, &mut element)` for every element once, with its
+    /// logical index, in the order of [`TensorBase::for_each`] (the
+    /// buffer's memory order for XLA's tilings).
     #[inline]
     pub fn for_each_mut(&mut self, f: impl FnMut(&[usize], &mut S::Elem)) {
         let data = self.storage.as_mut_slice();
-        runs::for_each_element_mut(&self.layout, data, f);
+        runs::for_each_element_mut(&self.layout, runs::Order::Memory, data, f);
     }
 
     /// Sets every element (not the padding) to `value`, in memory order:
@@ -494,7 +511,7 @@ where
             data[start..start + len].fill(value);
         });
         if !spans {
-            runs::for_each_element_mut(&self.layout, data, |_, v| *v = value);
+            runs::for_each_element_mut(&self.layout, runs::Order::Memory, data, |_, v| *v = value);
         }
     }
 
