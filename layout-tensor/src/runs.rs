@@ -1,9 +1,14 @@
-//! Logical-order runs: the elements of a layout in row-major index order,
-//! cut into stretches of the last dimension whose offsets move by one
-//! fixed stride. Element iterators and `for_each` walk a run with one
-//! addition per element and compute an offset only where a run starts
-//! (for `f32[..]{1,0:T(8,128)}`, once per 128 elements), so their state
-//! is a few words, whatever the rank or the tiling.
+//! Runs: the elements of a layout cut into stretches whose offsets move by
+//! one fixed stride, walked with one addition per element.
+//!
+//! - In logical (row-major index) order, for iterators: a [`RunCursor`]
+//!   computes an offset only where a run of the last dimension starts
+//!   (for `f32[..]{1,0:T(8,128)}`, once per 128 elements), so an iterator
+//!   is a few words whatever the rank or the tiling; an untouched
+//!   iterator's `fold` walks the engine's logical loop nest instead.
+//! - In memory order, for `for_each` and the fills: the engine's nest of
+//!   the layout onto itself, whose runs follow one another through the
+//!   buffer ([`Order::Memory`]).
 
 use layout_core::walk::LoopNest;
 use layout_core::{AnyLayout, ArrayLayout, MAX_RANK};
