@@ -238,18 +238,21 @@ pub(crate) fn for_each_indexed_run_in<L: AnyLayout>(
                 None => (0, 0),
             };
             let [stride, _] = nest.inner_strides();
-            nest.for_each_indexed_run(|index, [offset, _], len| {
-                f(
-                    index,
-                    IndexedRun {
-                        offset,
-                        stride,
-                        len,
-                        dim,
-                        div,
-                    },
-                );
-            });
+            nest.for_each_indexed_run(
+                #[inline(always)]
+                |index, [offset, _], len| {
+                    f(
+                        index,
+                        IndexedRun {
+                            offset,
+                            stride,
+                            len,
+                            dim,
+                            div,
+                        },
+                    );
+                },
+            );
         }
         None => {
             let rank = layout.rank();
@@ -279,19 +282,23 @@ pub(crate) fn for_each_indexed_run_in<L: AnyLayout>(
 #[inline(always)]
 pub(crate) fn for_each_offset<L: AnyLayout>(layout: &L, mut f: impl FnMut(&[usize], usize)) {
     let rank = layout.rank();
-    for_each_indexed_run(layout, |index, run| {
-        // The index `f` sees lives in a fresh local per run: when `f`
-        // does not read it, the compiler drops every store to it, and the
-        // loop is the bare walk over the run.
-        let mut local = *index;
-        let (rank, start) = (rank, index[run.dim]);
-        let mut offset = run.offset;
-        for k in 0..run.len {
-            local[run.dim] = start + k * run.div;
-            f(&local[..rank], offset);
-            offset = offset.wrapping_add(run.stride);
-        }
-    });
+    for_each_indexed_run(
+        layout,
+        #[inline(always)]
+        |index, run| {
+            // The index `f` sees lives in a fresh local per run: when `f`
+            // does not read it, the compiler drops every store to it, and the
+            // loop is the bare walk over the run.
+            let mut local = *index;
+            let (rank, start) = (rank, index[run.dim]);
+            let mut offset = run.offset;
+            for k in 0..run.len {
+                local[run.dim] = start + k * run.div;
+                f(&local[..rank], offset);
+                offset = offset.wrapping_add(run.stride);
+            }
+        },
+    );
 }
 
 /// Calls `f(index, element)` for every element of `data` (a buffer of
@@ -305,24 +312,29 @@ pub(crate) fn for_each_element<L: AnyLayout, T>(
     mut f: impl FnMut(&[usize], &T),
 ) {
     let rank = layout.rank();
-    for_each_indexed_run_in(layout, order, |index, run| {
-        // As in `for_each_offset`: an index `f` ignores costs nothing.
-        let mut local = *index;
-        let (rank, start) = (rank, index[run.dim]);
-        if run.stride == 1 {
-            for (k, v) in data[run.offset..run.offset + run.len].iter().enumerate() {
-                local[run.dim] = start + k * run.div;
-                f(&local[..rank], v);
+    for_each_indexed_run_in(
+        layout,
+        order,
+        #[inline(always)]
+        |index, run| {
+            // As in `for_each_offset`: an index `f` ignores costs nothing.
+            let mut local = *index;
+            let (rank, start) = (rank, index[run.dim]);
+            if run.stride == 1 {
+                for (k, v) in data[run.offset..run.offset + run.len].iter().enumerate() {
+                    local[run.dim] = start + k * run.div;
+                    f(&local[..rank], v);
+                }
+            } else {
+                let mut offset = run.offset;
+                for k in 0..run.len {
+                    local[run.dim] = start + k * run.div;
+                    f(&local[..rank], &data[offset]);
+                    offset = offset.wrapping_add(run.stride);
+                }
             }
-        } else {
-            let mut offset = run.offset;
-            for k in 0..run.len {
-                local[run.dim] = start + k * run.div;
-                f(&local[..rank], &data[offset]);
-                offset = offset.wrapping_add(run.stride);
-            }
-        }
-    });
+        },
+    );
 }
 
 /// [`for_each_element`], writable.
@@ -334,26 +346,31 @@ pub(crate) fn for_each_element_mut<L: AnyLayout, T>(
     mut f: impl FnMut(&[usize], &mut T),
 ) {
     let rank = layout.rank();
-    for_each_indexed_run_in(layout, order, |index, run| {
-        let mut local = *index;
-        let (rank, start) = (rank, index[run.dim]);
-        if run.stride == 1 {
-            for (k, v) in data[run.offset..run.offset + run.len]
-                .iter_mut()
-                .enumerate()
-            {
-                local[run.dim] = start + k * run.div;
-                f(&local[..rank], v);
+    for_each_indexed_run_in(
+        layout,
+        order,
+        #[inline(always)]
+        |index, run| {
+            let mut local = *index;
+            let (rank, start) = (rank, index[run.dim]);
+            if run.stride == 1 {
+                for (k, v) in data[run.offset..run.offset + run.len]
+                    .iter_mut()
+                    .enumerate()
+                {
+                    local[run.dim] = start + k * run.div;
+                    f(&local[..rank], v);
+                }
+            } else {
+                let mut offset = run.offset;
+                for k in 0..run.len {
+                    local[run.dim] = start + k * run.div;
+                    f(&local[..rank], &mut data[offset]);
+                    offset = offset.wrapping_add(run.stride);
+                }
             }
-        } else {
-            let mut offset = run.offset;
-            for k in 0..run.len {
-                local[run.dim] = start + k * run.div;
-                f(&local[..rank], &mut data[offset]);
-                offset = offset.wrapping_add(run.stride);
-            }
-        }
-    });
+        },
+    );
 }
 
 /// Calls `f(start, len)` for every stretch of slots that holds elements
