@@ -542,14 +542,17 @@ mod tests {
 
     #[test]
     fn only_attrs_off_their_defaults_are_canonical() {
-        assert!(DefaultAttrs::CANONICAL);
-        assert!(!<Attrs<1, 0, 0, 0, (), NoPad> as AttrSpec>::CANONICAL);
-        assert!(<Attrs<2, 0, 0, 0, (), NoPad> as AttrSpec>::CANONICAL);
-        assert!(<Attrs<1, 4, 0, 0, (), NoPad> as AttrSpec>::CANONICAL);
-        assert!(<Attrs<1, 0, 1, 0, (), NoPad> as AttrSpec>::CANONICAL);
-        assert!(<Attrs<1, 0, 0, 8, (), NoPad> as AttrSpec>::CANONICAL);
-        assert!(<Attrs<1, 0, 0, 0, (Split<0, (N<4>,)>,), NoPad> as AttrSpec>::CANONICAL);
-        assert!(<Attrs<1, 0, 0, 0, (), Pad<1, (N<8>,)>> as AttrSpec>::CANONICAL);
+        fn canonical<A: AttrSpec>() -> bool {
+            A::CANONICAL
+        }
+        assert!(canonical::<DefaultAttrs>());
+        assert!(!canonical::<Attrs<1, 0, 0, 0, (), NoPad>>());
+        assert!(canonical::<Attrs<2, 0, 0, 0, (), NoPad>>());
+        assert!(canonical::<Attrs<1, 4, 0, 0, (), NoPad>>());
+        assert!(canonical::<Attrs<1, 0, 1, 0, (), NoPad>>());
+        assert!(canonical::<Attrs<1, 0, 0, 8, (), NoPad>>());
+        assert!(canonical::<Attrs<1, 0, 0, 0, (Split<0, (N<4>,)>,), NoPad>>());
+        assert!(canonical::<Attrs<1, 0, 0, 0, (), Pad<1, (N<8>,)>>>());
     }
 
     #[test]
