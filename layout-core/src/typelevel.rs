@@ -75,9 +75,11 @@ pub trait ElementSpec: Copy + Default + core::fmt::Debug + Send + Sync + 'static
 /// Defines the element markers and [`element_marker_name`] from one list,
 /// so the two cannot disagree.
 macro_rules! element_markers {
-    ($($marker:ident => $name:literal;)*) => {
+    ($($(#[$doc:meta])* $marker:ident => $name:literal;)*) => {
         $(
             #[doc = concat!("`", $name, "` as a type: the element parameter of a layout `", $name, "[..]`.")]
+            ///
+            $(#[$doc])*
             ///
             /// ```
             #[doc = concat!("use tessera::typelevel::{ElementSpec, ", stringify!($marker), "};")]
@@ -111,16 +113,23 @@ macro_rules! element_markers {
 }
 
 element_markers! {
+    /// Packed tensors hold its values as `bool` (`tessera::packed`).
     Pred => "pred";
+    /// A 1-bit signed integer, `-1..=0`; packed tensors hold it as `i8`.
     S1 => "s1";
+    /// A 2-bit signed integer, `-2..=1`; packed tensors hold it as `i8`.
     S2 => "s2";
+    /// A 4-bit signed integer, `-8..=7`; packed tensors hold it as `i8`.
     S4 => "s4";
     S8 => "s8";
     S16 => "s16";
     S32 => "s32";
     S64 => "s64";
+    /// A 1-bit unsigned integer, `0..=1`; packed tensors hold it as `u8`.
     U1 => "u1";
+    /// A 2-bit unsigned integer, `0..=3`; packed tensors hold it as `u8`.
     U2 => "u2";
+    /// A 4-bit unsigned integer, `0..=15`; packed tensors hold it as `u8`.
     U4 => "u4";
     U8 => "u8";
     U16 => "u16";
@@ -137,6 +146,10 @@ element_markers! {
     F8e3m4 => "f8e3m4";
     F8e5m2fnuz => "f8e5m2fnuz";
     F8e4m3fnuz => "f8e4m3fnuz";
+    /// The 4-bit float of the OCP microscaling formats (sign, 2 exponent
+    /// bits, 1 mantissa bit, bias 1, no infinities or NaN); packed tensors
+    /// read and write it as its raw bits `0..=15`, which
+    /// [`F4e2m1fn::to_f32`] and [`F4e2m1fn::from_f32`] convert.
     F4e2m1fn => "f4e2m1fn";
     F8e8m0fnu => "f8e8m0fnu";
     C64 => "c64";

@@ -53,12 +53,16 @@ where
 /// and mixed layouts, so that a mismatch names both types.
 ///
 /// ```
-/// use static_assertions::{assert_impl_all, assert_not_impl_any};
-/// use tessera::typelevel::{F32, S32};
-/// use tessera::{StoredAs, Stores};
-/// assert_impl_all!(S32: StoredAs<i32>);
-/// assert_not_impl_any!(F32: StoredAs<i32>);
-/// assert_not_impl_any!(tessera::layout!(s32[4]): Stores<f32>);
+/// use tessera::typelevel::{ElementSpec, S32};
+/// use tessera::{Element, PrimitiveType, StoredAs};
+/// /// The element type behind a marker and its Rust type, which agree.
+/// fn element_type<M: StoredAs<E>, E: Element>() -> PrimitiveType {
+///     assert_eq!(M::TYPE, E::TYPE);
+///     E::TYPE
+/// }
+/// assert_eq!(element_type::<S32, i32>(), PrimitiveType::S32);
+/// // `element_type::<S32, f32>()` does not compile: "a layout of `S32`
+/// // elements does not hold `f32`".
 /// ```
 #[diagnostic::on_unimplemented(
     message = "a layout of `{Self}` elements does not hold `{E}`",
