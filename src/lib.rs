@@ -37,8 +37,8 @@ pub use layout_tensor::element as tensor_element;
 pub use layout_tensor::packed;
 pub use layout_tensor::{
     Element, Indexed, Iter, IterMut, Packed, PackedBase, PackedIter, PackedView, PackedViewMut,
-    Slots, Storage, StorageMut, Stores, StoresPacked, SubByte, SubByteLayout, Tensor, TensorBase,
-    TensorView, TensorViewMut,
+    Slots, Storage, StorageMut, StoredAs, Stores, StoresPacked, SubByte, SubByteLayout, Tensor,
+    TensorBase, TensorView, TensorViewMut,
 };
 #[cfg(feature = "alloc")]
 pub use layout_tensor::{PackedBuf, TensorBuf};
@@ -73,6 +73,7 @@ macro_rules! layout {
 pub mod __private {
     pub use layout_core::mixed_layout::MixedLayout;
     pub use layout_core::static_layout::{Invalid, StaticLayout};
-    pub use layout_core::typelevel::{AtMost, Attrs, Dyn, N, NoPad, Pad, Split};
+    // The numbers, attributes and element markers (`F32`, ...).
+    pub use layout_core::typelevel::*;
     pub use layout_macros::__layout as layout_macro;
 }

@@ -19,10 +19,11 @@
 //!   static layout's does.
 //!
 //! ```
-//! use layout_core::typelevel::{DefaultAttrs, Dyn, N};
-//! use layout_core::MixedLayout;
-//! // What `layout!(f32[?,8]{1,0:T(2,4)})` expands to (F32 is XLA enum 11).
-//! type Rows = MixedLayout<2, 1, 11, (Dyn, N<8>), (N<1>, N<0>), ((N<2>, N<4>),), DefaultAttrs>;
+//! use tessera::typelevel::{DefaultAttrs, Dyn, F32, N};
+//! use tessera::{MixedLayout, layout};
+//! // What `layout!(f32[?,8]{1,0:T(2,4)})` expands to.
+//! type Rows = MixedLayout<2, 1, F32, (Dyn, N<8>), (N<1>, N<0>), ((N<2>, N<4>),), DefaultAttrs>;
+//! static_assertions::assert_type_eq_all!(Rows, layout!(f32[?,8]{1,0:T(2,4)}));
 //! let l = Rows::new([5, 8]).unwrap();
 //! assert_eq!(l.dims(), [5, 8]);
 //! assert_eq!(l.buffer_len(), 48); // 3 tile rows of 2x4, 2 tiles each
@@ -38,26 +39,18 @@ use crate::error::{Error, ErrorKind, Locus};
 use crate::layout::Padding;
 use crate::runtime::{ArrayLayout, DigitSource};
 use crate::shape::{Dim, Shape};
-use crate::static_layout::{Params, build_array_layout};
+use crate::static_layout::{NON_CANONICAL_ATTRS, Params, build_array_layout};
 use crate::tile::Tile;
-use crate::typelevel::{AttrSpec, DimList, NumList, TileList};
+use crate::typelevel::{AttrSpec, DimList, ElementSpec, NumList, TileList};
 use crate::{MAX_PHYSICAL_RANK, MAX_RANK};
 
 /// A layout with `K` dims known only at run time (`?` or `<=N`) among its
 /// `RANK`: the value holds their extents, everything else is constant.
 /// Write it with `tessera::layout!`, not by hand (see the [module
 /// docs](self)).
-pub struct MixedLayout<
-    const RANK: usize,
-    const K: usize,
-    const ELEMENT: u32,
-    Dims,
-    MinorToMajor,
-    Tiles,
-    A,
-> {
+pub struct MixedLayout<const RANK: usize, const K: usize, Element, Dims, MinorToMajor, Tiles, A> {
     extents: [usize; K],
-    params: Params<Dims, MinorToMajor, Tiles, A>,
+    params: Params<Element, Dims, MinorToMajor, Tiles, A>,
 }
 
 /// One term of a mixed layout's offset: `stride * ((index[dim] / div) %
@@ -244,8 +237,9 @@ const fn derive_plan(a: &ArrayLayout, b: &ArrayLayout, probes: [usize; 2]) -> Mi
     plan
 }
 
-impl<const R: usize, const K: usize, const T: u32, D, M, Ti, A> MixedLayout<R, K, T, D, M, Ti, A>
+impl<const R: usize, const K: usize, T, D, M, Ti, A> MixedLayout<R, K, T, D, M, Ti, A>
 where
+    T: ElementSpec,
     D: DimList,
     M: NumList,
     Ti: TileList,
@@ -309,9 +303,10 @@ where
 
     /// Builds the engine's layout with `dims`.
     const fn build(dims: &[Dim], padding: Option<Padding>) -> Result<ArrayLayout, Error> {
+        assert!(A::CANONICAL, "{}", NON_CANONICAL_ATTRS);
         build_array_layout(
             R,
-            T,
+            T::TYPE,
             dims,
             M::VALUES,
             Ti::TILES,
@@ -573,20 +568,15 @@ where
     }
 }
 
-impl<const R: usize, const K: usize, const T: u32, D, M, Ti, A> Clone
-    for MixedLayout<R, K, T, D, M, Ti, A>
-{
+impl<const R: usize, const K: usize, T, D, M, Ti, A> Clone for MixedLayout<R, K, T, D, M, Ti, A> {
     fn clone(&self) -> Self {
         *self
     }
 }
 
-impl<const R: usize, const K: usize, const T: u32, D, M, Ti, A> Copy
-    for MixedLayout<R, K, T, D, M, Ti, A>
-{
-}
+impl<const R: usize, const K: usize, T, D, M, Ti, A> Copy for MixedLayout<R, K, T, D, M, Ti, A> {}
 
-impl<const R: usize, const K: usize, const T: u32, D, M, Ti, A> PartialEq
+impl<const R: usize, const K: usize, T, D, M, Ti, A> PartialEq
     for MixedLayout<R, K, T, D, M, Ti, A>
 {
     fn eq(&self, other: &Self) -> bool {
@@ -594,14 +584,12 @@ impl<const R: usize, const K: usize, const T: u32, D, M, Ti, A> PartialEq
     }
 }
 
-impl<const R: usize, const K: usize, const T: u32, D, M, Ti, A> Eq
-    for MixedLayout<R, K, T, D, M, Ti, A>
-{
-}
+impl<const R: usize, const K: usize, T, D, M, Ti, A> Eq for MixedLayout<R, K, T, D, M, Ti, A> {}
 
-impl<const R: usize, const K: usize, const T: u32, D, M, Ti, A> fmt::Display
+impl<const R: usize, const K: usize, T, D, M, Ti, A> fmt::Display
     for MixedLayout<R, K, T, D, M, Ti, A>
 where
+    T: ElementSpec,
     D: DimList,
     M: NumList,
     Ti: TileList,
@@ -613,9 +601,10 @@ where
     }
 }
 
-impl<const R: usize, const K: usize, const T: u32, D, M, Ti, A> fmt::Debug
+impl<const R: usize, const K: usize, T, D, M, Ti, A> fmt::Debug
     for MixedLayout<R, K, T, D, M, Ti, A>
 where
+    T: ElementSpec,
     D: DimList,
     M: NumList,
     Ti: TileList,

@@ -9,7 +9,7 @@ use crate::shape::Shape;
 use crate::static_layout::StaticLayout;
 use crate::terms::OffsetTerms;
 use crate::traits::{AnyLayout, HasRank, SameShape};
-use crate::typelevel::{AttrSpec, DimList, NumList, TileList};
+use crate::typelevel::{AttrSpec, DimList, ElementSpec, NumList, TileList};
 
 /// A run-time [`ArrayLayout`] prepared for indexing: its offset formula
 /// ([`OffsetTerms`]) is computed once, so each offset costs a few shifts
@@ -149,9 +149,10 @@ impl SameShape<PreparedLayout> for PreparedLayout {}
 impl SameShape<ArrayLayout> for PreparedLayout {}
 impl SameShape<PreparedLayout> for ArrayLayout {}
 
-impl<const R: usize, const T: u32, const RMD: bool, D, M, Ti, A> SameShape<PreparedLayout>
+impl<const R: usize, T, const RMD: bool, D, M, Ti, A> SameShape<PreparedLayout>
     for StaticLayout<R, T, RMD, D, M, Ti, A>
 where
+    T: ElementSpec,
     D: DimList,
     M: NumList,
     Ti: TileList,
@@ -159,9 +160,10 @@ where
 {
 }
 
-impl<const R: usize, const T: u32, const RMD: bool, D, M, Ti, A>
+impl<const R: usize, T, const RMD: bool, D, M, Ti, A>
     SameShape<StaticLayout<R, T, RMD, D, M, Ti, A>> for PreparedLayout
 where
+    T: ElementSpec,
     D: DimList,
     M: NumList,
     Ti: TileList,
@@ -169,9 +171,10 @@ where
 {
 }
 
-impl<const R: usize, const K: usize, const T: u32, D, M, Ti, A> SameShape<PreparedLayout>
+impl<const R: usize, const K: usize, T, D, M, Ti, A> SameShape<PreparedLayout>
     for MixedLayout<R, K, T, D, M, Ti, A>
 where
+    T: ElementSpec,
     D: DimList,
     M: NumList,
     Ti: TileList,
@@ -179,9 +182,10 @@ where
 {
 }
 
-impl<const R: usize, const K: usize, const T: u32, D, M, Ti, A>
-    SameShape<MixedLayout<R, K, T, D, M, Ti, A>> for PreparedLayout
+impl<const R: usize, const K: usize, T, D, M, Ti, A> SameShape<MixedLayout<R, K, T, D, M, Ti, A>>
+    for PreparedLayout
 where
+    T: ElementSpec,
     D: DimList,
     M: NumList,
     Ti: TileList,

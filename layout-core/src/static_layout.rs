@@ -26,10 +26,11 @@
 //! | "same element count" ([`SameElementCount`](crate::SameElementCount)) | typenum: the product of the dims is type-level arithmetic, which const generics cannot do on stable Rust |
 //!
 //! ```
-//! use layout_core::typelevel::{DefaultAttrs, N};
-//! use layout_core::StaticLayout;
-//! // What `layout!(f32[3,5]{1,0:T(2,2)})` expands to (F32 is XLA enum 11).
-//! type A = StaticLayout<2, 11, false, (N<3>, N<5>), (N<1>, N<0>), ((N<2>, N<2>),), DefaultAttrs>;
+//! use tessera::typelevel::{DefaultAttrs, F32, N};
+//! use tessera::{StaticLayout, layout};
+//! // What `layout!(f32[3,5]{1,0:T(2,2)})` expands to.
+//! type A = StaticLayout<2, F32, false, (N<3>, N<5>), (N<1>, N<0>), ((N<2>, N<2>),), DefaultAttrs>;
+//! static_assertions::assert_type_eq_all!(A, layout!(f32[3,5]{1,0:T(2,2)}));
 //! const OFF: usize = A::offset([2, 3]);
 //! assert_eq!(OFF, 17);
 //! assert_eq!(A::BUFFER_LEN, 24);
@@ -46,14 +47,15 @@ use crate::runtime::{ArrayLayout, DigitSource, PhysicalDims, PhysicalShape, Slot
 use crate::shape::{Dim, Shape};
 use crate::tile::Tile;
 use crate::traits::KnownLayout;
-use crate::typelevel::{AttrSpec, DimList, NumList, TileList};
+use crate::typelevel::{AttrSpec, DimList, ElementSpec, NumList, TileList};
 
 /// A layout known at compile time: a zero-sized type whose parameters are
 /// the layout's numbers. Write it with `tessera::layout!`, not by hand.
 ///
 /// - `RANK`: the number of dimensions (so indices are `[usize; RANK]`);
-/// - `ELEMENT`: the element type's XLA enum value
-///   ([`PrimitiveType::xla_enum_value`]);
+/// - `Element`: the element type as a marker type ([`F32`](crate::typelevel::F32),
+///   [`Bf16`](crate::typelevel::Bf16), ... an [`ElementSpec`]), so that
+///   compiler messages name it;
 /// - `ROW_MAJOR_DENSE`: what the engine's
 ///   [`ArrayLayout::is_row_major_dense`] says, so signatures can require it
 ///   ([`RowMajorDense`](crate::RowMajorDense)); [`StaticLayout::LAYOUT`] fails to evaluate if it
@@ -65,17 +67,17 @@ use crate::typelevel::{AttrSpec, DimList, NumList, TileList};
 /// [`StaticLayout::LAYOUT`].
 pub struct StaticLayout<
     const RANK: usize,
-    const ELEMENT: u32,
+    Element,
     const ROW_MAJOR_DENSE: bool,
     Dims,
     MinorToMajor,
     Tiles,
     A,
->(Params<Dims, MinorToMajor, Tiles, A>);
+>(Params<Element, Dims, MinorToMajor, Tiles, A>);
 
 /// The parameters as a zero-sized field that keeps `Send`/`Sync` and
 /// variance independent of them.
-pub(crate) type Params<D, M, T, A> = PhantomData<fn() -> (D, M, T, A)>;
+pub(crate) type Params<E, D, M, T, A> = PhantomData<fn() -> (E, D, M, T, A)>;
 
 /// The placeholder type `layout!` expands to when the layout is invalid:
 /// its const argument holds the `compile_error!`, so the one error is
@@ -99,12 +101,12 @@ pub enum SlotOf<const RANK: usize> {
 /// The first rule the numbers break, as the engine reports it.
 ///
 /// # Panics
-/// If `element` is not an XLA enum value tessera knows, or `rank` is not
-/// the number of `dims` (neither happens for types made by `layout!`).
+/// If `rank` is not the number of `dims` (never for types made by
+/// `layout!`).
 #[allow(clippy::too_many_arguments)] // one argument per layout field
 pub const fn build_array_layout(
     rank: usize,
-    element: u32,
+    element_type: PrimitiveType,
     dims: &[Dim],
     minor_to_major: &[usize],
     tiles: &[Tile],
@@ -113,10 +115,6 @@ pub const fn build_array_layout(
     padding: Option<Padding>,
 ) -> Result<ArrayLayout, Error> {
     let (tail_padding_alignment, element_size_in_bits, memory_space, metadata_prefix) = attrs;
-    let element_type = match PrimitiveType::from_xla_enum_value(element) {
-        Some(t) => t,
-        None => panic!("ELEMENT is not an XLA element type"),
-    };
     assert!(
         rank == dims.len(),
         "RANK differs from the number of dimensions"
@@ -148,6 +146,10 @@ pub const fn build_array_layout(
     }
 }
 
+/// Why a layout with [`Attrs`](crate::typelevel::Attrs) all at their
+/// defaults does not build.
+pub(crate) const NON_CANONICAL_ATTRS: &str = "attributes all at their defaults are written `DefaultAttrs` (as `layout!` does), so that one layout has one type";
+
 const fn to_rank_array<const R: usize>(values: &[usize]) -> [usize; R] {
     assert!(values.len() == R, "length differs from RANK");
     let mut out = [0usize; R];
@@ -173,7 +175,7 @@ const fn minor_to_major_array<const R: usize>(layout: &ArrayLayout) -> [usize; R
 
 impl<
     const R: usize,
-    const T: u32,
+    T: ElementSpec,
     const RMD: bool,
     D: DimList,
     M: NumList,
@@ -185,9 +187,10 @@ impl<
     /// const. Evaluating it with numbers the engine rejects is a compile
     /// error with the engine's message.
     pub const LAYOUT: ArrayLayout = {
+        assert!(A::CANONICAL, "{}", NON_CANONICAL_ATTRS);
         let layout = match build_array_layout(
             R,
-            T,
+            T::TYPE,
             D::DIMS,
             M::VALUES,
             Ti::TILES,
@@ -579,7 +582,7 @@ const fn offset_plan(layout: &ArrayLayout) -> OffsetPlan {
     }
 }
 
-impl<const R: usize, const T: u32, const RMD: bool, D, M, Ti, A> Clone
+impl<const R: usize, T, const RMD: bool, D, M, Ti, A> Clone
     for StaticLayout<R, T, RMD, D, M, Ti, A>
 {
     fn clone(&self) -> Self {
@@ -587,12 +590,12 @@ impl<const R: usize, const T: u32, const RMD: bool, D, M, Ti, A> Clone
     }
 }
 
-impl<const R: usize, const T: u32, const RMD: bool, D, M, Ti, A> Copy
+impl<const R: usize, T, const RMD: bool, D, M, Ti, A> Copy
     for StaticLayout<R, T, RMD, D, M, Ti, A>
 {
 }
 
-impl<const R: usize, const T: u32, const RMD: bool, D, M, Ti, A> Default
+impl<const R: usize, T, const RMD: bool, D, M, Ti, A> Default
     for StaticLayout<R, T, RMD, D, M, Ti, A>
 {
     fn default() -> Self {
@@ -600,7 +603,7 @@ impl<const R: usize, const T: u32, const RMD: bool, D, M, Ti, A> Default
     }
 }
 
-impl<const R: usize, const T: u32, const RMD: bool, D, M, Ti, A> PartialEq
+impl<const R: usize, T, const RMD: bool, D, M, Ti, A> PartialEq
     for StaticLayout<R, T, RMD, D, M, Ti, A>
 {
     fn eq(&self, _: &Self) -> bool {
@@ -608,14 +611,12 @@ impl<const R: usize, const T: u32, const RMD: bool, D, M, Ti, A> PartialEq
     }
 }
 
-impl<const R: usize, const T: u32, const RMD: bool, D, M, Ti, A> Eq
-    for StaticLayout<R, T, RMD, D, M, Ti, A>
-{
-}
+impl<const R: usize, T, const RMD: bool, D, M, Ti, A> Eq for StaticLayout<R, T, RMD, D, M, Ti, A> {}
 
-impl<const R: usize, const T: u32, const RMD: bool, D, M, Ti, A> fmt::Debug
+impl<const R: usize, T, const RMD: bool, D, M, Ti, A> fmt::Debug
     for StaticLayout<R, T, RMD, D, M, Ti, A>
 where
+    T: ElementSpec,
     Self: KnownLayout,
 {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -623,9 +624,10 @@ where
     }
 }
 
-impl<const R: usize, const T: u32, const RMD: bool, D, M, Ti, A> fmt::Display
+impl<const R: usize, T, const RMD: bool, D, M, Ti, A> fmt::Display
     for StaticLayout<R, T, RMD, D, M, Ti, A>
 where
+    T: ElementSpec,
     Self: KnownLayout,
 {
     /// XLA's canonical text, e.g. `f32[3,5]{1,0:T(2,2)}`.
@@ -634,9 +636,10 @@ where
     }
 }
 
-impl<const R: usize, const T: u32, const RMD: bool, D, M, Ti, A>
-    From<StaticLayout<R, T, RMD, D, M, Ti, A>> for ArrayLayout
+impl<const R: usize, T, const RMD: bool, D, M, Ti, A> From<StaticLayout<R, T, RMD, D, M, Ti, A>>
+    for ArrayLayout
 where
+    T: ElementSpec,
     StaticLayout<R, T, RMD, D, M, Ti, A>: KnownLayout,
 {
     fn from(_: StaticLayout<R, T, RMD, D, M, Ti, A>) -> ArrayLayout {

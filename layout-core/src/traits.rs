@@ -62,7 +62,7 @@ use crate::mixed_layout::MixedLayout;
 use crate::runtime::{ArrayLayout, DimVec, Slot};
 use crate::shape::Shape;
 use crate::static_layout::StaticLayout;
-use crate::typelevel::{AttrSpec, DimList, NumList, TileList, TypenumCount};
+use crate::typelevel::{AttrSpec, DimList, ElementSpec, NumList, TileList, TypenumCount};
 
 /// A layout, known at compile time, partly, or only at run time. Generic
 /// code takes `L: AnyLayout` (or a rank bound, [`HasRank<R>`]) and works
@@ -267,8 +267,9 @@ pub trait KnownLayout: AnyLayout + Copy + Default {
     type Logical;
 }
 
-/// The logical shape of a [`KnownLayout`]: element type and dims, no layout.
-pub struct Logical<const ELEMENT: u32, Dims>(PhantomData<fn() -> Dims>);
+/// The logical shape of a [`KnownLayout`]: element type (an
+/// [`ElementSpec`] marker) and dims, no layout.
+pub struct Logical<Element, Dims>(PhantomData<fn() -> (Element, Dims)>);
 
 /// A layout whose offsets are `0..ELEMENT_COUNT` in row-major order with no
 /// padding ([`ArrayLayout::is_row_major_dense`]), so its buffer can be used
@@ -388,9 +389,10 @@ impl SameShape<ArrayLayout> for ArrayLayout {}
 // ---------------------------------------------------------------------
 // Static layouts.
 
-impl<const R: usize, const T: u32, const RMD: bool, D, M, Ti, A> AnyLayout
+impl<const R: usize, T, const RMD: bool, D, M, Ti, A> AnyLayout
     for StaticLayout<R, T, RMD, D, M, Ti, A>
 where
+    T: ElementSpec,
     D: DimList,
     M: NumList,
     Ti: TileList,
@@ -470,9 +472,10 @@ where
     }
 }
 
-impl<const R: usize, const T: u32, const RMD: bool, D, M, Ti, A> KnownLayout
+impl<const R: usize, T, const RMD: bool, D, M, Ti, A> KnownLayout
     for StaticLayout<R, T, RMD, D, M, Ti, A>
 where
+    T: ElementSpec,
     D: DimList,
     M: NumList,
     Ti: TileList,
@@ -488,9 +491,10 @@ where
     type Logical = Logical<T, D>;
 }
 
-impl<const R: usize, const T: u32, const RMD: bool, D, M, Ti, A> HasRank<R>
+impl<const R: usize, T, const RMD: bool, D, M, Ti, A> HasRank<R>
     for StaticLayout<R, T, RMD, D, M, Ti, A>
 where
+    T: ElementSpec,
     D: DimList,
     M: NumList,
     Ti: TileList,
@@ -498,9 +502,9 @@ where
 {
 }
 
-impl<const R: usize, const T: u32, D, M, Ti, A> RowMajorDense
-    for StaticLayout<R, T, true, D, M, Ti, A>
+impl<const R: usize, T, D, M, Ti, A> RowMajorDense for StaticLayout<R, T, true, D, M, Ti, A>
 where
+    T: ElementSpec,
     D: DimList,
     M: NumList,
     Ti: TileList,
@@ -508,22 +512,153 @@ where
 {
 }
 
-impl<const R: usize, const T: u32, const RMD1: bool, const RMD2: bool, D, M1, M2, Ti1, Ti2, A1, A2>
-    SameShape<StaticLayout<R, T, RMD2, D, M2, Ti2, A2>> for StaticLayout<R, T, RMD1, D, M1, Ti1, A1>
+/// Two static layouts: the element types and then the dims are compared
+/// by the bounds below, so that a mismatch names the part that differs
+/// (the element types, or which dimension and its two sizes).
+impl<
+    const R1: usize,
+    const R2: usize,
+    T1,
+    T2,
+    const RMD1: bool,
+    const RMD2: bool,
+    D1,
+    D2,
+    M1,
+    M2,
+    Ti1,
+    Ti2,
+    A1,
+    A2,
+> SameShape<StaticLayout<R2, T2, RMD2, D2, M2, Ti2, A2>>
+    for StaticLayout<R1, T1, RMD1, D1, M1, Ti1, A1>
 where
-    D: DimList,
+    T1: ElementSpec,
+    T2: ElementSpec,
+    D1: DimList,
+    D2: DimList,
     M1: NumList,
     M2: NumList,
     Ti1: TileList,
     Ti2: TileList,
     A1: AttrSpec,
     A2: AttrSpec,
+    (T1, T2): SameElementType,
+    (D1, D2): SameDims,
 {
 }
 
-impl<const R: usize, const T: u32, const RMD: bool, D, M, Ti, A> SameShape<ArrayLayout>
+/// Two element markers that are one: `(E, E)`. The bound behind
+/// [`SameShape`] between static layouts, so that a mismatch says what is
+/// wrong.
+///
+/// ```
+/// use static_assertions::{assert_impl_all, assert_not_impl_any};
+/// use tessera::traits::SameElementType;
+/// use tessera::typelevel::{Bf16, F32};
+/// assert_impl_all!((F32, F32): SameElementType);
+/// assert_not_impl_any!((F32, Bf16): SameElementType);
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "the layouts hold different element types: `{Self}`",
+    label = "this layout's element type comes first, the other layout's second",
+    note = "a copy between layouts needs the same element type: `f32[..]` and `f32[..]`, say"
+)]
+pub trait SameElementType {}
+
+impl<E: ElementSpec> SameElementType for (E, E) {}
+
+/// Two dim lists of one rank, equal dimension by dimension:
+/// `((N<3>, N<5>), (N<3>, N<5>))`. The bound behind [`SameShape`] between
+/// static layouts; each dimension is compared by [`SameSize<DIM>`], so a
+/// mismatch names the dimension.
+///
+/// ```
+/// use static_assertions::{assert_impl_all, assert_not_impl_any};
+/// use tessera::traits::SameDims;
+/// use tessera::typelevel::N;
+/// assert_impl_all!(((N<3>, N<5>), (N<3>, N<5>)): SameDims);
+/// assert_not_impl_any!(((N<3>, N<5>), (N<5>, N<3>)): SameDims);
+/// assert_not_impl_any!(((N<3>, N<5>), (N<3>,)): SameDims);
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "the layouts have different ranks: their dims are `{Self}`",
+    label = "this layout's dims come first, the other layout's second",
+    note = "a copy between layouts needs the same dims: `f32[3,5]` and `f32[3,5]{{0,1}}`, say"
+)]
+pub trait SameDims {}
+
+/// One dimension, dimension `DIM`, of the same size in two layouts:
+/// `(N<V>, N<V>)`.
+///
+/// ```
+/// use static_assertions::{assert_impl_all, assert_not_impl_any};
+/// use tessera::traits::SameSize;
+/// use tessera::typelevel::N;
+/// assert_impl_all!((N<8>, N<8>): SameSize<0>);
+/// assert_not_impl_any!((N<8>, N<16>): SameSize<0>);
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "dimension {DIM} differs between the layouts: its sizes are `{Self}`",
+    label = "this layout's size of dimension {DIM} comes first, the other layout's second",
+    note = "a copy between layouts needs the same dims; dimensions count from 0 (`f32[3,5]` has size 3 in dimension 0)"
+)]
+pub trait SameSize<const DIM: usize> {}
+
+impl<S, const DIM: usize> SameSize<DIM> for (S, S) {}
+
+/// Implements [`SameDims`] for one rank: `(Ai, Bi): SameSize<i>` for
+/// each dimension `i`.
+macro_rules! same_dims {
+    ($(($a:ident, $b:ident, $dim:literal))*) => {
+        impl<$($a, $b),*> SameDims for (($($a,)*), ($($b,)*))
+        where
+            $(($a, $b): SameSize<$dim>,)*
+        {
+        }
+    };
+}
+
+same_dims!();
+same_dims!((A0, B0, 0));
+same_dims!((A0, B0, 0)(A1, B1, 1));
+same_dims!((A0, B0, 0)(A1, B1, 1)(A2, B2, 2));
+same_dims!((A0, B0, 0)(A1, B1, 1)(A2, B2, 2)(A3, B3, 3));
+same_dims!((A0, B0, 0)(A1, B1, 1)(A2, B2, 2)(A3, B3, 3)(A4, B4, 4));
+same_dims!((A0, B0, 0)(A1, B1, 1)(A2, B2, 2)(A3, B3, 3)(A4, B4, 4)(
+    A5, B5, 5
+));
+same_dims!((A0, B0, 0)(A1, B1, 1)(A2, B2, 2)(A3, B3, 3)(A4, B4, 4)(
+    A5, B5, 5
+)(A6, B6, 6));
+same_dims!((A0, B0, 0)(A1, B1, 1)(A2, B2, 2)(A3, B3, 3)(A4, B4, 4)(
+    A5, B5, 5
+)(A6, B6, 6)(A7, B7, 7));
+same_dims!((A0, B0, 0)(A1, B1, 1)(A2, B2, 2)(A3, B3, 3)(A4, B4, 4)(
+    A5, B5, 5
+)(A6, B6, 6)(A7, B7, 7)(A8, B8, 8));
+same_dims!((A0, B0, 0)(A1, B1, 1)(A2, B2, 2)(A3, B3, 3)(A4, B4, 4)(
+    A5, B5, 5
+)(A6, B6, 6)(A7, B7, 7)(A8, B8, 8)(A9, B9, 9));
+same_dims!((A0, B0, 0)(A1, B1, 1)(A2, B2, 2)(A3, B3, 3)(A4, B4, 4)(
+    A5, B5, 5
+)(A6, B6, 6)(A7, B7, 7)(A8, B8, 8)(A9, B9, 9)(A10, B10, 10));
+same_dims!((A0, B0, 0)(A1, B1, 1)(A2, B2, 2)(A3, B3, 3)(A4, B4, 4)(
+    A5, B5, 5
+)(A6, B6, 6)(A7, B7, 7)(A8, B8, 8)(A9, B9, 9)(A10, B10, 10)(
+    A11, B11, 11
+));
+
+// The generated ranks must reach MAX_RANK.
+const _: () = assert!(
+    crate::MAX_RANK == 12,
+    "regenerate the `SameDims` impls for the new MAX_RANK"
+);
+
+impl<const R: usize, T, const RMD: bool, D, M, Ti, A> SameShape<ArrayLayout>
     for StaticLayout<R, T, RMD, D, M, Ti, A>
 where
+    T: ElementSpec,
     D: DimList,
     M: NumList,
     Ti: TileList,
@@ -531,9 +666,10 @@ where
 {
 }
 
-impl<const R: usize, const T: u32, const RMD: bool, D, M, Ti, A>
+impl<const R: usize, T, const RMD: bool, D, M, Ti, A>
     SameShape<StaticLayout<R, T, RMD, D, M, Ti, A>> for ArrayLayout
 where
+    T: ElementSpec,
     D: DimList,
     M: NumList,
     Ti: TileList,
@@ -544,9 +680,9 @@ where
 // ---------------------------------------------------------------------
 // Mixed layouts.
 
-impl<const R: usize, const K: usize, const T: u32, D, M, Ti, A> AnyLayout
-    for MixedLayout<R, K, T, D, M, Ti, A>
+impl<const R: usize, const K: usize, T, D, M, Ti, A> AnyLayout for MixedLayout<R, K, T, D, M, Ti, A>
 where
+    T: ElementSpec,
     D: DimList,
     M: NumList,
     Ti: TileList,
@@ -610,9 +746,10 @@ where
     }
 }
 
-impl<const R: usize, const K: usize, const T: u32, D, M, Ti, A> HasRank<R>
+impl<const R: usize, const K: usize, T, D, M, Ti, A> HasRank<R>
     for MixedLayout<R, K, T, D, M, Ti, A>
 where
+    T: ElementSpec,
     D: DimList,
     M: NumList,
     Ti: TileList,
@@ -621,9 +758,10 @@ where
 }
 
 /// A mixed layout's shape against a run-time one: checked when used.
-impl<const R: usize, const K: usize, const T: u32, D, M, Ti, A> SameShape<ArrayLayout>
+impl<const R: usize, const K: usize, T, D, M, Ti, A> SameShape<ArrayLayout>
     for MixedLayout<R, K, T, D, M, Ti, A>
 where
+    T: ElementSpec,
     D: DimList,
     M: NumList,
     Ti: TileList,
@@ -631,9 +769,10 @@ where
 {
 }
 
-impl<const R: usize, const K: usize, const T: u32, D, M, Ti, A>
-    SameShape<MixedLayout<R, K, T, D, M, Ti, A>> for ArrayLayout
+impl<const R: usize, const K: usize, T, D, M, Ti, A> SameShape<MixedLayout<R, K, T, D, M, Ti, A>>
+    for ArrayLayout
 where
+    T: ElementSpec,
     D: DimList,
     M: NumList,
     Ti: TileList,
@@ -643,21 +782,10 @@ where
 
 /// Mixed and static layouts of the same rank and element type: the
 /// extents are checked when used.
-impl<
-    const R: usize,
-    const K: usize,
-    const T: u32,
-    const RMD: bool,
-    D1,
-    D2,
-    M1,
-    M2,
-    Ti1,
-    Ti2,
-    A1,
-    A2,
-> SameShape<StaticLayout<R, T, RMD, D1, M1, Ti1, A1>> for MixedLayout<R, K, T, D2, M2, Ti2, A2>
+impl<const R: usize, const K: usize, T, const RMD: bool, D1, D2, M1, M2, Ti1, Ti2, A1, A2>
+    SameShape<StaticLayout<R, T, RMD, D1, M1, Ti1, A1>> for MixedLayout<R, K, T, D2, M2, Ti2, A2>
 where
+    T: ElementSpec,
     D1: DimList,
     D2: DimList,
     M1: NumList,
@@ -669,21 +797,10 @@ where
 {
 }
 
-impl<
-    const R: usize,
-    const K: usize,
-    const T: u32,
-    const RMD: bool,
-    D1,
-    D2,
-    M1,
-    M2,
-    Ti1,
-    Ti2,
-    A1,
-    A2,
-> SameShape<MixedLayout<R, K, T, D2, M2, Ti2, A2>> for StaticLayout<R, T, RMD, D1, M1, Ti1, A1>
+impl<const R: usize, const K: usize, T, const RMD: bool, D1, D2, M1, M2, Ti1, Ti2, A1, A2>
+    SameShape<MixedLayout<R, K, T, D2, M2, Ti2, A2>> for StaticLayout<R, T, RMD, D1, M1, Ti1, A1>
 where
+    T: ElementSpec,
     D1: DimList,
     D2: DimList,
     M1: NumList,
@@ -695,21 +812,10 @@ where
 {
 }
 
-impl<
-    const R: usize,
-    const K1: usize,
-    const K2: usize,
-    const T: u32,
-    D1,
-    D2,
-    M1,
-    M2,
-    Ti1,
-    Ti2,
-    A1,
-    A2,
-> SameShape<MixedLayout<R, K1, T, D1, M1, Ti1, A1>> for MixedLayout<R, K2, T, D2, M2, Ti2, A2>
+impl<const R: usize, const K1: usize, const K2: usize, T, D1, D2, M1, M2, Ti1, Ti2, A1, A2>
+    SameShape<MixedLayout<R, K1, T, D1, M1, Ti1, A1>> for MixedLayout<R, K2, T, D2, M2, Ti2, A2>
 where
+    T: ElementSpec,
     D1: DimList,
     D2: DimList,
     M1: NumList,

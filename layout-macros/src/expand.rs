@@ -2,9 +2,9 @@
 //! `StaticLayout` type under `$crate::__private`, or one spanned error in
 //! an `Invalid` placeholder type.
 
-use layout_core::typelevel::padding_value_code;
+use layout_core::typelevel::{element_marker_name, padding_value_code};
 use layout_core::{ArrayLayout, Dim, Shape, text};
-use proc_macro2::{Literal, TokenStream, TokenTree};
+use proc_macro2::{Ident, Literal, Span, TokenStream, TokenTree};
 use quote::quote;
 
 use crate::diagnostic;
@@ -100,7 +100,7 @@ fn num_list(krate: &TokenStream, values: impl IntoIterator<Item = usize>) -> Tok
 fn static_type(krate: &TokenStream, layout: &ArrayLayout) -> TokenStream {
     let shape = layout.shape();
     let rank = num(shape.rank());
-    let element = element(layout);
+    let element = element(krate, layout);
     let dense = if layout.is_row_major_dense() {
         quote!(true)
     } else {
@@ -124,7 +124,7 @@ fn mixed_type(krate: &TokenStream, layout: &ArrayLayout, template: &Shape) -> To
         .filter(|d| !matches!(d, Dim::Static(_)))
         .count();
     let dynamic = num(dynamic);
-    let element = element(layout);
+    let element = element(krate, layout);
     let dims = dim_list(krate, template.dims());
     let (m2m, tiles, attrs) = layout_params(krate, layout);
     quote! {
@@ -132,11 +132,25 @@ fn mixed_type(krate: &TokenStream, layout: &ArrayLayout, template: &Shape) -> To
     }
 }
 
-fn element(layout: &ArrayLayout) -> TokenStream {
-    TokenTree::Literal(Literal::u32_unsuffixed(
-        layout.shape().element_type().xla_enum_value(),
-    ))
-    .into()
+/// The element type's marker (`F32`), named so that compiler messages
+/// about the layout's type say which element type it holds.
+fn element(krate: &TokenStream, layout: &ArrayLayout) -> TokenStream {
+    let element_type = layout.shape().element_type();
+    match element_marker_name(element_type) {
+        Some(name) => {
+            let marker = Ident::new(name, Span::call_site());
+            quote! { #krate::__private::#marker }
+        }
+        // The engine accepts only array element types in a layout, so
+        // this is not reached; should it be, it is one compile error.
+        None => placeholder(
+            krate,
+            &syn::Error::new(
+                Span::call_site(),
+                format!("`{}` is not an array element type", element_type.name()),
+            ),
+        ),
+    }
 }
 
 fn dim_list(krate: &TokenStream, dims: &[Dim]) -> TokenStream {
@@ -183,6 +197,15 @@ fn layout_params(
             quote! { #krate::__private::Pad<#code, #widths> }
         }
     };
+    let defaults = l.tail_padding_alignment_in_elements() == 1
+        && l.element_size_in_bits() == 0
+        && l.memory_space() == 0
+        && l.dynamic_shape_metadata_prefix_bytes() == 0
+        && l.split_configs().is_empty()
+        && l.padding().is_none();
+    if defaults {
+        return (m2m, tiles, quote! { #krate::__private::DefaultAttrs });
+    }
     let align = num(l.tail_padding_alignment_in_elements());
     let bits = TokenTree::Literal(Literal::u32_unsuffixed(l.element_size_in_bits()));
     let space = TokenTree::Literal(Literal::u32_unsuffixed(l.memory_space()));
@@ -209,11 +232,11 @@ mod tests {
     fn snapshot_of_a_tiled_layout() {
         assert_eq!(
             expand("f32[3,5]{1,0:T(2,2)}"),
-            "krate :: __private :: StaticLayout < 2 , 11 , false , \
+            "krate :: __private :: StaticLayout < 2 , krate :: __private :: F32 , false , \
              (krate :: __private :: N < 3 > , krate :: __private :: N < 5 > ,) , \
              (krate :: __private :: N < 1 > , krate :: __private :: N < 0 > ,) , \
              ((krate :: __private :: N < 2 > , krate :: __private :: N < 2 > ,) ,) , \
-             krate :: __private :: Attrs < 1 , 0 , 0 , 0 , () , krate :: __private :: NoPad > >"
+             krate :: __private :: DefaultAttrs >"
         );
     }
 
@@ -241,6 +264,38 @@ mod tests {
         ] {
             assert!(t.contains(part), "{part} not in {t}");
         }
+    }
+
+    #[test]
+    fn the_element_type_is_written_as_its_marker() {
+        for (text, marker) in [
+            ("bf16[2]", "Bf16"),
+            ("s4[8]{0:E(4)}", "S4"),
+            ("pred[3]", "Pred"),
+            ("f8e4m3fn[4]", "F8e4m3fn"),
+            ("c128[?]", "C128"),
+        ] {
+            let t = expand(text);
+            let want = format!(", krate :: __private :: {marker} ,");
+            assert!(t.contains(&want), "{want} not in {t}");
+        }
+    }
+
+    #[test]
+    fn any_attribute_off_its_default_writes_attrs() {
+        for text in [
+            "u8[64]{0:L(32)}",
+            "s4[8]{0:E(4)}",
+            "f32[8]{0:S(1)}",
+            "f32[8]{0:M(4)}",
+            "f32[8]{0:SC(0:4)}",
+            "f32[8]{0:pad(16:zero)}",
+        ] {
+            let t = expand(text);
+            assert!(t.contains("__private :: Attrs <"), "{text}: {t}");
+            assert!(!t.contains("DefaultAttrs"), "{text}: {t}");
+        }
+        assert!(expand("f32[8]{0:T(4)}").ends_with("krate :: __private :: DefaultAttrs >"));
     }
 
     #[test]

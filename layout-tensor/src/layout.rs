@@ -3,10 +3,8 @@
 //! [`SameShape`](layout_core::SameShape), [`KnownLayout`](layout_core::KnownLayout))
 //! come from the engine; tensors accept every layout that implements them.
 
-use layout_core::typelevel::{AttrSpec, DimList, NumList, TileList};
-use layout_core::{
-    AnyLayout, ArrayLayout, MixedLayout, PreparedLayout, PrimitiveType, StaticLayout,
-};
+use layout_core::typelevel::{self, AttrSpec, DimList, ElementSpec, NumList, TileList};
+use layout_core::{AnyLayout, ArrayLayout, MixedLayout, PreparedLayout, StaticLayout};
 
 use crate::element::Element;
 
@@ -23,29 +21,66 @@ pub trait Stores<E: Element>: AnyLayout {}
 impl<E: Element> Stores<E> for ArrayLayout {}
 impl<E: Element> Stores<E> for PreparedLayout {}
 
+/// A static or mixed layout holds `E` when its element marker is stored
+/// as `E` ([`StoredAs`]): a mismatch is reported by that bound, naming
+/// both types.
+impl<E: Element, const R: usize, T, const RMD: bool, D, M, Ti, A> Stores<E>
+    for StaticLayout<R, T, RMD, D, M, Ti, A>
+where
+    T: StoredAs<E>,
+    D: DimList,
+    M: NumList,
+    Ti: TileList,
+    A: AttrSpec,
+{
+}
+
+impl<E: Element, const R: usize, const K: usize, T, D, M, Ti, A> Stores<E>
+    for MixedLayout<R, K, T, D, M, Ti, A>
+where
+    T: StoredAs<E>,
+    D: DimList,
+    M: NumList,
+    Ti: TileList,
+    A: AttrSpec,
+{
+}
+
+/// An XLA element type (its marker, [`typelevel::F32`], ...) whose
+/// elements a tensor holds as the Rust type `E`: `F32` as `f32`, `S32`
+/// as `i32`, `Pred` as `bool` (the table in
+/// [`element`](crate::element)). The bound behind [`Stores`] for static
+/// and mixed layouts, so that a mismatch names both types.
+///
+/// ```
+/// use tessera::typelevel::{ElementSpec, S32};
+/// use tessera::{Element, PrimitiveType, StoredAs};
+/// /// The element type behind a marker and its Rust type, which agree.
+/// fn element_type<M: StoredAs<E>, E: Element>() -> PrimitiveType {
+///     assert_eq!(M::TYPE, E::TYPE);
+///     E::TYPE
+/// }
+/// assert_eq!(element_type::<S32, i32>(), PrimitiveType::S32);
+/// // `element_type::<S32, f32>()` does not compile: "a layout of `S32`
+/// // elements does not hold `f32`".
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "a layout of `{Self}` elements does not hold `{E}`",
+    label = "this layout's element type is `{Self}`; `{E}` is not its Rust type",
+    note = "each XLA element type has one Rust type: `f32[..]` holds `f32`, `s32[..]` holds `i32`, `bf16[..]` holds `half::bf16` (the table in `tessera::tensor_element`)"
+)]
+pub trait StoredAs<E: Element>: ElementSpec {}
+
 macro_rules! stores {
     ($($(#[$cfg:meta])* $t:ty => $xla:ident;)*) => {$(
         $(#[$cfg])*
-        impl<const R: usize, const RMD: bool, D, M, Ti, A> Stores<$t>
-            for StaticLayout<R, { PrimitiveType::$xla as u32 }, RMD, D, M, Ti, A>
-        where
-            D: DimList,
-            M: NumList,
-            Ti: TileList,
-            A: AttrSpec,
-        {
-        }
+        impl StoredAs<$t> for typelevel::$xla {}
 
+        // The marker and the Rust type name one XLA element type.
         $(#[$cfg])*
-        impl<const R: usize, const K: usize, D, M, Ti, A> Stores<$t>
-            for MixedLayout<R, K, { PrimitiveType::$xla as u32 }, D, M, Ti, A>
-        where
-            D: DimList,
-            M: NumList,
-            Ti: TileList,
-            A: AttrSpec,
-        {
-        }
+        const _: () = assert!(
+            <$t as Element>::TYPE as u8 == <typelevel::$xla as ElementSpec>::TYPE as u8
+        );
     )*};
 }
 

@@ -48,7 +48,7 @@ mod tensor;
 
 pub use element::Element;
 pub use iter::{Indexed, Iter, IterMut, Slots};
-pub use layout::Stores;
+pub use layout::{StoredAs, Stores};
 #[cfg(feature = "alloc")]
 pub use packed::PackedBuf;
 pub use packed::{

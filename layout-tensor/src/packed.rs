@@ -67,7 +67,10 @@
 use core::fmt;
 use core::marker::PhantomData;
 
-use layout_core::typelevel::{AttrSpec, DimList, NumList, TileList};
+use layout_core::typelevel::{AttrSpec, DimList, ElementSpec, NumList, TileList};
+/// The sub-byte element markers: the engine's
+/// ([`layout_core::typelevel`]), so that `S4` names one type everywhere.
+pub use layout_core::typelevel::{F4e2m1fn, Pred, S1, S2, S4, U1, U2, U4};
 use layout_core::walk::LoopNest;
 use layout_core::{ArrayLayout, Error, ErrorKind, Locus, PrimitiveType, StaticLayout};
 
@@ -83,18 +86,17 @@ use crate::tensor::TensorBase;
 // ---------------------------------------------------------------------
 
 mod sealed {
-    /// Only this crate's markers implement [`SubByte`](super::SubByte).
+    /// Only the sub-byte markers implement [`SubByte`](super::SubByte).
     #[allow(unreachable_pub)] // named by a public trait's bound, on purpose
     pub trait Sealed {}
 }
 
 /// A sub-byte XLA element type, as a marker type ([`S4`], [`U2`],
 /// [`Pred`], ...), with the Rust type of its values and how a value maps
-/// to its bits. Implemented by this module's markers only.
-pub trait SubByte: sealed::Sealed + Copy + fmt::Debug + Default + Send + Sync + 'static {
-    /// The XLA element type.
-    const TYPE: PrimitiveType;
-
+/// to its bits. Implemented by the sub-byte markers only.
+///
+/// The element type is the marker's [`ElementSpec::TYPE`].
+pub trait SubByte: sealed::Sealed + ElementSpec {
     /// The Rust type values are read and written as: `i8` for signed
     /// integers, `u8` for unsigned ones and the raw bits of `f4e2m1fn`,
     /// `bool` for `pred`.
@@ -133,15 +135,10 @@ const fn out_of_range(value: i64, element_type: PrimitiveType) -> Error {
 }
 
 macro_rules! signed {
-    ($($(#[$doc:meta])* $marker:ident => $xla:ident;)*) => {$(
-        $(#[$doc])*
-        #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-        pub struct $marker;
-
+    ($($marker:ident),*) => {$(
         impl sealed::Sealed for $marker {}
 
         impl SubByte for $marker {
-            const TYPE: PrimitiveType = PrimitiveType::$xla;
             type Value = i8;
             const ZERO: i8 = 0;
 
@@ -166,15 +163,10 @@ macro_rules! signed {
 }
 
 macro_rules! unsigned {
-    ($($(#[$doc:meta])* $marker:ident => $xla:ident;)*) => {$(
-        $(#[$doc])*
-        #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-        pub struct $marker;
-
+    ($($marker:ident),*) => {$(
         impl sealed::Sealed for $marker {}
 
         impl SubByte for $marker {
-            const TYPE: PrimitiveType = PrimitiveType::$xla;
             type Value = u8;
             const ZERO: u8 = 0;
 
@@ -194,77 +186,19 @@ macro_rules! unsigned {
     )*};
 }
 
-signed! {
-    /// `s4`: a 4-bit signed integer, `-8..=7`, as `i8`.
-    S4 => S4;
-    /// `s2`: a 2-bit signed integer, `-2..=1`, as `i8`.
-    S2 => S2;
-    /// `s1`: a 1-bit signed integer, `-1..=0`, as `i8`.
-    S1 => S1;
-}
-
-unsigned! {
-    /// `u4`: a 4-bit unsigned integer, `0..=15`, as `u8`.
-    U4 => U4;
-    /// `u2`: a 2-bit unsigned integer, `0..=3`, as `u8`.
-    U2 => U2;
-    /// `u1`: a 1-bit unsigned integer, `0..=1`, as `u8`.
-    U1 => U1;
-    /// `f4e2m1fn`: the 4-bit float of the OCP microscaling formats (sign,
-    /// 2 exponent bits, 1 mantissa bit, bias 1, no infinities or NaN),
-    /// read and written as its raw bits `0..=15`. [`F4e2m1fn::to_f32`]
-    /// and [`F4e2m1fn::from_f32`] convert.
-    F4e2m1fn => F4e2m1fn;
-}
-
-/// The magnitudes of `f4e2m1fn`, by the low three bits.
-const F4E2M1FN_MAGNITUDES: [f32; 8] = [0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0];
-
-impl F4e2m1fn {
-    /// The value of the raw bits (the low four; the rest are ignored):
-    /// `±{0, 0.5, 1, 1.5, 2, 3, 4, 6}`, sign in bit 3.
-    ///
-    /// ```
-    /// use tessera::packed::F4e2m1fn;
-    /// assert_eq!(F4e2m1fn::to_f32(0b0111), 6.0);
-    /// assert_eq!(F4e2m1fn::to_f32(0b1001), -0.5); // subnormal
-    /// ```
-    pub const fn to_f32(bits: u8) -> f32 {
-        let magnitude = F4E2M1FN_MAGNITUDES[(bits & 0b111) as usize];
-        if bits & 0b1000 != 0 {
-            -magnitude
-        } else {
-            magnitude
-        }
-    }
-
-    /// The raw bits of `value`, if `f4e2m1fn` holds it exactly (no
-    /// rounding; `-0.0` keeps its sign).
-    ///
-    /// ```
-    /// use tessera::packed::F4e2m1fn;
-    /// assert_eq!(F4e2m1fn::from_f32(-3.0), Some(0b1101));
-    /// assert_eq!(F4e2m1fn::from_f32(2.5), None);
-    /// ```
-    pub fn from_f32(value: f32) -> Option<u8> {
-        let sign = if value.is_sign_negative() { 0b1000 } else { 0 };
-        let magnitude = if sign != 0 { -value } else { value };
-        F4E2M1FN_MAGNITUDES
-            .iter()
-            .position(|m| *m == magnitude)
-            .map(|i| sign | i as u8)
-    }
-}
-
-/// `pred` packed (under `E(1)`, `E(2)`, `E(4)`, or one per byte without
-/// `E`), as `bool`.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub struct Pred;
+// The markers are the engine's element markers (`typelevel`), the same
+// types a static layout of these element types names: `s4` integers,
+// `-8..=7`, as `i8`; `u4`, `0..=15`, as `u8`; and so on.
+signed!(S4, S2, S1);
+// `f4e2m1fn` is read and written as its raw bits `0..=15`;
+// `F4e2m1fn::to_f32` and `F4e2m1fn::from_f32` convert.
+unsigned!(U4, U2, U1, F4e2m1fn);
 
 impl sealed::Sealed for Pred {}
 
+/// `pred` packed (under `E(1)`, `E(2)`, `E(4)`, or one per byte without
+/// `E`), as `bool`.
 impl SubByte for Pred {
-    const TYPE: PrimitiveType = PrimitiveType::Pred;
     type Value = bool;
     const ZERO: bool = false;
 
@@ -308,7 +242,7 @@ pub trait SubByteLayout: KnownLayout + StoresPacked<Self::Elem> {
 macro_rules! sub_byte_layout {
     ($($marker:ident),*) => {$(
         impl<const R: usize, const RMD: bool, D, M, Ti, A> StoresPacked<$marker>
-            for StaticLayout<R, { PrimitiveType::$marker.xla_enum_value() }, RMD, D, M, Ti, A>
+            for StaticLayout<R, $marker, RMD, D, M, Ti, A>
         where
             D: DimList,
             M: NumList,
@@ -318,7 +252,7 @@ macro_rules! sub_byte_layout {
         }
 
         impl<const R: usize, const RMD: bool, D, M, Ti, A> SubByteLayout
-            for StaticLayout<R, { PrimitiveType::$marker.xla_enum_value() }, RMD, D, M, Ti, A>
+            for StaticLayout<R, $marker, RMD, D, M, Ti, A>
         where
             D: DimList,
             M: NumList,
