@@ -409,6 +409,14 @@ pub enum ErrorKind {
         /// The extent given.
         found: usize,
     },
+    /// Tile views asked of a layout without `T(..)` tiles.
+    NotTiled,
+    /// Tile views asked of a tiling whose first-level tiles are not
+    /// blocks of the buffer that a view can describe.
+    TileViewUnsupported {
+        /// Why, e.g. "the first tile has more entries than the array has dimensions".
+        reason: &'static str,
+    },
     /// A value outside what a sub-byte element type can hold.
     ValueOutOfRange {
         /// The value.
@@ -826,6 +834,13 @@ const fn describe(kind: &ErrorKind, m: &mut Message) {
             m.push_str(" has no ");
             m.push_code(value);
             m.push_str(" value to pad with");
+        }
+        ErrorKind::NotTiled => m.push_str(
+            "the layout has no tiles: tile views need a `T(..)` level (index, iterate or take a window instead)",
+        ),
+        ErrorKind::TileViewUnsupported { reason } => {
+            m.push_str("no tile views for this tiling: ");
+            m.push_str(reason);
         }
         ErrorKind::ValueOutOfRange {
             value,
