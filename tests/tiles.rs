@@ -104,9 +104,14 @@ proptest! {
         let mut t = TensorBuf::<ArrayLayout, f32>::zeroed(layout).unwrap();
         let mut seen = vec![0u32; layout.buffer_len()];
         let base = t.as_slice().as_ptr() as usize;
+        let grid = layout.tile_grid().unwrap();
         let mut numbers = Vec::new();
         for mut tile in t.tiles_mut() {
             numbers.push(tile.number());
+            let g = grid.grid_index(tile.number());
+            prop_assert_eq!(tile.grid_index(), g);
+            prop_assert_eq!(tile.origin(), grid.origin(&g));
+            prop_assert_eq!(tile.extent(), grid.extent(&g));
             let start = (tile.as_slice().as_ptr() as usize - base) / 4;
             for count in &mut seen[start..start + tile.as_slice().len()] {
                 *count += 1;

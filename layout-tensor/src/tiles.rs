@@ -5,7 +5,7 @@
 
 use core::ops::{Deref, DerefMut};
 
-use layout_core::{DimVec, Error, TileGrid, TiledLayout};
+use layout_core::{DimVec, Error, MAX_RANK, TileGrid, TiledLayout};
 
 use crate::element::Element;
 use crate::storage::{Storage, StorageMut};
@@ -36,34 +36,31 @@ use crate::tensor::TensorBase;
 /// # Ok::<(), tessera::Error>(())
 /// ```
 pub struct TileBase<S, L> {
-    grid_index: DimVec,
-    origin: DimVec,
-    extent: DimVec,
-    number: usize,
+    place: Place,
     tensor: TensorBase<S, L>,
 }
 
 impl<S, L> TileBase<S, L> {
     /// The tile's index in the tile grid (one entry per dimension).
     pub fn grid_index(&self) -> DimVec {
-        self.grid_index
+        DimVec::from_slice(&self.place.grid_index[..self.place.rank])
     }
 
     /// The tile's number in memory order (its block is slots
     /// `number * len .. (number + 1) * len` of the parent).
     pub fn number(&self) -> usize {
-        self.number
+        self.place.number
     }
 
     /// The parent's logical index of the tile's first element.
     pub fn origin(&self) -> DimVec {
-        self.origin
+        DimVec::from_slice(&self.place.origin[..self.place.rank])
     }
 
     /// How many of the parent's elements the tile holds along each
     /// dimension; less than the tile's dims at the array's far edges.
     pub fn extent(&self) -> DimVec {
-        self.extent
+        DimVec::from_slice(&self.place.extent[..self.place.rank])
     }
 
     /// The tile as a tensor (also reached through `Deref`).
@@ -96,41 +93,99 @@ pub type TileView<'a, L, T> = TileBase<&'a [T], <L as TiledLayout>::Tile>;
 /// A tile view borrowing its slots mutably.
 pub type TileViewMut<'a, L, T> = TileBase<&'a mut [T], <L as TiledLayout>::Tile>;
 
-/// Where tile `number` sits: counted incrementally in memory order.
+/// Where the current tile sits, stepped through the grid in memory order
+/// like an odometer (no divisions per tile).
 #[derive(Clone, Copy)]
 struct Cursor {
-    grid: TileGrid,
+    rank: usize,
+    /// Logical dims, major to minor in memory.
+    order: [usize; MAX_RANK],
+    counts: [usize; MAX_RANK],
+    tile_dims: [usize; MAX_RANK],
+    sizes: [usize; MAX_RANK],
     number: usize,
-    grid_index: DimVec,
+    grid_index: [usize; MAX_RANK],
+    origin: [usize; MAX_RANK],
+    extent: [usize; MAX_RANK],
 }
 
 impl Cursor {
-    fn new(grid: TileGrid) -> Cursor {
-        let zero = [0usize; layout_core::MAX_RANK];
-        Cursor {
-            grid_index: DimVec::from_slice(&zero[..grid.rank()]),
-            grid,
+    fn new(grid: &TileGrid, sizes: &[usize]) -> Cursor {
+        let rank = grid.rank();
+        let mut c = Cursor {
+            rank,
+            order: [0; MAX_RANK],
+            counts: [0; MAX_RANK],
+            tile_dims: [0; MAX_RANK],
+            sizes: [0; MAX_RANK],
             number: 0,
-        }
+            grid_index: [0; MAX_RANK],
+            origin: [0; MAX_RANK],
+            extent: [0; MAX_RANK],
+        };
+        c.order[..rank].copy_from_slice(grid.major_to_minor());
+        c.counts[..rank].copy_from_slice(&grid.counts());
+        c.tile_dims[..rank].copy_from_slice(&grid.tile_dims());
+        c.sizes[..rank].copy_from_slice(sizes);
+        c.extent[..rank].copy_from_slice(&grid.extent(&c.grid_index[..rank]));
+        c
     }
 
-    /// The place of the current tile, then a step to the next one.
+    /// The current tile's place, then a step to the next tile.
     #[inline]
-    fn next(&mut self) -> (usize, DimVec, DimVec, DimVec) {
-        let here = self.grid_index;
-        let place = (
-            self.number,
-            here,
-            self.grid.origin(here.as_slice()),
-            self.grid.extent(here.as_slice()),
-        );
-        self.number += 1;
-        self.grid_index = if self.number < self.grid.tile_count() {
-            self.grid.grid_index(self.number)
-        } else {
-            here
+    fn next(&mut self) -> Place {
+        let place = Place {
+            rank: self.rank,
+            number: self.number,
+            grid_index: self.grid_index,
+            origin: self.origin,
+            extent: self.extent,
         };
+        self.number += 1;
+        let mut i = self.rank;
+        while i > 0 {
+            i -= 1;
+            let d = self.order[i];
+            self.grid_index[d] += 1;
+            if self.grid_index[d] < self.counts[d] || i == 0 {
+                self.origin[d] += self.tile_dims[d];
+                self.extent[d] =
+                    self.tile_dims[d].min(self.sizes[d].saturating_sub(self.origin[d]));
+                break;
+            }
+            self.grid_index[d] = 0;
+            self.origin[d] = 0;
+            self.extent[d] = self.tile_dims[d].min(self.sizes[d]);
+        }
         place
+    }
+}
+
+/// Where one tile sits in its parent.
+#[derive(Clone, Copy)]
+struct Place {
+    rank: usize,
+    number: usize,
+    grid_index: [usize; MAX_RANK],
+    origin: [usize; MAX_RANK],
+    extent: [usize; MAX_RANK],
+}
+
+impl Place {
+    fn of(grid: &TileGrid, number: usize) -> Place {
+        let rank = grid.rank();
+        let mut p = Place {
+            rank,
+            number,
+            grid_index: [0; MAX_RANK],
+            origin: [0; MAX_RANK],
+            extent: [0; MAX_RANK],
+        };
+        let g = grid.grid_index(number);
+        p.grid_index[..rank].copy_from_slice(&g);
+        p.origin[..rank].copy_from_slice(&grid.origin(&g));
+        p.extent[..rank].copy_from_slice(&grid.extent(&g));
+        p
     }
 }
 
@@ -147,12 +202,8 @@ impl<'a, T: Element, L: TiledLayout> Iterator for Tiles<'a, T, L> {
     #[inline]
     fn next(&mut self) -> Option<Self::Item> {
         let block = self.chunks.next()?;
-        let (number, grid_index, origin, extent) = self.cursor.next();
         Some(TileBase {
-            grid_index,
-            origin,
-            extent,
-            number,
+            place: self.cursor.next(),
             tensor: TensorBase::from_parts(self.layout.clone(), block),
         })
     }
@@ -179,12 +230,8 @@ impl<'a, T: Element, L: TiledLayout> Iterator for TilesMut<'a, T, L> {
     #[inline]
     fn next(&mut self) -> Option<Self::Item> {
         let block = self.chunks.next()?;
-        let (number, grid_index, origin, extent) = self.cursor.next();
         Some(TileBase {
-            grid_index,
-            origin,
-            extent,
-            number,
+            place: self.cursor.next(),
             tensor: TensorBase::from_parts(self.layout.clone(), block),
         })
     }
@@ -226,7 +273,7 @@ where
         let (grid, layout) = self.layout().tiling()?;
         let data = &self.as_slice()[..tiled_len(&grid)];
         Ok(Tiles {
-            cursor: Cursor::new(grid),
+            cursor: Cursor::new(&grid, &self.layout().sizes()),
             layout,
             chunks: data.chunks_exact(grid.tile_len()),
         })
@@ -264,12 +311,8 @@ where
     S: Storage,
     S::Elem: Element,
 {
-    let grid_index = grid.grid_index(number);
     TileBase {
-        origin: grid.origin(grid_index.as_slice()),
-        extent: grid.extent(grid_index.as_slice()),
-        grid_index,
-        number,
+        place: Place::of(grid, number),
         tensor: TensorBase::from_parts(layout, block),
     }
 }
@@ -285,9 +328,10 @@ where
     /// As [`TensorBase::try_tiles`].
     pub fn try_tiles_mut(&mut self) -> Result<TilesMut<'_, S::Elem, L>, Error> {
         let (grid, layout) = self.layout().tiling()?;
+        let cursor = Cursor::new(&grid, &self.layout().sizes());
         let data = &mut self.as_mut_slice()[..tiled_len(&grid)];
         Ok(TilesMut {
-            cursor: Cursor::new(grid),
+            cursor,
             layout,
             chunks: data.chunks_exact_mut(grid.tile_len()),
         })
