@@ -46,6 +46,7 @@ mod storage;
 mod stream;
 mod tensor;
 mod tiles;
+mod window;
 
 pub use element::Element;
 pub use iter::{Indexed, Iter, IterMut, Slots};
@@ -60,3 +61,4 @@ pub use storage::{Storage, StorageMut};
 pub use tensor::TensorBuf;
 pub use tensor::{Tensor, TensorBase, TensorView, TensorViewMut};
 pub use tiles::{TileBase, TileView, TileViewMut, Tiles, TilesMut};
+pub use window::{Window, WindowIter, WindowView, WindowViewMut};
