@@ -430,5 +430,44 @@ fn packed(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, offsets, traversal, packed);
+/// A per-tile factor from the tile's place in the grid.
+#[inline(always)]
+fn tile_factor(ty: usize, tx: usize) -> f32 {
+    1.0 + (ty * 8 + tx) as f32 * 1e-7
+}
+
+/// Per-tile work (`examples/tile_scale.rs`): scale each 8×128 tile by a
+/// factor of its grid index, through `tiles_mut()` and by hand with
+/// `chunks_exact_mut(1024)` and hand-computed tile coordinates.
+fn tiles(c: &mut Criterion) {
+    let mut g = c.benchmark_group("access_tiles");
+    g.sample_size(20);
+    let mut t = TensorBuf::<Tiled, f32>::filled(Tiled::NEW, 1.0).unwrap();
+    let mut plain = vec![1.0f32; Tiled::BUFFER_LEN];
+    let scale_tiles = |t: &mut TensorBuf<Tiled, f32>| {
+        for mut tile in t.tiles_mut() {
+            let f = tile_factor(tile.grid_index()[0], tile.grid_index()[1]);
+            tile.as_mut_slice().iter_mut().for_each(|v| *v *= f);
+        }
+    };
+    let scale_hand = |buf: &mut [f32]| {
+        for (i, block) in buf.chunks_exact_mut(8 * 128).enumerate() {
+            let f = tile_factor(i / (N / 128), i % (N / 128));
+            block.iter_mut().for_each(|v| *v *= f);
+        }
+    };
+    scale_tiles(&mut t);
+    scale_hand(&mut plain);
+    assert_eq!(t.as_slice(), &plain[..]);
+    in_turns(
+        &mut g,
+        "tile_scale_static",
+        || scale_tiles(black_box(&mut t)),
+        || scale_hand(black_box(&mut plain)),
+        1.0,
+    );
+    g.finish();
+}
+
+criterion_group!(benches, offsets, traversal, packed, tiles);
 criterion_main!(benches);

@@ -4,7 +4,7 @@
 // The layouts and the traits every one of them implements.
 pub use layout_core::{
     AnyLayout, ArrayLayout, HasRank, KnownLayout, MixedLayout, PreparedLayout, RowMajorDense,
-    SameElementCount, SameShape, StaticLayout,
+    SameElementCount, SameShape, StaticLayout, TileGrid, TileOf, TiledLayout,
 };
 // What a layout is made of, and what its queries return.
 pub use layout_core::{
@@ -21,7 +21,7 @@ pub use layout_core::{MAX_DIM_SIZE, MAX_PHYSICAL_RANK, MAX_RANK, MAX_TILE_LEVELS
 // the mirrors of XLA's utility classes.
 pub use layout_core::{
     element, error, hlo, index_util, layout_util, message, mixed_layout, shape, shape_util,
-    static_layout, terms, text, tile, traits, typelevel, validate, walk,
+    static_layout, terms, text, tile, tiling, traits, typelevel, validate, walk,
 };
 
 /// Type-level numbers for the bounds of [`SameElementCount`] and
@@ -38,7 +38,8 @@ pub use layout_tensor::packed;
 pub use layout_tensor::{
     Element, Indexed, Iter, IterMut, Packed, PackedBase, PackedIter, PackedView, PackedViewMut,
     Slots, Storage, StorageMut, StoredAs, Stores, StoresPacked, SubByte, SubByteLayout, Tensor,
-    TensorBase, TensorView, TensorViewMut,
+    TensorBase, TensorView, TensorViewMut, TileBase, TileView, TileViewMut, Tiles, TilesMut,
+    Window, WindowIter, WindowView, WindowViewMut,
 };
 #[cfg(feature = "alloc")]
 pub use layout_tensor::{PackedBuf, TensorBuf};

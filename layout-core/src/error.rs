@@ -409,6 +409,25 @@ pub enum ErrorKind {
         /// The extent given.
         found: usize,
     },
+    /// Tile views asked of a layout without `T(..)` tiles.
+    NotTiled,
+    /// Tile views asked of a tiling whose first-level tiles are not
+    /// blocks of the buffer that a view can describe.
+    TileViewUnsupported {
+        /// Why, e.g. "the first tile has more entries than the array has dimensions".
+        reason: &'static str,
+    },
+    /// A window range that is reversed or reaches past its dimension.
+    WindowOutOfBounds {
+        /// The logical dimension.
+        dim: usize,
+        /// The range's start.
+        start: usize,
+        /// The range's end.
+        end: usize,
+        /// The dimension's size.
+        size: usize,
+    },
     /// A value outside what a sub-byte element type can hold.
     ValueOutOfRange {
         /// The value.
@@ -826,6 +845,32 @@ const fn describe(kind: &ErrorKind, m: &mut Message) {
             m.push_str(" has no ");
             m.push_code(value);
             m.push_str(" value to pad with");
+        }
+        ErrorKind::NotTiled => m.push_str(
+            "the layout has no tiles: tile views need a `T(..)` level (index, iterate or take a window instead)",
+        ),
+        ErrorKind::TileViewUnsupported { reason } => {
+            m.push_str("no tile views for this tiling: ");
+            m.push_str(reason);
+        }
+        ErrorKind::WindowOutOfBounds {
+            dim,
+            start,
+            end,
+            size,
+        } => {
+            m.push_str("window range ");
+            m.push_usize(start);
+            m.push_str("..");
+            m.push_usize(end);
+            m.push_str(" of dimension ");
+            m.push_code_usize(dim);
+            if start > end {
+                m.push_str(" is reversed");
+            } else {
+                m.push_str(" reaches past its size ");
+                m.push_usize(size);
+            }
         }
         ErrorKind::ValueOutOfRange {
             value,

@@ -22,6 +22,7 @@ pub mod static_layout;
 pub mod terms;
 pub mod text;
 pub mod tile;
+pub mod tiling;
 pub mod traits;
 pub mod typelevel;
 pub mod validate;
@@ -39,6 +40,7 @@ pub use runtime::{
 pub use shape::{Dim, Shape};
 pub use static_layout::{SlotOf, StaticLayout};
 pub use tile::{Tile, TileDim};
+pub use tiling::{HasTiles, TileGrid, TileOf, TiledLayout};
 pub use traits::{AnyLayout, HasRank, KnownLayout, RowMajorDense, SameElementCount, SameShape};
 /// typenum, for bounds on [`SameElementCount`] and [`traits::ElementCountOf`].
 pub use typenum;

@@ -4,7 +4,9 @@
 //! come from the engine; tensors accept every layout that implements them.
 
 use layout_core::typelevel::{self, AttrSpec, DimList, ElementSpec, NumList, TileList};
-use layout_core::{AnyLayout, ArrayLayout, MixedLayout, PreparedLayout, StaticLayout};
+use layout_core::{
+    AnyLayout, ArrayLayout, KnownLayout, MixedLayout, PreparedLayout, StaticLayout, TileOf,
+};
 
 use crate::element::Element;
 
@@ -20,6 +22,9 @@ pub trait Stores<E: Element>: AnyLayout {}
 
 impl<E: Element> Stores<E> for ArrayLayout {}
 impl<E: Element> Stores<E> for PreparedLayout {}
+
+/// A tile of a static layout holds what its parent holds.
+impl<E: Element, P: KnownLayout + Stores<E>> Stores<E> for TileOf<P> {}
 
 /// A static or mixed layout holds `E` when its element marker is stored
 /// as `E` ([`StoredAs`]): a mismatch is reported by that bound, naming

@@ -45,6 +45,8 @@ mod simd;
 mod storage;
 mod stream;
 mod tensor;
+mod tiles;
+mod window;
 
 pub use element::Element;
 pub use iter::{Indexed, Iter, IterMut, Slots};
@@ -58,3 +60,5 @@ pub use storage::{Storage, StorageMut};
 #[cfg(feature = "alloc")]
 pub use tensor::TensorBuf;
 pub use tensor::{Tensor, TensorBase, TensorView, TensorViewMut};
+pub use tiles::{TileBase, TileView, TileViewMut, Tiles, TilesMut};
+pub use window::{Window, WindowIter, WindowView, WindowViewMut};

@@ -304,6 +304,14 @@ fn checked_len<T: Element>(layout: &ArrayLayout, len: usize) -> Result<usize, Er
     Ok(needed)
 }
 
+impl<S, L> TensorBase<S, L> {
+    /// A tensor over `storage`, which the caller has checked holds the
+    /// layout's buffer (tile views: one block of the parent's buffer).
+    pub(crate) fn from_parts(layout: L, storage: S) -> Self {
+        TensorBase { layout, storage }
+    }
+}
+
 impl<S: Storage, L: AnyLayout> TensorBase<S, L>
 where
     S::Elem: Element,
