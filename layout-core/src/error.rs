@@ -375,6 +375,12 @@ pub enum ErrorKind {
         /// Its size in the destination.
         found: usize,
     },
+    /// A buffer that could not be allocated (not enough memory, or more
+    /// than the address space holds).
+    AllocationFailed {
+        /// The bytes asked for (saturated at `usize::MAX`).
+        bytes: usize,
+    },
     /// A buffer shorter than the layout needs.
     BufferTooShort {
         /// Slots (or bytes, for packed storage) the layout needs.
@@ -813,6 +819,11 @@ const fn describe(kind: &ErrorKind, m: &mut Message) {
             m.push_str(" in the source but ");
             m.push_usize(found);
             m.push_str(" in the destination");
+        }
+        ErrorKind::AllocationFailed { bytes } => {
+            m.push_str("cannot allocate a buffer of ");
+            m.push_usize(bytes);
+            m.push_str(" bytes");
         }
         ErrorKind::BufferTooShort { needed, found } => {
             m.push_str("the buffer has ");
