@@ -7,7 +7,7 @@ use crate::error::{Error, ErrorKind, Locus};
 use crate::index;
 use crate::layout::Layout;
 use crate::shape::{Dim, Shape};
-use crate::{MAX_DIM_SIZE, MAX_PHYSICAL_RANK, MAX_RANK};
+use crate::{MAX_PHYSICAL_RANK, MAX_RANK};
 
 /// Up to [`MAX_RANK`] numbers, one per logical dimension: an index, sizes
 /// or strides. Dereferences to `[usize]`.
@@ -224,7 +224,7 @@ impl ArrayLayout {
     ///
     /// # Errors
     /// A non-array type, an unbounded (`?`) dimension, or a buffer whose
-    /// length or byte size is above XLA's `int64` ([`MAX_DIM_SIZE`]), as
+    /// length or byte size is above XLA's `int64` ([`MAX_DIM_SIZE`](crate::MAX_DIM_SIZE)), as
     /// `L(n)` can make it.
     pub const fn new(shape: Shape) -> Result<ArrayLayout, Error> {
         if !shape.is_array() {
@@ -688,7 +688,7 @@ impl ArrayLayout {
 }
 
 /// Bytes for `slots` elements of `shape`'s element type under its layout's
-/// `E(n)`, or `None` above [`MAX_DIM_SIZE`] (XLA's `int64`).
+/// `E(n)`, or `None` above XLA's `int64` (`MAX_DIM_SIZE`).
 const fn bytes_for(shape: &Shape, slots: usize) -> Option<usize> {
     let e = match shape.layout() {
         Some(l) => l.element_size_in_bits(),
