@@ -26,7 +26,14 @@ impl Tiler {
         });
         let volume = tiles
             .first()
-            .map_or(1, |t| t.raw().iter().filter(|&&e| e != 0).product());
+            .map_or(1, |t| {
+                // Saturating: only a tile of an array with no elements
+                // (whose buffer is empty) can be this large.
+                t.raw()
+                    .iter()
+                    .filter(|&&e| e != 0)
+                    .fold(1usize, |v, &e| v.saturating_mul(e))
+            });
         Tiler { first, volume }
     }
 
