@@ -173,13 +173,61 @@ const RUST_RESERVED: &[&str] = &[
 /// C's keywords (C99 to C23), and the names the generated header itself
 /// uses or includes (`size_t`, `TESSERA_FN`, `<stddef.h>`'s macros).
 const C_RESERVED: &[&str] = &[
-    "auto", "break", "case", "char", "const", "continue", "default", "do", "double", "else",
-    "enum", "extern", "float", "for", "goto", "if", "inline", "int", "long", "register",
-    "restrict", "return", "short", "signed", "sizeof", "static", "struct", "switch", "typedef",
-    "union", "unsigned", "void", "volatile", "while", "alignas", "alignof", "bool", "constexpr",
-    "false", "nullptr", "static_assert", "thread_local", "true", "typeof", "typeof_unqual",
-    "main", "size_t", "ptrdiff_t", "wchar_t", "max_align_t", "nullptr_t", "NULL", "offsetof",
-    "unreachable", "TESSERA_FN",
+    "auto",
+    "break",
+    "case",
+    "char",
+    "const",
+    "continue",
+    "default",
+    "do",
+    "double",
+    "else",
+    "enum",
+    "extern",
+    "float",
+    "for",
+    "goto",
+    "if",
+    "inline",
+    "int",
+    "long",
+    "register",
+    "restrict",
+    "return",
+    "short",
+    "signed",
+    "sizeof",
+    "static",
+    "struct",
+    "switch",
+    "typedef",
+    "union",
+    "unsigned",
+    "void",
+    "volatile",
+    "while",
+    "alignas",
+    "alignof",
+    "bool",
+    "constexpr",
+    "false",
+    "nullptr",
+    "static_assert",
+    "thread_local",
+    "true",
+    "typeof",
+    "typeof_unqual",
+    "main",
+    "size_t",
+    "ptrdiff_t",
+    "wchar_t",
+    "max_align_t",
+    "nullptr_t",
+    "NULL",
+    "offsetof",
+    "unreachable",
+    "TESSERA_FN",
 ];
 
 /// Why `name` cannot name the function in `lang`, or `None` when it can:
@@ -203,9 +251,8 @@ pub(crate) fn name_problem(name: &str, lang: Lang) -> Option<String> {
     let c_reserved = lang == Lang::C
         && (name.starts_with("__")
             || (name.starts_with('_') && name[1..].starts_with(|c: char| c.is_ascii_uppercase())));
-    (reserved.contains(&name) || c_reserved).then(|| {
-        format!("`{name}` is reserved in {language}; pick another `--name`")
-    })
+    (reserved.contains(&name) || c_reserved)
+        .then(|| format!("`{name}` is reserved in {language}; pick another `--name`"))
 }
 
 /// The logical index described for the doc comment: `i0: y < 3, i1: x < 5`.

@@ -7,8 +7,8 @@ use std::collections::HashMap;
 
 use layout_core::{ArrayLayout, DimVec, Slot};
 
-use crate::tile_view::TileGrid;
 use crate::spec::CliError;
+use crate::tile_view::TileGrid;
 use crate::tiles::{self, Tiler};
 
 /// How much of a large array to draw.

@@ -65,7 +65,10 @@ fn offsets_stream_whatever_the_array_size() {
 
 #[test]
 fn offsets_output_is_unchanged() {
-    assert_eq!(stdout_of(&["offsets", "f32[2,3]{0,1}"]), "0\n2\n4\n1\n3\n5\n");
+    assert_eq!(
+        stdout_of(&["offsets", "f32[2,3]{0,1}"]),
+        "0\n2\n4\n1\n3\n5\n"
+    );
     assert_eq!(
         stdout_of(&["offsets", "f32[0,3]", "--json"]),
         "{\"canonical\":\"f32[0,3]{1,0}\",\"buffer_len\":0,\"offsets\":[]}\n"
@@ -79,9 +82,7 @@ fn canon_answers_every_line_when_one_is_not_utf8() {
         .write_stdin(&b"f32[3,5]\nf32[\xff]\nf32[2]\n"[..])
         .assert()
         .code(2)
-        .stdout(
-            "f32[3,5]{1,0}\nerror: line 2 is not valid UTF-8 (byte 5)\nf32[2]{0}\n",
-        );
+        .stdout("f32[3,5]{1,0}\nerror: line 2 is not valid UTF-8 (byte 5)\nf32[2]{0}\n");
 }
 
 #[test]
@@ -96,9 +97,18 @@ fn errors_escape_control_characters() {
     for (args, echoed) in [
         (vec!["check", "f32[3\u{202e}]"], "\\u{202e}"),
         (vec!["check", "\u{1}f32[3]"], "\\u{1}"),
-        (vec!["show", "f32[3,5]", "--dims", "y,\u{1b}[2J"], "\\u{1b}[2J"),
-        (vec!["codegen", "f32[3]", "--lang", "c", "--name", "a\u{202e}b"], "a\\u{202e}b"),
-        (vec!["offset", "f32[3]", "\u{1b}]0;x\u{7}"], "\\u{1b}]0;x\\u{7}"),
+        (
+            vec!["show", "f32[3,5]", "--dims", "y,\u{1b}[2J"],
+            "\\u{1b}[2J",
+        ),
+        (
+            vec!["codegen", "f32[3]", "--lang", "c", "--name", "a\u{202e}b"],
+            "a\\u{202e}b",
+        ),
+        (
+            vec!["offset", "f32[3]", "\u{1b}]0;x\u{7}"],
+            "\\u{1b}]0;x\\u{7}",
+        ),
     ] {
         let assert = tessera().args(&args).assert().code(2);
         let err = String::from_utf8(assert.get_output().stderr.clone()).unwrap();
@@ -128,12 +138,24 @@ fn full_pictures_of_absurd_size_are_refused() {
     for (args, what) in [
         // 2^80 slices of an empty array.
         (
-            vec!["show", "f32[0,3,1099511627776,1099511627776]", "--dims", "0,1", "--full"],
+            vec![
+                "show",
+                "f32[0,3,1099511627776,1099511627776]",
+                "--dims",
+                "0,1",
+                "--full",
+            ],
             "2-D slices",
         ),
-        (vec!["svg", "f32[0,1099511627776]", "--full", "-o", "-"], "columns"),
+        (
+            vec!["svg", "f32[0,1099511627776]", "--full", "-o", "-"],
+            "columns",
+        ),
         // 10^9 slots of tile padding (a 136 GB allocation).
-        (vec!["show", "f32[2]{0:T(1000000000)}", "--full"], "buffer slots"),
+        (
+            vec!["show", "f32[2]{0:T(1000000000)}", "--full"],
+            "buffer slots",
+        ),
         (vec!["show", "f32[2048,1024]", "--full"], "buffer slots"),
         (vec!["show", "f32[5000,2]", "--full"], "rows"),
     ] {
@@ -145,8 +167,18 @@ fn full_pictures_of_absurd_size_are_refused() {
     }
     // The same arrays without `--full` are cut to a screen.
     for args in [
-        vec!["show", "f32[0,3,1099511627776,1099511627776]", "--dims", "0,1"],
-        vec!["show", "f32[0,3,1099511627776,1099511627776]", "--dims", "2,3"],
+        vec![
+            "show",
+            "f32[0,3,1099511627776,1099511627776]",
+            "--dims",
+            "0,1",
+        ],
+        vec![
+            "show",
+            "f32[0,3,1099511627776,1099511627776]",
+            "--dims",
+            "2,3",
+        ],
         vec!["show", "f32[2]{0:T(1000000000)}"],
         vec!["svg", "f32[0,1099511627776]", "-o", "-"],
     ] {
@@ -161,15 +193,30 @@ fn full_pictures_of_absurd_size_are_refused() {
 fn codegen_of_empty_arrays_with_huge_dims() {
     // The stride past the most-major dim was 2^80: an overflow (a panic in
     // a debug build). Unused, it is not needed.
-    let c = stdout_of(&["codegen", "f32[0,1099511627776,1099511627776]", "--lang", "c"]);
+    let c = stdout_of(&[
+        "codegen",
+        "f32[0,1099511627776,1099511627776]",
+        "--lang",
+        "c",
+    ]);
     assert!(c.contains("return i1 * 1099511627776 + i2;"), "{c}");
-    let r = stdout_of(&["codegen", "f32[0,1099511627776,1099511627776]", "--lang", "rust"]);
+    let r = stdout_of(&[
+        "codegen",
+        "f32[0,1099511627776,1099511627776]",
+        "--lang",
+        "rust",
+    ]);
     assert!(r.contains("    i1 * 1099511627776 + i2\n"), "{r}");
 }
 
 #[test]
 fn codegen_refuses_names_reserved_in_the_language() {
-    for (lang, name) in [("rust", "fn"), ("rust", "gen"), ("c", "int"), ("c", "size_t")] {
+    for (lang, name) in [
+        ("rust", "fn"),
+        ("rust", "gen"),
+        ("c", "int"),
+        ("c", "size_t"),
+    ] {
         tessera()
             .args(["codegen", "f32[3]", "--lang", lang, "--name", name])
             .assert()

@@ -34,7 +34,10 @@ fuzz_target!(|data: &[u8]| {
     let Ok(a) = ArrayLayout::parse(&text) else {
         return;
     };
-    assert_eq!(RuntimeLayout::parse(&text).map(|r| r.to_string()), Ok(a.to_string()));
+    assert_eq!(
+        RuntimeLayout::parse(&text).map(|r| r.to_string()),
+        Ok(a.to_string())
+    );
     let len = a.buffer_len();
     if len > MAX_SLOTS {
         return;
@@ -47,8 +50,16 @@ fuzz_target!(|data: &[u8]| {
     for index in row_major(&sizes) {
         let o = a.offset(&index).expect("in-bounds index");
         assert!(o < len, "{text}: offset {o} of {index:?} >= {len}");
-        assert!(owner[o].is_none(), "{text}: {index:?} and {:?} share slot {o}", owner[o]);
-        assert_eq!(a.slot(o), Ok(Slot::Element(DimVec::from_slice(&index))), "{text}");
+        assert!(
+            owner[o].is_none(),
+            "{text}: {index:?} and {:?} share slot {o}",
+            owner[o]
+        );
+        assert_eq!(
+            a.slot(o),
+            Ok(Slot::Element(DimVec::from_slice(&index))),
+            "{text}"
+        );
         assert_eq!(walk.next_offset(), Some(o), "{text}: walker at {index:?}");
         if let Some(s) = &strides {
             let by_strides: usize = index.iter().zip(s.iter()).map(|(i, s)| i * s).sum();

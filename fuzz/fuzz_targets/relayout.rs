@@ -66,7 +66,10 @@ fn check<T: Element + Copy + PartialEq + Debug>(
         let mut expected = TensorBuf::<_, T>::zeroed(lb).unwrap();
         expected.fill_padding().unwrap();
         copy_by_walker(&a, src.as_slice(), &b, expected.as_mut_slice());
-        assert!(owned.as_slice() == expected.as_slice(), "{la} -> {lb} (owned)");
+        assert!(
+            owned.as_slice() == expected.as_slice(),
+            "{la} -> {lb} (owned)"
+        );
     }
 }
 
@@ -108,7 +111,14 @@ fn value_at(sizes: &[usize], index: &[usize]) -> usize {
 fuzz_target!(|data: &[u8]| {
     let mut c = Choices::new(data);
     let kind = c.below(6);
-    let (ty, width) = [("f32", 4), ("u8", 1), ("bf16", 2), ("f64", 8), ("s4", 0), ("u2", 0)][kind];
+    let (ty, width) = [
+        ("f32", 4),
+        ("u8", 1),
+        ("bf16", 2),
+        ("f64", 8),
+        ("s4", 0),
+        ("u2", 0),
+    ][kind];
     let streaming = width > 0 && c.byte() == 0xA5 && c.byte() == 0x5A;
     let dims = if streaming {
         // At least 8 MiB: rows of 1024..=1039 elements.
@@ -130,14 +140,24 @@ fuzz_target!(|data: &[u8]| {
     let (Ok(la), Ok(lb)) = (RuntimeLayout::parse(&ta), RuntimeLayout::parse(&tb)) else {
         return;
     };
-    let limit = if streaming { 4 * STREAM_BYTES } else { MAX_SLOTS };
+    let limit = if streaming {
+        4 * STREAM_BYTES
+    } else {
+        MAX_SLOTS
+    };
     if la.array_layout().buffer_len() > limit || lb.array_layout().buffer_len() > limit {
         return;
     }
     match kind {
         0 => check(&mut c, la, lb, |n| n as f32, -1.0),
         1 => check(&mut c, la, lb, |n| (n % 251) as u8, 0xFF),
-        2 => check(&mut c, la, lb, |n| bf16::from_bits((n % 0x7F00) as u16), bf16::from_bits(0xBF80)),
+        2 => check(
+            &mut c,
+            la,
+            lb,
+            |n| bf16::from_bits((n % 0x7F00) as u16),
+            bf16::from_bits(0xBF80),
+        ),
         3 => check(&mut c, la, lb, |n| n as f64, -1.0),
         4 => check_packed(&mut c, la, lb, true),
         _ => check_packed(&mut c, la, lb, false),

@@ -88,7 +88,10 @@ fuzz_target!(|data: &[u8]| {
             inverse[p] = i;
         }
         let back = shape_util::permute_dimensions(&inverse, &p).unwrap();
-        assert!(shape_util::equal(&back, &s1), "{s1} by {perm:?}: {p} then {back}");
+        assert!(
+            shape_util::equal(&back, &s1),
+            "{s1} by {perm:?}: {p} then {back}"
+        );
     }
     for made in [
         shape_util::permute_dimensions_ignoring_layout(&perm, &s1),

@@ -616,7 +616,9 @@ mod tests {
         let s = shape(
             PrimitiveType::U8,
             &[2],
-            tiled(&[0], &[&[1 << 62]]).with_tail_padding_alignment(1).unwrap(),
+            tiled(&[0], &[&[1 << 62]])
+                .with_tail_padding_alignment(1)
+                .unwrap(),
         );
         assert_eq!(xla_array_size_bytes(&s), Some(1 << 62));
         let s = shape(PrimitiveType::F64, &[2], tiled(&[0], &[&[1 << 62]]));

@@ -448,7 +448,9 @@ unsafe fn store_vector<const STREAMING: bool>(
 #[inline(always)]
 const fn vector_elements<T>() -> usize {
     match core::mem::size_of::<T>() {
-        2 | 4 if cfg!(all(target_arch = "x86_64", target_feature = "sse2")) => 16 / core::mem::size_of::<T>(),
+        2 | 4 if cfg!(all(target_arch = "x86_64", target_feature = "sse2")) => {
+            16 / core::mem::size_of::<T>()
+        }
         _ => usize::MAX,
     }
 }

@@ -339,7 +339,10 @@ fn tail_padding_alignment_keeps_sizes_within_i64() {
         "u8[4611686018427387905]{0:L(4611686018427387904)}",
     ] {
         let e = text.parse::<ArrayLayout>().unwrap_err();
-        assert!(matches!(e.kind(), ErrorKind::Overflow { .. }), "{text}: {e}");
+        assert!(
+            matches!(e.kind(), ErrorKind::Overflow { .. }),
+            "{text}: {e}"
+        );
     }
     // The largest byte size that fits is accepted.
     let a = "u8[1]{0:L(9223372036854775807)}"
