@@ -120,10 +120,11 @@ impl Message {
             match escape_char(c) {
                 Some(e) => self.push_str(e.as_str()),
                 // `one` is the whole character, so it is valid UTF-8.
-                None => match core::str::from_utf8(one) {
-                    Ok(t) => self.push_str(t),
-                    Err(_) => {}
-                },
+                None => {
+                    if let Ok(t) = core::str::from_utf8(one) {
+                        self.push_str(t);
+                    }
+                }
             }
             i += len;
         }
