@@ -6,9 +6,8 @@
 
 #![no_main]
 
-use layout_tensor::RuntimeLayout;
 use libfuzzer_sys::fuzz_target;
-use tessera::{ArrayLayout, DimVec, Slot};
+use tessera::{ArrayLayout, DimVec, PreparedLayout, Slot};
 use tessera_fuzz::{Choices, dims, layout_text, row_major};
 
 const TYPES: [(&str, u32); 8] = [
@@ -35,7 +34,7 @@ fuzz_target!(|data: &[u8]| {
         return;
     };
     assert_eq!(
-        RuntimeLayout::parse(&text).map(|r| r.to_string()),
+        PreparedLayout::parse(&text).map(|r| r.array_layout().to_string()),
         Ok(a.to_string())
     );
     let len = a.buffer_len();
@@ -48,7 +47,7 @@ fuzz_target!(|data: &[u8]| {
     let strides = a.strides();
     let mut count = 0usize;
     for index in row_major(&sizes) {
-        let o = a.offset(&index).expect("in-bounds index");
+        let o = a.try_offset(&index).expect("in-bounds index");
         assert!(o < len, "{text}: offset {o} of {index:?} >= {len}");
         assert!(
             owner[o].is_none(),
@@ -56,7 +55,7 @@ fuzz_target!(|data: &[u8]| {
             owner[o]
         );
         assert_eq!(
-            a.slot(o),
+            a.try_slot(o),
             Ok(Slot::Element(DimVec::from_slice(&index))),
             "{text}"
         );
@@ -72,8 +71,8 @@ fuzz_target!(|data: &[u8]| {
     assert_eq!(count, a.element_count());
     for (o, held) in owner.iter().enumerate() {
         if held.is_none() {
-            assert_eq!(a.slot(o), Ok(Slot::Padding), "{text}: slot {o}");
+            assert_eq!(a.try_slot(o), Ok(Slot::Padding), "{text}: slot {o}");
         }
     }
-    assert!(a.slot(len).is_err());
+    assert!(a.try_slot(len).is_err());
 });

@@ -11,11 +11,10 @@ use core::fmt::Debug;
 use half::bf16;
 use layout_tensor::packed::{S4, U2};
 use layout_tensor::{
-    Element, PackedBuf, PackedView, PackedViewMut, RuntimeLayout, TensorBuf, TensorView,
-    TensorViewMut,
+    Element, PackedBuf, PackedView, PackedViewMut, TensorBuf, TensorView, TensorViewMut,
 };
 use libfuzzer_sys::fuzz_target;
-use tessera::ArrayLayout;
+use tessera::{ArrayLayout, PreparedLayout};
 use tessera_fuzz::{Choices, dims, layout_text, row_major};
 
 /// Largest buffer of an ordinary case, in slots.
@@ -34,12 +33,12 @@ fn copy_by_walker<T: Copy>(a: &ArrayLayout, src: &[T], b: &ArrayLayout, dst: &mu
 
 fn check<T: Element + Copy + PartialEq + Debug>(
     c: &mut Choices<'_>,
-    la: RuntimeLayout,
-    lb: RuntimeLayout,
+    la: PreparedLayout,
+    lb: PreparedLayout,
     value: impl Fn(usize) -> T,
     sentinel: T,
 ) {
-    let (a, b) = (la.array_layout(), lb.array_layout());
+    let (a, b) = (*la.array_layout(), *lb.array_layout());
     // The source, `shift` slots into its allocation (off its alignment).
     let shift = c.below(4);
     let mut counter = 0;
@@ -73,8 +72,8 @@ fn check<T: Element + Copy + PartialEq + Debug>(
     }
 }
 
-fn check_packed(c: &mut Choices<'_>, la: RuntimeLayout, lb: RuntimeLayout, signed: bool) {
-    let a = la.array_layout();
+fn check_packed(c: &mut Choices<'_>, la: PreparedLayout, lb: PreparedLayout, signed: bool) {
+    let a = *la.array_layout();
     let shift = c.below(4);
     let sizes = a.sizes();
     let indices = row_major(&sizes);
@@ -137,7 +136,7 @@ fuzz_target!(|data: &[u8]| {
     let (ba, bb) = (bits(&mut c), bits(&mut c));
     let ta = layout_text(&mut c, ty, &dims, ba);
     let tb = layout_text(&mut c, ty, &dims, bb);
-    let (Ok(la), Ok(lb)) = (RuntimeLayout::parse(&ta), RuntimeLayout::parse(&tb)) else {
+    let (Ok(la), Ok(lb)) = (PreparedLayout::parse(&ta), PreparedLayout::parse(&tb)) else {
         return;
     };
     let limit = if streaming {

@@ -7,11 +7,11 @@
 #![cfg(not(miri))]
 
 use layout_tensor::packed::S4;
-use layout_tensor::{PackedBuf, RuntimeLayout, TensorBuf};
-use tessera::{Error, ErrorKind};
+use layout_tensor::{PackedBuf, TensorBuf};
+use tessera::{Error, ErrorKind, PreparedLayout};
 
-fn layout(text: &str) -> RuntimeLayout {
-    RuntimeLayout::parse(text).unwrap()
+fn layout(text: &str) -> PreparedLayout {
+    PreparedLayout::parse(text).unwrap()
 }
 
 fn assert_allocation_failed(result: Result<impl Sized, Error>, bytes: usize) {
@@ -33,7 +33,7 @@ fn tensors_too_large_for_memory_are_errors() {
     assert_allocation_failed(TensorBuf::from_fn(big, |_| 0f32), 4_000_000_000_000);
     // Past `isize::MAX` bytes (`Vec`'s "capacity overflow") is past XLA's
     // `int64` too: the layout itself is refused.
-    let e = RuntimeLayout::parse("f64[4611686018427387904]").unwrap_err();
+    let e = PreparedLayout::parse("f64[4611686018427387904]").unwrap_err();
     assert!(matches!(e.kind(), ErrorKind::Overflow { .. }), "{e}");
 }
 
