@@ -8,7 +8,8 @@
 
 use libfuzzer_sys::fuzz_target;
 use tessera::{ArrayLayout, DimVec, PreparedLayout, Slot};
-use tessera_fuzz::{Choices, dims, layout_text, row_major};
+use tessera_fuzz::{Choices, dims, layout_text};
+use test_support::row_major;
 
 const TYPES: [(&str, u32); 8] = [
     ("f32", 0),

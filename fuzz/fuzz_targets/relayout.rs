@@ -9,13 +9,14 @@
 use core::fmt::Debug;
 
 use half::bf16;
-use layout_tensor::packed::{S4, U2};
+use layout_tensor::packed::{S4, SubByte, U2};
 use layout_tensor::{
     Element, PackedBuf, PackedView, PackedViewMut, TensorBuf, TensorView, TensorViewMut,
 };
 use libfuzzer_sys::fuzz_target;
 use tessera::{ArrayLayout, PreparedLayout};
-use tessera_fuzz::{Choices, dims, layout_text, row_major};
+use tessera_fuzz::{Choices, dims, layout_text};
+use test_support::row_major;
 
 /// Largest buffer of an ordinary case, in slots.
 const MAX_SLOTS: usize = 1 << 12;
@@ -72,33 +73,26 @@ fn check<T: Element + Copy + PartialEq + Debug>(
     }
 }
 
-fn check_packed(c: &mut Choices<'_>, la: PreparedLayout, lb: PreparedLayout, signed: bool) {
+/// Packed relayout of `E` against `get_dyn`, the source `shift` bytes
+/// into its allocation.
+fn check_packed<E: SubByte>(
+    c: &mut Choices<'_>,
+    la: PreparedLayout,
+    lb: PreparedLayout,
+    value: impl Fn(usize) -> E::Value,
+) {
     let a = *la.array_layout();
     let shift = c.below(4);
     let sizes = a.sizes();
-    let indices = row_major(&sizes);
-    if signed {
-        let src = PackedBuf::<_, S4>::from_fn(la, |i| value_at(&sizes, i) as i8 % 8).unwrap();
-        let mut bytes = vec![0xA5u8; shift + src.as_bytes().len()];
-        bytes[shift..].copy_from_slice(src.as_bytes());
-        let src = PackedView::<_, S4>::new(la, &bytes[shift..]).unwrap();
-        let mut out = vec![0u8; lb.array_layout().physical_byte_size()];
-        let mut dst = PackedViewMut::<_, S4>::new(lb, &mut out).unwrap();
-        src.relayout_into(&mut dst).unwrap();
-        for i in &indices {
-            assert_eq!(dst.get_dyn(i), src.get_dyn(i), "{la} -> {lb} at {i:?}");
-        }
-    } else {
-        let src = PackedBuf::<_, U2>::from_fn(la, |i| (value_at(&sizes, i) % 4) as u8).unwrap();
-        let mut bytes = vec![0x5Au8; shift + src.as_bytes().len()];
-        bytes[shift..].copy_from_slice(src.as_bytes());
-        let src = PackedView::<_, U2>::new(la, &bytes[shift..]).unwrap();
-        let mut out = vec![0u8; lb.array_layout().physical_byte_size()];
-        let mut dst = PackedViewMut::<_, U2>::new(lb, &mut out).unwrap();
-        src.relayout_into(&mut dst).unwrap();
-        for i in &indices {
-            assert_eq!(dst.get_dyn(i), src.get_dyn(i), "{la} -> {lb} at {i:?}");
-        }
+    let src = PackedBuf::<_, E>::from_fn(la, |i| value(value_at(&sizes, i))).unwrap();
+    let mut bytes = vec![0xA5u8; shift + src.as_bytes().len()];
+    bytes[shift..].copy_from_slice(src.as_bytes());
+    let src = PackedView::<_, E>::new(la, &bytes[shift..]).unwrap();
+    let mut out = vec![0u8; lb.array_layout().physical_byte_size()];
+    let mut dst = PackedViewMut::<_, E>::new(lb, &mut out).unwrap();
+    src.relayout_into(&mut dst).unwrap();
+    for i in &row_major(&sizes) {
+        assert_eq!(dst.get_dyn(i), src.get_dyn(i), "{la} -> {lb} at {i:?}");
     }
 }
 
@@ -158,7 +152,7 @@ fuzz_target!(|data: &[u8]| {
             bf16::from_bits(0xBF80),
         ),
         3 => check(&mut c, la, lb, |n| n as f64, -1.0),
-        4 => check_packed(&mut c, la, lb, true),
-        _ => check_packed(&mut c, la, lb, false),
+        4 => check_packed::<S4>(&mut c, la, lb, |n| n as i8 % 8),
+        _ => check_packed::<U2>(&mut c, la, lb, |n| (n % 4) as u8),
     }
 });

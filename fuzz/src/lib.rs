@@ -103,28 +103,3 @@ pub fn layout_text(c: &mut Choices<'_>, element_type: &str, dims: &[usize], bits
 pub fn dims(c: &mut Choices<'_>, rank: usize, max: usize) -> Vec<usize> {
     (0..rank).map(|_| c.below(max + 1)).collect()
 }
-
-/// Every index of a box of `sizes`, in row-major order.
-pub fn row_major(sizes: &[usize]) -> Vec<Vec<usize>> {
-    let count: usize = sizes.iter().product();
-    let mut all = Vec::with_capacity(count);
-    if count == 0 {
-        return all;
-    }
-    let mut index = vec![0; sizes.len()];
-    loop {
-        all.push(index.clone());
-        let mut d = sizes.len();
-        loop {
-            if d == 0 {
-                return all;
-            }
-            d -= 1;
-            index[d] += 1;
-            if index[d] < sizes[d] {
-                break;
-            }
-            index[d] = 0;
-        }
-    }
-}
