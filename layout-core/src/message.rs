@@ -110,6 +110,13 @@ impl Message {
 
     /// Appends `s` with every character [`needs_escape`] written as an
     /// escape (`\0`, `\u{1b}`), so echoed input cannot drive a terminal.
+    ///
+    /// ```
+    /// use layout_core::Message;
+    /// let mut m = Message::new();
+    /// m.push_escaped("a\u{1b}[31mb");
+    /// assert_eq!(m.as_str(), "a\\u{1b}[31mb");
+    /// ```
     pub const fn push_escaped(&mut self, s: &str) {
         let bytes = s.as_bytes();
         let mut i = 0;
@@ -171,6 +178,13 @@ pub const fn needs_escape(c: char) -> bool {
 
 /// The escape of `c` as Rust writes it (`\0`, `\t`, `\n`, `\r`,
 /// `\u{1b}`), or `None` when `c` is shown as itself.
+///
+/// ```
+/// use layout_core::message::escape_char;
+/// assert_eq!(escape_char('\u{202e}').unwrap().as_str(), "\\u{202e}");
+/// assert_eq!(escape_char('\0').unwrap().as_str(), "\\0");
+/// assert!(escape_char('x').is_none());
+/// ```
 pub const fn escape_char(c: char) -> Option<Escape> {
     if !needs_escape(c) {
         return None;
@@ -283,6 +297,11 @@ impl core::fmt::Display for Escaped<'_> {
 }
 
 /// Columns `c` takes when echoed: its escape's length, else 1.
+///
+/// ```
+/// use layout_core::message::echo_width;
+/// assert_eq!((echo_width('\u{1b}'), echo_width('é')), (6, 1));
+/// ```
 pub fn echo_width(c: char) -> usize {
     escape_char(c).map_or(1, |e| e.as_str().len())
 }
