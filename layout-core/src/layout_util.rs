@@ -608,21 +608,20 @@ mod tests {
     #[test]
     fn xla_sizes_stay_within_int64() {
         // Found by the `xla_util` fuzz target: the first tile pads this to
-        // 2^60 elements, 2^63 bytes of `f64`, past XLA's `int64`.
-        let s = crate::text::parse_shape("f64[2,3]{1,0:T(2,227,26,58,7,30,8883682034)}")
-            .unwrap()
-            .shape;
-        assert_eq!(xla_array_size_bytes(&s), None);
-        let s = shape(
-            PrimitiveType::U8,
-            &[2],
-            tiled(&[0], &[&[1 << 62]])
-                .with_tail_padding_alignment(1)
-                .unwrap(),
+        // 2^60 elements, 2^63 bytes of `f64`, past XLA's `int64`; the text
+        // is now refused, and the byte count is `None` past `int64`.
+        let e =
+            crate::text::parse_shape("f64[2,3]{1,0:T(2,227,26,58,7,30,8883682034)}").unwrap_err();
+        assert!(
+            matches!(e.kind(), ErrorKind::SizeMayOverflowInt64 { .. }),
+            "{e}"
         );
-        assert_eq!(xla_array_size_bytes(&s), Some(1 << 62));
-        let s = shape(PrimitiveType::F64, &[2], tiled(&[0], &[&[1 << 62]]));
-        assert_eq!(xla_array_size_bytes(&s), None);
+        let s = shape(PrimitiveType::U8, &[2], tiled(&[0], &[&[1 << 40]]));
+        assert_eq!(xla_array_size_bytes(&s), Some(1 << 40));
+        assert_eq!(
+            bytes_of(&s, s.layout().unwrap(), (i64::MAX as usize) + 1),
+            None
+        );
     }
 
     #[test]
