@@ -14,6 +14,7 @@ use std::fmt;
 use layout_core::ArrayLayout;
 
 use crate::dims;
+use crate::spec::CliError;
 
 /// The language of the generated function.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -54,14 +55,14 @@ impl Body {
         Term::Var(name)
     }
 
-    /// `p * d + e`, folded.
-    fn merge(&mut self, p: &Term, d: usize, e: &Term) -> Term {
-        match (p, e) {
+    /// `p * d + e`, folded; `None` when a folded constant overflows.
+    fn merge(&mut self, p: &Term, d: usize, e: &Term) -> Option<Term> {
+        Some(match (p, e) {
             (Term::Const(0), e) => e.clone(),
-            (Term::Const(a), Term::Const(b)) => Term::Const(a * d + b),
+            (Term::Const(a), Term::Const(b)) => Term::Const(a.checked_mul(d)?.checked_add(*b)?),
             (p, Term::Const(0)) => self.bind(format!("{p} * {d}")),
             (p, e) => self.bind(format!("{p} * {d} + {e}")),
-        }
+        })
     }
 
     /// `(m / t, m % t)` for `m < d`, folded.
@@ -78,8 +79,10 @@ impl Body {
     }
 }
 
-/// The walk: the final physical dims and index terms, and the body.
-fn walk(a: &ArrayLayout) -> (Vec<usize>, Vec<Term>, Body) {
+/// The walk: the final physical dims and index terms, and the body;
+/// `None` when a merged dim overflows (only possible when the array has
+/// no elements, as the engine bounds every product of a buffer's dims).
+fn walk(a: &ArrayLayout) -> Option<(Vec<usize>, Vec<Term>, Body)> {
     let n = a.rank();
     let layout = a.layout();
     let m2m = layout.minor_to_major();
@@ -109,8 +112,8 @@ fn walk(a: &ArrayLayout) -> (Vec<usize>, Vec<Term>, Body) {
         let (mut pending_dim, mut pending_idx) = (1usize, Term::Const(0));
         for j in 0..k {
             let d = dims[base + j];
-            let merged_dim = pending_dim * d;
-            let merged_idx = body.merge(&pending_idx, d, &idx[base + j]);
+            let merged_dim = pending_dim.checked_mul(d)?;
+            let merged_idx = body.merge(&pending_idx, d, &idx[base + j])?;
             if t[j] == 0 {
                 (pending_dim, pending_idx) = (merged_dim, merged_idx);
             } else {
@@ -132,36 +135,124 @@ fn walk(a: &ArrayLayout) -> (Vec<usize>, Vec<Term>, Body) {
         dims.extend(inner_dims);
         idx.extend(inner_idx);
     }
-    (dims, idx, body)
+    Some((dims, idx, body))
 }
 
-/// The offset expression: the row-major linearization of `idx` in `dims`.
-fn linearize(dims: &[usize], idx: &[Term]) -> String {
-    let mut stride = 1usize;
+/// The offset expression: the row-major linearization of `idx` in `dims`;
+/// `None` when a stride or the constant overflows.
+fn linearize(dims: &[usize], idx: &[Term]) -> Option<String> {
+    let mut stride = Some(1usize);
     let mut constant = 0usize;
     let mut terms = Vec::new();
     for (d, e) in dims.iter().zip(idx).rev() {
+        // A stride past `usize` is only an error where a term uses it.
         match e {
-            Term::Const(v) => constant += v * stride,
-            Term::Var(v) if stride == 1 => terms.push(v.clone()),
-            Term::Var(v) => terms.push(format!("{v} * {stride}")),
+            Term::Const(0) => {}
+            Term::Const(v) => constant = constant.checked_add(v.checked_mul(stride?)?)?,
+            Term::Var(v) if stride == Some(1) => terms.push(v.clone()),
+            Term::Var(v) => terms.push(format!("{v} * {}", stride?)),
         }
-        stride *= d;
+        stride = stride.and_then(|s| s.checked_mul(*d));
     }
     terms.reverse();
     if constant != 0 || terms.is_empty() {
         terms.push(constant.to_string());
     }
-    terms.join(" + ")
+    Some(terms.join(" + "))
 }
 
-/// Whether `name` can name the function in both languages.
-pub(crate) fn is_identifier(name: &str) -> bool {
+/// Rust's keywords, strict and reserved (edition 2024), and `_`.
+const RUST_RESERVED: &[&str] = &[
+    "_", "as", "async", "await", "break", "const", "continue", "crate", "dyn", "else", "enum",
+    "extern", "false", "fn", "for", "gen", "if", "impl", "in", "let", "loop", "match", "mod",
+    "move", "mut", "pub", "ref", "return", "self", "Self", "static", "struct", "super", "trait",
+    "true", "type", "unsafe", "use", "where", "while", "abstract", "become", "box", "do", "final",
+    "macro", "override", "priv", "try", "typeof", "unsized", "virtual", "yield",
+];
+
+/// C's keywords (C99 to C23), and the names the generated header itself
+/// uses or includes (`size_t`, `TESSERA_FN`, `<stddef.h>`'s macros).
+const C_RESERVED: &[&str] = &[
+    "auto",
+    "break",
+    "case",
+    "char",
+    "const",
+    "continue",
+    "default",
+    "do",
+    "double",
+    "else",
+    "enum",
+    "extern",
+    "float",
+    "for",
+    "goto",
+    "if",
+    "inline",
+    "int",
+    "long",
+    "register",
+    "restrict",
+    "return",
+    "short",
+    "signed",
+    "sizeof",
+    "static",
+    "struct",
+    "switch",
+    "typedef",
+    "union",
+    "unsigned",
+    "void",
+    "volatile",
+    "while",
+    "alignas",
+    "alignof",
+    "bool",
+    "constexpr",
+    "false",
+    "nullptr",
+    "static_assert",
+    "thread_local",
+    "true",
+    "typeof",
+    "typeof_unqual",
+    "main",
+    "size_t",
+    "ptrdiff_t",
+    "wchar_t",
+    "max_align_t",
+    "nullptr_t",
+    "NULL",
+    "offsetof",
+    "unreachable",
+    "TESSERA_FN",
+];
+
+/// Why `name` cannot name the function in `lang`, or `None` when it can:
+/// an ASCII identifier that is no keyword of the language (nor, in C, a
+/// reserved `__x`/`_X` name or one the header uses).
+pub(crate) fn name_problem(name: &str, lang: Lang) -> Option<String> {
     let mut chars = name.chars();
-    chars
+    let identifier = chars
         .next()
         .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
-        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_');
+    if !identifier {
+        return Some(format!(
+            "`{name}` is not a valid function name (letters, digits and `_`, not starting with a digit)"
+        ));
+    }
+    let (language, reserved) = match lang {
+        Lang::Rust => ("Rust", RUST_RESERVED),
+        Lang::C => ("C", C_RESERVED),
+    };
+    let c_reserved = lang == Lang::C
+        && (name.starts_with("__")
+            || (name.starts_with('_') && name[1..].starts_with(|c: char| c.is_ascii_uppercase())));
+    (reserved.contains(&name) || c_reserved)
+        .then(|| format!("`{name}` is reserved in {language}; pick another `--name`"))
 }
 
 /// The logical index described for the doc comment: `i0: y < 3, i1: x < 5`.
@@ -174,9 +265,18 @@ fn describe_index(a: &ArrayLayout) -> String {
 }
 
 /// The function named `name` in `lang` for layout `a`.
-pub(crate) fn generate(a: &ArrayLayout, lang: Lang, name: &str) -> String {
-    let (dims, idx, body) = walk(a);
-    let result = linearize(&dims, &idx);
+///
+/// # Errors
+/// A constant of the function past `usize` (only for arrays with no
+/// elements but dims whose product overflows, such as `f32[0,2^40,2^40]`).
+pub(crate) fn generate(a: &ArrayLayout, lang: Lang, name: &str) -> Result<String, CliError> {
+    let overflow = || {
+        CliError::msg(format!(
+            "`{a}` has no elements, and its dims multiply past 2^64: no offset function to generate"
+        ))
+    };
+    let (dims, idx, body) = walk(a).ok_or_else(overflow)?;
+    let result = linearize(&dims, &idx).ok_or_else(overflow)?;
     let rank = a.rank();
     let uses = |d: usize| {
         let v = format!("i{d}");
@@ -249,7 +349,7 @@ pub(crate) fn generate(a: &ArrayLayout, lang: Lang, name: &str) -> String {
             out.push_str(&format!("    {result}\n}}\n"));
         }
     }
-    out
+    Ok(out)
 }
 
 #[cfg(test)]
@@ -259,17 +359,30 @@ mod tests {
     #[test]
     fn folds_linearization() {
         let t = |s: &str| Term::Var(s.to_string());
-        assert_eq!(linearize(&[3, 5], &[t("a"), t("b")]), "a * 5 + b");
-        assert_eq!(linearize(&[3, 5], &[Term::Const(1), t("b")]), "b + 5");
-        assert_eq!(linearize(&[3, 5], &[Term::Const(0), Term::Const(0)]), "0");
+        let lin = |d: &[usize], i: &[Term]| linearize(d, i).unwrap();
+        assert_eq!(lin(&[3, 5], &[t("a"), t("b")]), "a * 5 + b");
+        assert_eq!(lin(&[3, 5], &[Term::Const(1), t("b")]), "b + 5");
+        assert_eq!(lin(&[3, 5], &[Term::Const(0), Term::Const(0)]), "0");
+        let huge = 1 << 40;
+        assert_eq!(linearize(&[2, huge, huge], &[t("a"), t("b"), t("c")]), None);
     }
 
     #[test]
     fn identifiers() {
-        assert!(is_identifier("tessera_offset"));
-        assert!(is_identifier("_x1"));
-        assert!(!is_identifier("1x"));
-        assert!(!is_identifier("a-b"));
-        assert!(!is_identifier(""));
+        for lang in [Lang::Rust, Lang::C] {
+            assert_eq!(name_problem("tessera_offset", lang), None);
+            assert_eq!(name_problem("_x1", lang), None);
+            for bad in ["1x", "a-b", "", "é"] {
+                assert!(name_problem(bad, lang).is_some(), "{bad}");
+            }
+        }
+        for rust_only in ["fn", "gen", "_", "Self", "try"] {
+            assert!(name_problem(rust_only, Lang::Rust).is_some(), "{rust_only}");
+        }
+        assert_eq!(name_problem("int", Lang::Rust), None);
+        for c_only in ["int", "bool", "size_t", "__x", "_Bool", "TESSERA_FN"] {
+            assert!(name_problem(c_only, Lang::C).is_some(), "{c_only}");
+        }
+        assert_eq!(name_problem("fn", Lang::C), None);
     }
 }

@@ -3,14 +3,14 @@
 //! `main`.
 
 use std::fmt::Write as _;
-use std::io::BufRead;
+use std::io::{BufRead, Write};
 
 use layout_core::{ArrayLayout, Slot};
 
 use crate::arrays;
 use crate::codegen::{self, Lang};
 use crate::dims;
-use crate::picture::{Limits, Odometer, Part, Picture, Window};
+use crate::picture::{Limits, Part, Picture, Window};
 use crate::render::svg;
 use crate::show;
 use crate::spec::{self, CliError};
@@ -76,7 +76,7 @@ fn picture(a: &ArrayLayout, how: Drawing<'_>) -> Result<Picture, CliError> {
         Some(at) => tile_view::window(a, pair, at)?,
         None => Window::default(),
     };
-    let mut p = Picture::new(a, pair, limits, window);
+    let mut p = Picture::new(a, pair, limits, window)?;
     if how.tile.is_none() && !how.full {
         p.tile_grid = tile_view::tile_grid(a, pair, limits);
     }
@@ -139,9 +139,22 @@ pub(crate) fn canon(specs: &[String], stdin: impl BufRead) -> Result<Output, Cli
                 "`-` (read stdin) cannot be mixed with other specs",
             ));
         }
-        for line in stdin.lines() {
+        // Lines as bytes: one that is not UTF-8 gets its own error line
+        // and the others their answers.
+        for (n, line) in stdin.split(b'\n').enumerate() {
             let line = line.map_err(|e| CliError::msg(format!("cannot read stdin: {e}")))?;
-            answer(line.trim_end_matches('\r'), &mut out);
+            match std::str::from_utf8(&line) {
+                Ok(text) => answer(text.trim_end_matches('\r'), &mut out),
+                Err(e) => {
+                    out.failed = true;
+                    let _ = writeln!(
+                        out.stdout,
+                        "error: line {} is not valid UTF-8 (byte {})",
+                        n + 1,
+                        e.valid_up_to() + 1
+                    );
+                }
+            }
         }
     } else {
         for s in specs {
@@ -177,35 +190,45 @@ pub(crate) fn index(text: &str, offset: usize) -> Result<Output, CliError> {
 }
 
 /// `offsets`: every element's offset in logical row-major order, as JSON
-/// or one per line.
-pub(crate) fn offsets(text: &str, json: bool) -> Result<Output, CliError> {
+/// or one per line, written to `out` as the engine's walker produces them:
+/// memory does not grow with the array (a listing of `u8[2^63-1]` runs
+/// until the reader stops it).
+///
+/// # Errors
+/// The spec's, or a failed write (a closed pipe included).
+pub(crate) fn offsets(text: &str, json: bool, out: &mut dyn Write) -> Result<Output, CliError> {
     let a = spec::parse(text)?;
-    let sizes = a.sizes();
-    let mut list = Vec::with_capacity(a.element_count());
-    for i in Odometer::new(&sizes) {
-        list.push(a.try_offset(&i).map_err(CliError::msg)?);
-    }
-    let out = if json {
+    let write_error = |e: std::io::Error| CliError::msg(format!("cannot write the offsets: {e}"));
+    let mut walk = a.elements();
+    if json {
         let canonical = serde_json::to_string(&a.to_string()).map_err(CliError::msg)?;
-        let items: Vec<String> = list.iter().map(usize::to_string).collect();
-        format!(
-            "{{\"canonical\":{canonical},\"buffer_len\":{},\"offsets\":[{}]}}\n",
-            a.buffer_len(),
-            items.join(",")
+        write!(
+            out,
+            "{{\"canonical\":{canonical},\"buffer_len\":{},\"offsets\":[",
+            a.buffer_len()
         )
+        .map_err(write_error)?;
+        let mut first = true;
+        while let Some(o) = walk.next_offset() {
+            let sep = if first { "" } else { "," };
+            write!(out, "{sep}{o}").map_err(write_error)?;
+            first = false;
+        }
+        out.write_all(b"]}\n").map_err(write_error)?;
     } else {
-        list.iter().map(|o| format!("{o}\n")).collect()
-    };
-    Ok(Output::ok(out))
+        while let Some(o) = walk.next_offset() {
+            writeln!(out, "{o}").map_err(write_error)?;
+        }
+    }
+    out.flush().map_err(write_error)?;
+    Ok(Output::ok(String::new()))
 }
 
 /// `codegen`.
 pub(crate) fn codegen(text: &str, lang: Lang, name: &str) -> Result<Output, CliError> {
-    if !codegen::is_identifier(name) {
-        return Err(CliError::msg(format!(
-            "`{name}` is not a valid function name"
-        )));
+    if let Some(problem) = codegen::name_problem(name, lang) {
+        return Err(CliError::msg(problem));
     }
     let a = spec::parse(text)?;
-    Ok(Output::ok(codegen::generate(&a, lang, name)))
+    Ok(Output::ok(codegen::generate(&a, lang, name)?))
 }

@@ -16,11 +16,11 @@ mod spec;
 mod tile_view;
 mod tiles;
 
-use std::io::Write as _;
+use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand, ValueEnum};
+use clap::{CommandFactory, Parser, Subcommand, ValueEnum};
 
 use crate::codegen::Lang;
 use crate::commands::Output;
@@ -226,8 +226,9 @@ impl DrawingArgs {
     }
 }
 
-/// Runs `command`.
-fn run(command: Command) -> Result<Output, CliError> {
+/// Runs `command`; listings that can be long are written to `stdout` as
+/// they are made.
+fn run(command: Command, stdout: &mut dyn Write) -> Result<Output, CliError> {
     match command {
         Command::Show { spec, drawing } => commands::show(&spec, drawing.drawing()),
         Command::Svg {
@@ -239,21 +240,43 @@ fn run(command: Command) -> Result<Output, CliError> {
         Command::Check { spec } => commands::check(&spec),
         Command::Offset { spec, index } => commands::offset(&spec, &index),
         Command::Index { spec, offset } => commands::index(&spec, offset),
-        Command::Offsets { spec, json } => commands::offsets(&spec, json),
+        Command::Offsets { spec, json } => commands::offsets(&spec, json, stdout),
         Command::Codegen { spec, lang, name } => commands::codegen(&spec, lang, &name),
         Command::Hlo { file, json, top } => hlo::run(&file, json, top, std::io::stdin().lock()),
     }
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) if !e.use_stderr() => e.exit(),
+        Err(_) => {
+            // clap quotes the arguments it rejects: the same error again,
+            // uncoloured, with those arguments escaped as ours are.
+            let e = Cli::command()
+                .color(clap::ColorChoice::Never)
+                .try_get_matches()
+                .err()
+                .unwrap_or_else(|| clap::Error::new(clap::error::ErrorKind::InvalidValue));
+            let text = e.render().ansi().to_string();
+            let mut stderr = std::io::stderr().lock();
+            for line in text.lines() {
+                let _ = writeln!(stderr, "{}", layout_core::message::Escaped(line));
+            }
+            return ExitCode::from(2);
+        }
+    };
     let choice = match cli.color {
         ColorWhen::Auto => anstream::ColorChoice::Auto,
         ColorWhen::Always => anstream::ColorChoice::Always,
         ColorWhen::Never => anstream::ColorChoice::Never,
     };
     let mut stdout = anstream::AutoStream::new(std::io::stdout(), choice);
-    match run(cli.command) {
+    // Listings bypass the colour stream (they have no colour), buffered.
+    let mut listing = std::io::BufWriter::new(std::io::stdout().lock());
+    let result = run(cli.command, &mut listing);
+    drop(listing);
+    match result {
         Ok(out) => {
             if stdout
                 .write_all(out.stdout.as_bytes())

@@ -7,6 +7,7 @@ use std::collections::HashMap;
 
 use layout_core::{ArrayLayout, DimVec, Slot};
 
+use crate::spec::CliError;
 use crate::tile_view::TileGrid;
 use crate::tiles::{self, Tiler};
 
@@ -31,13 +32,45 @@ impl Limits {
         slices: 4,
         slots: 192,
     };
-    /// Everything (`--full`).
+    /// Everything (`--full`), as long as it fits the bounds below; a
+    /// bigger picture is refused ([`Picture::new`]), not cut.
     pub(crate) const FULL: Limits = Limits {
-        rows: usize::MAX,
-        cols: usize::MAX,
-        slices: usize::MAX,
-        slots: usize::MAX,
+        rows: MAX_FULL_SIDE,
+        cols: MAX_FULL_SIDE,
+        slices: MAX_FULL_SLICES,
+        slots: MAX_FULL_SLOTS,
     };
+}
+
+/// Most grid cells, over all slices, that `--full` draws (padding cells
+/// included).
+pub(crate) const MAX_FULL_CELLS: usize = 1 << 20;
+/// Most rows, or columns, of one grid that `--full` draws.
+pub(crate) const MAX_FULL_SIDE: usize = 1 << 12;
+/// Most 2-D slices that `--full` draws.
+pub(crate) const MAX_FULL_SLICES: usize = 1 << 12;
+/// Most buffer slots that `--full` lists in the memory strip.
+pub(crate) const MAX_FULL_SLOTS: usize = 1 << 20;
+
+/// The product of `sizes`, or `None` past `usize`.
+fn checked_product(sizes: &[usize]) -> Option<usize> {
+    if sizes.contains(&0) {
+        return Some(0);
+    }
+    sizes.iter().try_fold(1usize, |p, &s| p.checked_mul(s))
+}
+
+/// Refuses a `--full` picture past the bounds: `count` of `what`, at most
+/// `max`.
+fn check_full(what: &str, count: Option<usize>, max: usize) -> Result<(), CliError> {
+    match count {
+        Some(n) if n <= max => Ok(()),
+        _ => Err(CliError::msg(format!(
+            "`--full` would draw {} {what}, more than the {max} it draws; \
+             pick two dims with `--dims` or leave out `--full` for a cut picture",
+            count.map_or_else(|| "more than 2^64".to_string(), |n| n.to_string()),
+        ))),
+    }
 }
 
 /// One cell of a grid.
@@ -165,7 +198,7 @@ pub(crate) struct Picture {
     pub(crate) layout: ArrayLayout,
     /// The grids drawn.
     pub(crate) grids: Vec<Grid>,
-    /// How many 2-D slices the array has.
+    /// How many 2-D slices the array has (`usize::MAX` past that).
     pub(crate) slices_total: usize,
     /// The memory strip.
     pub(crate) strip: Strip,
@@ -223,12 +256,17 @@ impl Picture {
     /// The picture of `layout` with rows along `dims.0` and columns along
     /// `dims.1` (ignored below rank 2), cut to `limits`, of `window`.
     /// A tiled rank-1 array wraps into rows ([`wrap_width`]).
+    ///
+    /// # Errors
+    /// With [`Limits::FULL`], a picture of more than [`MAX_FULL_SLICES`]
+    /// slices, [`MAX_FULL_SIDE`] rows or columns, [`MAX_FULL_CELLS`] cells
+    /// or [`MAX_FULL_SLOTS`] slots.
     pub(crate) fn new(
         layout: &ArrayLayout,
         dims: Option<(usize, usize)>,
         limits: Limits,
         window: Window,
-    ) -> Self {
+    ) -> Result<Self, CliError> {
         // Narrow enough for a screen: columns of the widest offset.
         let digits = layout.buffer_len().saturating_sub(1).to_string().len();
         let limits = if limits == Limits::FULL {
@@ -244,7 +282,19 @@ impl Picture {
             .filter(|d| Some(*d) != row_dim && Some(*d) != col_dim)
             .collect();
         let fixed_sizes: Vec<usize> = fixed_dims.iter().map(|&d| layout.size(d)).collect();
-        let slices_total = fixed_sizes.iter().product();
+        let slices_total = checked_product(&fixed_sizes);
+        if limits == Limits::FULL {
+            check_full("buffer slots", Some(layout.buffer_len()), MAX_FULL_SLOTS)?;
+            check_full("2-D slices", slices_total, MAX_FULL_SLICES)?;
+            let (_, padded) = extended(layout, row_dim, col_dim, true);
+            let cells = slices_total
+                .and_then(|n| n.checked_mul(padded.0))
+                .and_then(|n| n.checked_mul(padded.1));
+            check_full("rows", Some(padded.0), MAX_FULL_SIDE)?;
+            check_full("columns", Some(padded.1), MAX_FULL_SIDE)?;
+            check_full("grid cells", cells, MAX_FULL_CELLS)?;
+        }
+        let slices_total = slices_total.unwrap_or(usize::MAX);
         let slices: Vec<Vec<usize>> = Odometer::new(&fixed_sizes).take(limits.slices).collect();
         let build = |extend: bool| -> Option<Vec<Grid>> {
             let (ext, padded) = extended(layout, row_dim, col_dim, extend);
@@ -283,14 +333,14 @@ impl Picture {
             _ => strip(layout, 0, limits.slots),
         };
         let colours = colour_tiles(&grids, &strip);
-        Picture {
+        Ok(Picture {
             layout: *layout,
             grids,
             slices_total,
             strip,
             colours,
             tile_grid: None,
-        }
+        })
     }
 }
 
@@ -432,7 +482,7 @@ fn strip(layout: &ArrayLayout, start: usize, limit: usize) -> Strip {
         && slots
             .iter()
             .all(|s| s.tile.is_none_or(|t| t == s.offset / volume));
-    let tiled_len: usize = layout.physical_shape().dims().iter().product();
+    let tiled_len = checked_product(layout.physical_shape().dims()).unwrap_or(usize::MAX);
     if runs {
         for s in slots
             .iter_mut()

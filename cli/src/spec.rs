@@ -2,6 +2,7 @@
 //! errors turned into the command's error type (message, input, caret).
 
 use layout_core::ArrayLayout;
+use layout_core::message::Escaped;
 
 /// An error the command reports on stderr before exiting with status 2.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -11,10 +12,12 @@ pub(crate) struct CliError {
 }
 
 impl CliError {
-    /// An error with a one-line message, printed as `error: MESSAGE`.
+    /// An error with a one-line message, printed as `error: MESSAGE`, with
+    /// control and bidirectional-control characters escaped (`\u{1b}`), as
+    /// the message may quote what the user typed.
     pub(crate) fn msg(message: impl core::fmt::Display) -> CliError {
         CliError {
-            text: format!("error: {message}"),
+            text: format!("error: {}", Escaped(&message.to_string())),
         }
     }
 

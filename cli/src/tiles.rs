@@ -24,9 +24,14 @@ impl Tiler {
             let l = layout.layout().with_tiles(&tiles[..1]).ok()?;
             ArrayLayout::new(layout.shape().with_layout(l).ok()?).ok()
         });
-        let volume = tiles
-            .first()
-            .map_or(1, |t| t.raw().iter().filter(|&&e| e != 0).product());
+        let volume = tiles.first().map_or(1, |t| {
+            // Saturating: only a tile of an array with no elements
+            // (whose buffer is empty) can be this large.
+            t.raw()
+                .iter()
+                .filter(|&&e| e != 0)
+                .fold(1usize, |v, &e| v.saturating_mul(e))
+        });
         Tiler { first, volume }
     }
 

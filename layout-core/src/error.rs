@@ -6,7 +6,7 @@
 //! rustc's style: lower case, no final period, code in backticks.
 
 use crate::element::PrimitiveType;
-use crate::message::{Message, Snippet};
+use crate::message::{Escaped, Message, Snippet, echo_width};
 
 /// A range of bytes `start..end` in the text that was parsed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
@@ -140,6 +140,14 @@ pub enum ErrorKind {
     SparseLayout {
         /// The attribute, e.g. "`#(...)` (index_primitive_type)".
         attribute: &'static str,
+    },
+    /// A non-integral type in `#(..)` or `*(..)`, which XLA would print as
+    /// `#(invalid)` (text that does not parse back).
+    NonIntegralIndexType {
+        /// The attribute, e.g. "`#(...)` (index_primitive_type)".
+        attribute: &'static str,
+        /// The type found.
+        found: PrimitiveType,
     },
     /// A tuple `(...)` or buffer `b(...)` where one array shape is needed.
     NotASingleShape {
@@ -367,6 +375,12 @@ pub enum ErrorKind {
         /// Its size in the destination.
         found: usize,
     },
+    /// A buffer that could not be allocated (not enough memory, or more
+    /// than the address space holds).
+    AllocationFailed {
+        /// The bytes asked for (saturated at `usize::MAX`).
+        bytes: usize,
+    },
     /// A buffer shorter than the layout needs.
     BufferTooShort {
         /// Slots (or bytes, for packed storage) the layout needs.
@@ -548,9 +562,10 @@ const fn describe(kind: &ErrorKind, m: &mut Message) {
             push_snippet(m, &found);
         }
         ErrorKind::UnexpectedCharacter { found } => {
-            m.push_str("unexpected character ");
+            m.push_str("unexpected character `");
             let mut buf = [0u8; 4];
-            m.push_code(found.encode_utf8(&mut buf));
+            m.push_escaped(found.encode_utf8(&mut buf));
+            m.push_str("`");
         }
         ErrorKind::UnknownElementType { name } => {
             m.push_str("unknown element type ");
@@ -589,6 +604,11 @@ const fn describe(kind: &ErrorKind, m: &mut Message) {
             m.push_str("unknown layout attribute ");
             push_snippet(m, &name);
             m.push_str(" (expected T, L, E, S, SC, M or pad)");
+        }
+        ErrorKind::NonIntegralIndexType { attribute, found } => {
+            m.push_str(attribute);
+            m.push_str(" takes an integral type such as `s32`, not ");
+            m.push_code(found.name());
         }
         ErrorKind::SparseLayout { attribute } => {
             m.push_str(attribute);
@@ -800,6 +820,11 @@ const fn describe(kind: &ErrorKind, m: &mut Message) {
             m.push_usize(found);
             m.push_str(" in the destination");
         }
+        ErrorKind::AllocationFailed { bytes } => {
+            m.push_str("cannot allocate a buffer of ");
+            m.push_usize(bytes);
+            m.push_str(" bytes");
+        }
         ErrorKind::BufferTooShort { needed, found } => {
             m.push_str("the buffer has ");
             m.push_usize(found);
@@ -886,7 +911,7 @@ const fn describe(kind: &ErrorKind, m: &mut Message) {
 
 const fn push_snippet(m: &mut Message, s: &Snippet) {
     m.push_str("`");
-    m.push_str(s.as_str());
+    m.push_escaped(s.as_str());
     if s.is_cut() {
         m.push_str("...");
     }
@@ -923,12 +948,19 @@ impl core::fmt::Display for Report<'_> {
         let line_end = self.input[start..]
             .find('\n')
             .map_or(self.input.len(), |i| start + i);
+        // Echoed with controls escaped, so the caret counts escapes' width.
         let line = &self.input[line_start..line_end];
-        write!(f, "\n  {line}\n  ")?;
+        write!(f, "\n  {}\n  ", Escaped(line))?;
         for c in self.input[line_start..start].chars() {
-            f.write_str(if c == '\t' { "\t" } else { " " })?;
+            for _ in 0..echo_width(c) {
+                f.write_str(" ")?;
+            }
         }
-        let width = self.input[start..end.min(line_end)].chars().count().max(1);
+        let width = self.input[start..end.min(line_end)]
+            .chars()
+            .map(echo_width)
+            .sum::<usize>()
+            .max(1);
         for _ in 0..width {
             f.write_str("^")?;
         }

@@ -26,7 +26,7 @@ use crate::error::{Error, ErrorKind};
 use crate::layout::Layout;
 use crate::shape::Shape;
 use crate::tile::Tile;
-use crate::{MAX_PHYSICAL_RANK, MAX_RANK, MAX_TILE_LEVELS};
+use crate::{MAX_DIM_SIZE, MAX_PHYSICAL_RANK, MAX_RANK, MAX_TILE_LEVELS};
 
 /// A shape and an index in physical order during the transform.
 #[derive(Clone, Copy)]
@@ -223,7 +223,7 @@ pub(crate) const fn physical_dims(shape: &Shape) -> Result<Work, Error> {
 }
 
 /// Number of slots the offsets need: the product of the physical dims,
-/// rounded up to `L(n)`.
+/// rounded up to `L(n)`; at most [`MAX_DIM_SIZE`] (XLA's `int64`).
 pub(crate) const fn buffer_len(shape: &Shape) -> Result<usize, Error> {
     let w = match physical_dims(shape) {
         Ok(w) => w,
@@ -232,8 +232,9 @@ pub(crate) const fn buffer_len(shape: &Shape) -> Result<usize, Error> {
     let product = product_of(&w);
     let align = layout_of(shape).tail_padding_alignment_in_elements();
     match product.checked_next_multiple_of(align) {
-        Some(n) => Ok(n),
-        None => Err(overflow()),
+        // XLA's sizes are `int64`: no buffer holds more slots.
+        Some(n) if n <= MAX_DIM_SIZE => Ok(n),
+        _ => Err(overflow()),
     }
 }
 

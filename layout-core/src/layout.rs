@@ -575,9 +575,14 @@ impl Layout {
         self
     }
 
-    /// The same layout with tessera's `pad(...)` extension.
+    /// The same layout with tessera's `pad(...)` extension. A padding of no
+    /// dims (what deleting a rank-1 shape's dim leaves) pads nothing and is
+    /// dropped, as `pad()` is not text that parses.
     pub const fn with_padding(mut self, padding: Option<Padding>) -> Layout {
-        self.padding = padding;
+        self.padding = match padding {
+            Some(p) if p.padded_dims().is_empty() => None,
+            other => other,
+        };
         self
     }
 

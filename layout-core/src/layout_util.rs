@@ -295,8 +295,9 @@ const fn bytes_of(shape: &Shape, layout: &Layout, elements: usize) -> Option<usi
 /// is tessera's figure).
 ///
 /// `None` when the first tile has a `*` entry (XLA's linearizers do not
-/// implement them), for a non-array shape, a `?` dimension, or on overflow.
-/// A shape without a layout uses the default one.
+/// implement them), for a non-array shape, a `?` dimension, or on overflow
+/// (of XLA's `int64`: [`MAX_DIM_SIZE`](crate::MAX_DIM_SIZE)). A shape without a
+/// layout uses the default one.
 pub const fn xla_array_size_bytes(shape: &Shape) -> Option<usize> {
     let Ok(sizes) = sizes_of(shape) else {
         return None;
@@ -602,6 +603,25 @@ mod tests {
             .unwrap()
             .with_tiles(&t[..tiles.len()])
             .unwrap()
+    }
+
+    #[test]
+    fn xla_sizes_stay_within_int64() {
+        // Found by the `xla_util` fuzz target: the first tile pads this to
+        // 2^60 elements, 2^63 bytes of `f64`, past XLA's `int64`; the text
+        // is now refused, and the byte count is `None` past `int64`.
+        let e =
+            crate::text::parse_shape("f64[2,3]{1,0:T(2,227,26,58,7,30,8883682034)}").unwrap_err();
+        assert!(
+            matches!(e.kind(), ErrorKind::SizeMayOverflowInt64 { .. }),
+            "{e}"
+        );
+        let s = shape(PrimitiveType::U8, &[2], tiled(&[0], &[&[1 << 40]]));
+        assert_eq!(xla_array_size_bytes(&s), Some(1 << 40));
+        assert_eq!(
+            bytes_of(&s, s.layout().unwrap(), (i64::MAX as usize) + 1),
+            None
+        );
     }
 
     #[test]

@@ -108,6 +108,35 @@ impl Message {
         self.push_u64(n.unsigned_abs());
     }
 
+    /// Appends `s` with every character [`needs_escape`] written as an
+    /// escape (`\0`, `\u{1b}`), so echoed input cannot drive a terminal.
+    ///
+    /// ```
+    /// use layout_core::Message;
+    /// let mut m = Message::new();
+    /// m.push_escaped("a\u{1b}[31mb");
+    /// assert_eq!(m.as_str(), "a\\u{1b}[31mb");
+    /// ```
+    pub const fn push_escaped(&mut self, s: &str) {
+        let bytes = s.as_bytes();
+        let mut i = 0;
+        while i < bytes.len() {
+            let (c, len) = decode_char(bytes, i);
+            let (head, _) = bytes.split_at(i + len);
+            let (_, one) = head.split_at(i);
+            match escape_char(c) {
+                Some(e) => self.push_str(e.as_str()),
+                // `one` is the whole character, so it is valid UTF-8.
+                None => {
+                    if let Ok(t) = core::str::from_utf8(one) {
+                        self.push_str(t);
+                    }
+                }
+            }
+            i += len;
+        }
+    }
+
     /// Appends `s` between backticks.
     pub const fn push_code(&mut self, s: &str) {
         self.push_str("`");
@@ -121,6 +150,160 @@ impl Message {
         self.push_usize(n);
         self.push_str("`");
     }
+}
+
+/// Whether echoing `c` to a terminal could act on it rather than show it:
+/// the C0 and C1 controls, `DEL`, and the bidirectional controls (U+061C,
+/// U+200E, U+200F, U+202A..=U+202E, U+2066..=U+2069) that reorder a line.
+///
+/// ```
+/// use layout_core::message::needs_escape;
+/// assert!(needs_escape('\u{1b}') && needs_escape('\u{202e}') && needs_escape('\0'));
+/// assert!(!needs_escape('é') && !needs_escape(' '));
+/// ```
+pub const fn needs_escape(c: char) -> bool {
+    matches!(
+        c,
+        '\0'..='\u{1f}'
+            | '\u{7f}'..='\u{9f}'
+            | '\u{61c}'
+            | '\u{200e}'
+            | '\u{200f}'
+            | '\u{2028}'
+            | '\u{2029}'
+            | '\u{202a}'..='\u{202e}'
+            | '\u{2066}'..='\u{2069}'
+    )
+}
+
+/// The escape of `c` as Rust writes it (`\0`, `\t`, `\n`, `\r`,
+/// `\u{1b}`), or `None` when `c` is shown as itself.
+///
+/// ```
+/// use layout_core::message::escape_char;
+/// assert_eq!(escape_char('\u{202e}').unwrap().as_str(), "\\u{202e}");
+/// assert_eq!(escape_char('\0').unwrap().as_str(), "\\0");
+/// assert!(escape_char('x').is_none());
+/// ```
+pub const fn escape_char(c: char) -> Option<Escape> {
+    if !needs_escape(c) {
+        return None;
+    }
+    let mut e = Escape {
+        buf: [0; 10],
+        len: 0,
+    };
+    let short = match c {
+        '\0' => Some(b'0'),
+        '\t' => Some(b't'),
+        '\n' => Some(b'n'),
+        '\r' => Some(b'r'),
+        _ => None,
+    };
+    e.push(b'\\');
+    if let Some(letter) = short {
+        e.push(letter);
+        return Some(e);
+    }
+    e.push(b'u');
+    e.push(b'{');
+    let v = c as u32;
+    let mut shift = 28;
+    let mut started = false;
+    while shift >= 0 {
+        let digit = ((v >> shift) & 0xF) as u8;
+        if digit != 0 || started || shift == 0 {
+            started = true;
+            e.push(if digit < 10 {
+                b'0' + digit
+            } else {
+                b'a' + digit - 10
+            });
+        }
+        shift -= 4;
+    }
+    e.push(b'}');
+    Some(e)
+}
+
+/// The text of one escaped character, from [`escape_char`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Escape {
+    buf: [u8; 10],
+    len: usize,
+}
+
+impl Escape {
+    const fn push(&mut self, b: u8) {
+        self.buf[self.len] = b;
+        self.len += 1;
+    }
+
+    /// The escape, e.g. `\u{1b}`.
+    pub const fn as_str(&self) -> &str {
+        let (head, _) = self.buf.split_at(self.len);
+        match core::str::from_utf8(head) {
+            Ok(s) => s,
+            // Unreachable: only ASCII is pushed.
+            Err(_) => "",
+        }
+    }
+}
+
+/// The character starting at byte `i` of the valid UTF-8 `bytes`, and its
+/// length in bytes.
+const fn decode_char(bytes: &[u8], i: usize) -> (char, usize) {
+    let b0 = bytes[i] as u32;
+    let (len, mut v) = if b0 < 0x80 {
+        (1, b0)
+    } else if b0 < 0xE0 {
+        (2, b0 & 0x1F)
+    } else if b0 < 0xF0 {
+        (3, b0 & 0x0F)
+    } else {
+        (4, b0 & 0x07)
+    };
+    let mut k = 1;
+    while k < len {
+        v = (v << 6) | (bytes[i + k] as u32 & 0x3F);
+        k += 1;
+    }
+    match char::from_u32(v) {
+        Some(c) => (c, len),
+        None => ('\u{fffd}', len),
+    }
+}
+
+/// `text` displayed with every character [`needs_escape`] escaped, for
+/// echoing input (messages, caret reports, command-line output).
+///
+/// ```
+/// use layout_core::message::Escaped;
+/// assert_eq!(Escaped("f32[3\u{1b}[31m]").to_string(), "f32[3\\u{1b}[31m]");
+/// ```
+#[derive(Clone, Copy, Debug)]
+pub struct Escaped<'a>(pub &'a str);
+
+impl core::fmt::Display for Escaped<'_> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        for c in self.0.chars() {
+            match escape_char(c) {
+                Some(e) => f.write_str(e.as_str())?,
+                None => core::fmt::Write::write_char(f, c)?,
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Columns `c` takes when echoed: its escape's length, else 1.
+///
+/// ```
+/// use layout_core::message::echo_width;
+/// assert_eq!((echo_width('\u{1b}'), echo_width('é')), (6, 1));
+/// ```
+pub fn echo_width(c: char) -> usize {
+    escape_char(c).map_or(1, |e| e.as_str().len())
 }
 
 impl Default for Message {

@@ -224,7 +224,8 @@ impl ArrayLayout {
     ///
     /// # Errors
     /// A non-array type, an unbounded (`?`) dimension, or a buffer whose
-    /// length or byte size overflows `usize`.
+    /// length or byte size is above XLA's `int64` ([`MAX_DIM_SIZE`](crate::MAX_DIM_SIZE)), as
+    /// `L(n)` can make it.
     pub const fn new(shape: Shape) -> Result<ArrayLayout, Error> {
         if !shape.is_array() {
             return Err(Error::at(
@@ -687,7 +688,7 @@ impl ArrayLayout {
 }
 
 /// Bytes for `slots` elements of `shape`'s element type under its layout's
-/// `E(n)`.
+/// `E(n)`, or `None` above XLA's `int64` (`MAX_DIM_SIZE`).
 const fn bytes_for(shape: &Shape, slots: usize) -> Option<usize> {
     let e = match shape.layout() {
         Some(l) => l.element_size_in_bits(),

@@ -201,12 +201,19 @@ impl Shape {
     /// The same shape with `layout`, checked by
     /// [`validate_layout_for_shape`](crate::validate::validate_layout_for_shape).
     ///
+    /// A `token` or `opaque` shape accepts only the empty layout and keeps
+    /// none, as XLA prints none (so `token[]{:}` reads as `token[]`).
+    ///
     /// # Errors
     /// The first rule the layout breaks.
     pub const fn with_layout(mut self, layout: Layout) -> Result<Shape, Error> {
         match validate::validate_layout_for_shape(&layout, &self) {
             Ok(()) => {
-                self.layout = Some(layout);
+                self.layout = if self.element_type.is_array() {
+                    Some(layout)
+                } else {
+                    None
+                };
                 Ok(self)
             }
             Err(e) => Err(e),
@@ -329,26 +336,18 @@ impl Shape {
     /// bound (`ShapeUtil::ElementsIn`; 1 for a scalar, 0 for token/opaque).
     ///
     /// # Errors
-    /// An unbounded (`?`) dimension.
+    /// An unbounded (`?`) dimension, or a count above [`MAX_DIM_SIZE`].
     pub const fn element_count(&self) -> Result<usize, Error> {
         if !self.is_array() {
             return Ok(0);
         }
-        let mut count: usize = 1;
+        // In `u128`, saturating: a zero dim anywhere makes the count 0
+        // whatever the order of the dims.
+        let mut count: u128 = 1;
         let mut i = 0;
         while i < self.rank as usize {
             match self.dims[i].size() {
-                Some(n) => match count.checked_mul(n) {
-                    Some(c) => count = c,
-                    None => {
-                        return Err(Error::at(
-                            ErrorKind::Overflow {
-                                what: "the element count",
-                            },
-                            Locus::Dims,
-                        ));
-                    }
-                },
+                Some(n) => count = count.saturating_mul(n as u128),
                 None => {
                     return Err(Error::at(
                         ErrorKind::UnboundedDimension { dim: i },
@@ -358,7 +357,15 @@ impl Shape {
             }
             i += 1;
         }
-        Ok(count)
+        if count > MAX_DIM_SIZE as u128 {
+            return Err(Error::at(
+                ErrorKind::Overflow {
+                    what: "the element count",
+                },
+                Locus::Dims,
+            ));
+        }
+        Ok(count as usize)
     }
 
     /// Whether the array has no elements (some dimension is 0;

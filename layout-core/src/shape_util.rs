@@ -1199,6 +1199,19 @@ mod tests {
     }
 
     #[test]
+    fn deleting_the_last_padded_dim_prints_text_that_parses() {
+        // Found by the `xla_util` fuzz target: `pad()` was left, which
+        // does not parse.
+        let shape = crate::text::parse_shape("f16[2048]{0:T(1,8)pad(2345)}")
+            .unwrap()
+            .shape;
+        let scalar = delete_dimension(&shape, 0).unwrap();
+        assert_eq!(scalar.to_string(), "f16[]{:T(1,8)}");
+        let again = crate::text::parse_shape(&scalar.to_string()).unwrap().shape;
+        assert_eq!(again, scalar);
+    }
+
+    #[test]
     fn permute_keeps_physical_order_for_every_layout() {
         let layouts = [
             [0, 1, 2],

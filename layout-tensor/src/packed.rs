@@ -545,14 +545,15 @@ impl<L: StoresPacked<E>, E: SubByte> PackedBase<alloc::vec::Vec<u8>, L, E> {
     /// A tensor with every bit zero.
     ///
     /// # Errors
-    /// The layout's element type is not `E`'s, or its `E(n)` is wider
-    /// than a byte.
+    /// The layout's element type is not `E`'s, its `E(n)` is wider than a
+    /// byte, or the buffer cannot be allocated
+    /// ([`ErrorKind::AllocationFailed`], naming its bytes).
     pub fn zeroed(layout: L) -> Result<Self, Error> {
         check_packed(E::TYPE, &layout.to_array_layout())?;
         let n = layout.to_array_layout().physical_byte_size();
         Ok(PackedBase {
             layout,
-            storage: alloc::vec![0; n],
+            storage: crate::storage::try_filled_vec(n, 0)?,
             elem: PhantomData,
         })
     }
@@ -931,8 +932,9 @@ impl<S: Storage<Elem = u8>, L: AnyLayout, E: SubByte> PackedBase<S, L, E> {
     /// dims), padding slots zero.
     ///
     /// # Errors
-    /// `layout`'s element type is not that of `E::Value`, or the dims
-    /// differ.
+    /// `layout`'s element type is not that of `E::Value`, the dims
+    /// differ, or the buffer cannot be allocated
+    /// ([`ErrorKind::AllocationFailed`]).
     #[cfg(feature = "alloc")]
     pub fn to_tensor<L2: crate::layout::Stores<E::Value>>(
         &self,

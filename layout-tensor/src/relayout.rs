@@ -147,8 +147,9 @@ where
     /// to the layout's padding value (zero when it names none).
     ///
     /// # Errors
-    /// As [`TensorBase::relayout_into`], or a padding value the element
-    /// type does not have.
+    /// As [`TensorBase::relayout_into`], a padding value the element type
+    /// does not have, or a new buffer that cannot be allocated
+    /// ([`ErrorKind::AllocationFailed`](layout_core::ErrorKind::AllocationFailed)).
     #[cfg(feature = "alloc")]
     pub fn relayout<L2: SameShape<L> + crate::layout::Stores<S::Elem>>(
         &self,

@@ -345,7 +345,7 @@ fn deinterleave_blocks<T: NoUninit, const STREAMING: bool>(
 /// bounds of each range of `lines` are multiples of 64, and the output
 /// vectors of its row (`even` or `odd`) whose addresses are in the range
 /// are 16-byte aligned.
-#[cfg(target_arch = "x86_64")]
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
 #[inline(always)]
 unsafe fn vector_deinterleave2<T: NoUninit, const STREAMING: bool>(
     a: *const T,
@@ -408,7 +408,7 @@ unsafe fn vector_deinterleave2<T: NoUninit, const STREAMING: bool>(
 ///
 /// # Safety
 /// None needed: it does nothing.
-#[cfg(not(target_arch = "x86_64"))]
+#[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
 #[inline(always)]
 unsafe fn vector_deinterleave2<T: NoUninit, const STREAMING: bool>(
     _: *const T,
@@ -424,7 +424,7 @@ unsafe fn vector_deinterleave2<T: NoUninit, const STREAMING: bool>(
 /// # Safety
 /// `p` is valid for a 16-byte write, and 16-byte aligned if `STREAMING`
 /// and in `[lo, hi)`.
-#[cfg(target_arch = "x86_64")]
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
 #[inline(always)]
 unsafe fn store_vector<const STREAMING: bool>(
     p: *mut core::arch::x86_64::__m128i,
@@ -448,7 +448,9 @@ unsafe fn store_vector<const STREAMING: bool>(
 #[inline(always)]
 const fn vector_elements<T>() -> usize {
     match core::mem::size_of::<T>() {
-        2 | 4 if cfg!(target_arch = "x86_64") => 16 / core::mem::size_of::<T>(),
+        2 | 4 if cfg!(all(target_arch = "x86_64", target_feature = "sse2")) => {
+            16 / core::mem::size_of::<T>()
+        }
         _ => usize::MAX,
     }
 }
@@ -462,7 +464,7 @@ const fn vector_elements<T>() -> usize {
 /// reads of `16 * vectors` bytes and `out` for writes of twice as many,
 /// not overlapping them. With `STREAMING`, `lines[0]` and `lines[1]` are
 /// multiples of 64 and, unless equal, `out` is 16-byte aligned.
-#[cfg(target_arch = "x86_64")]
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
 #[inline(always)]
 unsafe fn vector_interleave2<T: NoUninit, const STREAMING: bool>(
     a: *const T,
@@ -515,7 +517,7 @@ unsafe fn vector_interleave2<T: NoUninit, const STREAMING: bool>(
 ///
 /// # Safety
 /// None needed: it does nothing.
-#[cfg(not(target_arch = "x86_64"))]
+#[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
 #[inline(always)]
 unsafe fn vector_interleave2<T: NoUninit, const STREAMING: bool>(
     _: *const T,

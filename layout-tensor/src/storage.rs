@@ -69,3 +69,25 @@ impl<T> StorageMut for alloc::vec::Vec<T> {
         self
     }
 }
+
+/// A `Vec` of `len` copies of `value`, or an error naming the bytes when
+/// the allocation cannot be made (instead of aborting the process, as
+/// `vec![value; len]` does).
+///
+/// # Errors
+/// [`ErrorKind::AllocationFailed`](layout_core::ErrorKind::AllocationFailed).
+#[cfg(feature = "alloc")]
+pub(crate) fn try_filled_vec<T: Clone>(
+    len: usize,
+    value: T,
+) -> Result<alloc::vec::Vec<T>, layout_core::Error> {
+    let mut v = alloc::vec::Vec::new();
+    if v.try_reserve_exact(len).is_err() {
+        let bytes = len.saturating_mul(core::mem::size_of::<T>());
+        return Err(layout_core::Error::new(
+            layout_core::ErrorKind::AllocationFailed { bytes },
+        ));
+    }
+    v.resize(len, value);
+    Ok(v)
+}

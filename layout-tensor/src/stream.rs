@@ -60,7 +60,7 @@ impl<'a, T: bytemuck::NoUninit> StreamWriter<'a, T> {
     /// A writer into `dst`, if the target has streaming stores (x86-64,
     /// where SSE2 is part of the base instruction set).
     pub(crate) fn new(dst: &'a mut [T]) -> Option<StreamWriter<'a, T>> {
-        if cfg!(target_arch = "x86_64") {
+        if cfg!(all(target_arch = "x86_64", target_feature = "sse2")) {
             Some(StreamWriter {
                 dst,
                 at: 0,
@@ -90,7 +90,7 @@ impl<'a, T: bytemuck::NoUninit> StreamWriter<'a, T> {
     pub(crate) fn copy(&mut self, src: &[T], at: usize) {
         let end = at.checked_add(src.len()).expect("stream run out of bounds");
         assert!(end <= self.dst.len(), "stream run out of bounds");
-        #[cfg(target_arch = "x86_64")]
+        #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
         {
             let size = core::mem::size_of::<T>();
             let mut s = src.as_ptr().cast::<u8>();
@@ -160,7 +160,7 @@ impl<'a, T: bytemuck::NoUninit> StreamWriter<'a, T> {
                 }
             }
         }
-        #[cfg(not(target_arch = "x86_64"))]
+        #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
         {
             self.dst[at..end].copy_from_slice(src);
         }
@@ -187,7 +187,7 @@ impl<T> StreamWriter<'_, T> {
 ///
 /// # Safety
 /// `to` is 64-byte aligned and valid for 64 bytes of writes.
-#[cfg(target_arch = "x86_64")]
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
 #[inline(always)]
 unsafe fn stream_line(to: *mut u8, line: &Line) {
     use core::arch::x86_64::{__m128i, _mm_load_si128};
@@ -208,7 +208,7 @@ unsafe fn stream_line(to: *mut u8, line: &Line) {
 ///
 /// # Safety
 /// `p` is valid for a 16-byte write and 16-byte aligned.
-#[cfg(target_arch = "x86_64")]
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
 #[inline(always)]
 pub(crate) unsafe fn stream_store(
     p: *mut core::arch::x86_64::__m128i,
@@ -291,7 +291,7 @@ impl ReadAhead {
 /// costs only bandwidth.
 #[inline(always)]
 pub(crate) fn prefetch<T>(buf: &[T], from: usize, len: usize) {
-    #[cfg(target_arch = "x86_64")]
+    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
     {
         let Some(range) = from.checked_add(len).and_then(|end| buf.get(from..end)) else {
             return;
@@ -309,12 +309,12 @@ pub(crate) fn prefetch<T>(buf: &[T], from: usize, len: usize) {
             prefetch_line(first.wrapping_add(bytes - 1));
         }
     }
-    #[cfg(not(target_arch = "x86_64"))]
+    #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
     let _ = (buf, from, len);
 }
 
 /// `prefetcht0` of the line holding `p`.
-#[cfg(target_arch = "x86_64")]
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
 #[inline(always)]
 fn prefetch_line(p: *const i8) {
     use core::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
@@ -330,7 +330,7 @@ impl<T> Drop for StreamWriter<'_, T> {
         // SAFETY: `sfence` has no memory operands and no preconditions;
         // SSE is enabled on every x86-64 target. (Miri cannot run it, and
         // needs no fence: its streaming stores are normal stores.)
-        #[cfg(all(target_arch = "x86_64", not(miri)))]
+        #[cfg(all(target_arch = "x86_64", target_feature = "sse2", not(miri)))]
         unsafe {
             core::arch::x86_64::_mm_sfence()
         };

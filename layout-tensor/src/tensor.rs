@@ -243,7 +243,8 @@ impl<L: Stores<T>, T: Element> TensorBase<alloc::vec::Vec<T>, L> {
     /// A tensor with every slot zero.
     ///
     /// # Errors
-    /// `T` is not the layout's element type.
+    /// `T` is not the layout's element type, or the buffer cannot be
+    /// allocated ([`ErrorKind::AllocationFailed`], naming its bytes).
     pub fn zeroed(layout: L) -> Result<Self, Error> {
         Self::filled(layout, T::ZERO)
     }
@@ -251,13 +252,14 @@ impl<L: Stores<T>, T: Element> TensorBase<alloc::vec::Vec<T>, L> {
     /// A tensor with every slot, padding included, `value`.
     ///
     /// # Errors
-    /// `T` is not the layout's element type.
+    /// `T` is not the layout's element type, or the buffer cannot be
+    /// allocated ([`ErrorKind::AllocationFailed`], naming its bytes).
     pub fn filled(layout: L, value: T) -> Result<Self, Error> {
         check_element::<T>(&layout.to_array_layout())?;
         let n = layout.to_array_layout().buffer_len();
         Ok(TensorBase {
             layout,
-            storage: alloc::vec![value; n],
+            storage: crate::storage::try_filled_vec(n, value)?,
         })
     }
 
@@ -278,8 +280,9 @@ impl<L: Stores<T>, T: Element> TensorBase<alloc::vec::Vec<T>, L> {
     /// padding slots the layout's padding value (zero when it names none).
     ///
     /// # Errors
-    /// `T` is not the layout's element type, or the layout's padding value
-    /// does not exist for `T`.
+    /// `T` is not the layout's element type, the layout's padding value
+    /// does not exist for `T`, or the buffer cannot be allocated
+    /// ([`ErrorKind::AllocationFailed`]).
     pub fn from_fn(layout: L, mut f: impl FnMut(&[usize]) -> T) -> Result<Self, Error> {
         let mut t = Self::zeroed(layout)?;
         t.fill_padding()?;

@@ -658,7 +658,21 @@ fn parse_attributes(
         layout = match name {
             "#" | "*" if allow_sparse => {
                 expect_punct(lx, b'(', "`(`")?;
+                let type_span = lx.peek()?.span;
                 let ty = parse_type_name(lx)?;
+                if !ty.is_integral() {
+                    return Err(Error::spanned(
+                        ErrorKind::NonIntegralIndexType {
+                            attribute: if name == "#" {
+                                "`#(...)` (index_primitive_type)"
+                            } else {
+                                "`*(...)` (pointer_primitive_type)"
+                            },
+                            found: ty,
+                        },
+                        type_span,
+                    ));
+                }
                 expect_punct(lx, b')', "`)`")?;
                 if name == "#" {
                     layout.with_index_primitive_type(Some(ty))

@@ -329,3 +329,99 @@ proptest::proptest! {
         }
     }
 }
+
+#[test]
+fn tail_padding_alignment_keeps_sizes_within_i64() {
+    // `L(n)` can round the buffer past XLA's `int64`: that is an overflow,
+    // not a `buffer_len` of `usize::MAX`.
+    for text in [
+        "f32[1]{0:L(18446744073709551615)}",
+        "u8[4611686018427387905]{0:L(4611686018427387904)}",
+    ] {
+        let e = text.parse::<ArrayLayout>().unwrap_err();
+        assert!(
+            matches!(
+                e.kind(),
+                ErrorKind::Overflow { .. } | ErrorKind::SizeMayOverflowInt64 { .. }
+            ),
+            "{text}: {e}"
+        );
+    }
+    // The largest byte size that fits is accepted.
+    let a = "u8[1]{0:L(9223372036854775807)}"
+        .parse::<ArrayLayout>()
+        .unwrap();
+    assert_eq!(a.buffer_len(), i64::MAX as usize);
+    // Bytes are held to `int64` too.
+    let e = "f32[2]{0:L(4611686018427387904)}"
+        .parse::<ArrayLayout>()
+        .unwrap_err();
+    assert!(
+        matches!(
+            e.kind(),
+            ErrorKind::Overflow { .. } | ErrorKind::SizeMayOverflowInt64 { .. }
+        ),
+        "{e}"
+    );
+}
+
+#[test]
+fn element_count_does_not_depend_on_the_order_of_dims() {
+    for text in [
+        "f32[1099511627776,1099511627776,0]",
+        "f32[0,1099511627776,1099511627776]",
+        "f32[1099511627776,0,1099511627776]",
+    ] {
+        let shape = parse_shape(text).unwrap().shape;
+        assert_eq!(shape.element_count(), Ok(0), "{text}");
+    }
+}
+
+#[test]
+fn every_parsed_layout_prints_text_that_parses_back() {
+    // XLA prints a non-integral `#(..)`/`*(..)` as `#(invalid)`: refuse it.
+    for (text, spanned) in [("{0:#(f32)}", "f32"), ("{0:*(pred)}", "pred")] {
+        let e = parse_layout(text).unwrap_err();
+        assert!(
+            matches!(e.kind(), ErrorKind::NonIntegralIndexType { .. }),
+            "{text}: {e}"
+        );
+        let span = e.span().unwrap();
+        assert_eq!(&text[span.start..span.end], spanned);
+    }
+    let l = parse_layout("{0:#(s64)*(u32)}").unwrap();
+    assert_eq!(parse_layout(&l.to_string()), Ok(l));
+    // `token`/`opaque` keep no layout, as none is printed.
+    for (text, plain) in [("token[]{:}", "token[]"), ("opaque[]<:>", "opaque[]")] {
+        let shape = parse_shape(text).unwrap().shape;
+        assert_eq!(shape, parse_shape(plain).unwrap().shape, "{text}");
+        assert_eq!(parse_shape(&shape.to_string()).unwrap().shape, shape);
+    }
+}
+
+#[test]
+fn echoed_input_has_controls_escaped() {
+    let text = "f32[3\u{1b}[31m,5]";
+    let e = parse_shape(text).unwrap_err();
+    let report = e.report(text).to_string();
+    assert!(!report.contains('\u{1b}'), "{report:?}");
+    assert_eq!(
+        report,
+        "error: unexpected character `\\u{1b}`\n  f32[3\\u{1b}[31m,5]\n       ^^^^^^"
+    );
+    let e = parse_shape("f32[\0]").unwrap_err();
+    assert_eq!(e.to_string(), "unexpected character `\\0`");
+    for bad in ["f32[\u{202e}]", "f32[\u{1}]", "g\u{202e}2[1]"] {
+        let e = parse_shape(bad).unwrap_err();
+        let report = e.report(bad).to_string();
+        assert!(
+            !report
+                .lines()
+                .any(|l| l.chars().any(crate::message::needs_escape)),
+            "{report:?}"
+        );
+    }
+    // Printable text, accents included, is echoed as it is.
+    let e = parse_shape("fé2[1]").unwrap_err();
+    assert!(e.report("fé2[1]").to_string().contains("fé2[1]"));
+}
