@@ -13,10 +13,13 @@
 use tessera::{Packed, layout};
 
 /// The weights' layout: 64×64 `s4`, two per byte, row-major.
-pub type Int4 = layout!(s4[64,64]{1,0:E(4)});
+type Int4 = layout!(s4[64,64]{1,0:E(4)});
 
 /// The weights' byte count: 4096 nibbles.
 const BYTES: usize = Int4::PHYSICAL_BYTE_SIZE;
+
+/// Rows of `W` (the length of `y`).
+const ROWS: usize = 64;
 
 /// Columns of `W` (the length of `x`).
 const COLS: usize = 64;
@@ -37,14 +40,22 @@ const fn weight_bytes() -> [u8; BYTES] {
 
 /// The weights as a packed tensor (what the `get` and `iter` kernels
 /// read).
-pub static WEIGHTS: Packed<Int4, BYTES> = Packed::from_bytes(weight_bytes());
+static WEIGHTS: Packed<Int4, BYTES> = Packed::from_bytes(weight_bytes());
 
 /// The same weights as plain bytes (what the hand-written kernel reads).
-pub static WEIGHT_BYTES: [u8; BYTES] = weight_bytes();
+static WEIGHT_BYTES: [u8; BYTES] = weight_bytes();
 
 /// `y = W x` through [`Packed::get`], as a user writes it.
+///
+/// ```
+/// let x = [1i8; 64];
+/// let (mut by_get, mut by_hand) = ([0; 64], [0; 64]);
+/// embedded_check::matvec_get(&x, &mut by_get);
+/// embedded_check::matvec_hand(&x, &mut by_hand);
+/// assert_eq!(by_get, by_hand);
+/// ```
 #[unsafe(no_mangle)]
-pub extern "C" fn matvec_get(x: &[i8; COLS], y: &mut [i32; 64]) {
+pub extern "C" fn matvec_get(x: &[i8; COLS], y: &mut [i32; ROWS]) {
     for (r, out) in y.iter_mut().enumerate() {
         let mut acc = 0i32;
         for (c, &xc) in x.iter().enumerate() {
@@ -56,8 +67,16 @@ pub extern "C" fn matvec_get(x: &[i8; COLS], y: &mut [i32; 64]) {
 
 /// `y = W x` through [`Packed::iter`]: the elements in row-major order,
 /// a row of them per output.
+///
+/// ```
+/// let x = [-1i8; 64];
+/// let (mut by_iter, mut by_hand) = ([0; 64], [0; 64]);
+/// embedded_check::matvec_iter(&x, &mut by_iter);
+/// embedded_check::matvec_hand(&x, &mut by_hand);
+/// assert_eq!(by_iter, by_hand);
+/// ```
 #[unsafe(no_mangle)]
-pub extern "C" fn matvec_iter(x: &[i8; COLS], y: &mut [i32; 64]) {
+pub extern "C" fn matvec_iter(x: &[i8; COLS], y: &mut [i32; ROWS]) {
     let mut weights = WEIGHTS.iter();
     for out in y.iter_mut() {
         *out = x
@@ -70,8 +89,17 @@ pub extern "C" fn matvec_iter(x: &[i8; COLS], y: &mut [i32; 64]) {
 
 /// `y = W x` by hand: two elements per byte, the first in the high
 /// nibble, sign-extended (XLA's `PackIntN`).
+///
+/// ```
+/// // x = e_0 picks column 0, whose entries are nibbles: -8..=7.
+/// let mut x = [0i8; 64];
+/// x[0] = 1;
+/// let mut y = [0; 64];
+/// embedded_check::matvec_hand(&x, &mut y);
+/// assert!(y.iter().all(|v| (-8..=7).contains(v)) && y.iter().any(|&v| v != 0));
+/// ```
 #[unsafe(no_mangle)]
-pub extern "C" fn matvec_hand(x: &[i8; COLS], y: &mut [i32; 64]) {
+pub extern "C" fn matvec_hand(x: &[i8; COLS], y: &mut [i32; ROWS]) {
     let (rows, _) = WEIGHT_BYTES.as_chunks::<{ COLS / 2 }>();
     let (pairs, _) = x.as_chunks::<2>();
     for (row, out) in rows.iter().zip(y.iter_mut()) {
@@ -99,8 +127,8 @@ fn panic(_: &core::panic::PanicInfo<'_>) -> ! {
 mod tests {
     use super::*;
 
-    fn all_three(x: &[i8; COLS]) -> [i32; 64] {
-        let (mut by_get, mut by_iter, mut by_hand) = ([0; 64], [0; 64], [0; 64]);
+    fn all_three(x: &[i8; COLS]) -> [i32; ROWS] {
+        let (mut by_get, mut by_iter, mut by_hand) = ([0; ROWS], [0; ROWS], [0; ROWS]);
         matvec_get(x, &mut by_get);
         matvec_iter(x, &mut by_iter);
         matvec_hand(x, &mut by_hand);
