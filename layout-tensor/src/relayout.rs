@@ -327,16 +327,34 @@ fn copy_volumes<T: NoUninit, S: Sink<T>>(
         RelayoutKernel::Interleave { factor } => {
             // A whole block (`len == factor`; a partial tile may be
             // shorter) is dense in the destination and each of its `len`
-            // source rows is contiguous. Read the rows side by side,
-            // write whole groups.
+            // source rows is contiguous: a transpose of `factor` runs into
+            // dense groups. Pairs of 2- and 4-byte rows take the
+            // interleave kernel, which streams a band's output whole.
+            let pairs = factor == 2 && matches!(core::mem::size_of::<T>(), 2 | 4);
             nest.for_each_volume(
                 #[inline(always)]
-                |start, shape| {
+                |start, [outers, steps, rows, len]| {
                     let dst = out.buffer();
-                    if shape[3] == factor {
-                        interleave_volume(src, dst, start, shape, [outer, step], si, S::STREAMING);
+                    if pairs && len == 2 {
+                        let grid = crate::simd::BlockGrid {
+                            start,
+                            counts: [outers, steps],
+                            strides: [outer, step],
+                            row_stride: si,
+                            rows,
+                        };
+                        crate::simd::interleave2_grid(src, dst, &grid, S::STREAMING);
                     } else {
-                        strided_volume(src, dst, start, shape, [outer, step, row, [si, di]]);
+                        let grid = crate::transpose::TransposeGrid {
+                            start,
+                            counts: [outers, steps],
+                            strides: [outer, step],
+                            rows,
+                            len,
+                            run_stride: si,
+                            row_stride: row[1],
+                        };
+                        crate::transpose::transpose_grid(src, dst, &grid, S::STREAMING);
                     }
                 },
             );
@@ -422,33 +440,14 @@ fn read_ahead<T>(nest: &LoopNest) -> usize {
     }
 }
 
-/// Calls `f(start + o * outer + k * step)` for every block `k < steps` of
-/// every plane `o < outers` of a volume, in that order, each offset
-/// `[source, destination]`.
+/// Calls `f(start + o * outer + k * step + r * row)` at the start of
+/// every row `r < rows` of every block `k < steps` of every plane `o <
+/// outers` of a volume, in that order, each offset `[source,
+/// destination]`.
 ///
 /// Plain loops calling `f` itself: passed on as `&mut f` to a helper, the
 /// per-run closure went through a call that the compiler did not always
 /// inline (a call per 512-byte run made the `f32` unpack 1.5× slower).
-#[inline(always)]
-fn for_each_block_start(
-    start: [usize; 2],
-    [outers, steps]: [usize; 2],
-    [outer, step]: [[usize; 2]; 2],
-    mut f: impl FnMut([usize; 2]),
-) {
-    let mut plane = start;
-    for _ in 0..outers {
-        let mut block = plane;
-        for _ in 0..steps {
-            f(block);
-            block = [block[0] + step[0], block[1] + step[1]];
-        }
-        plane = [plane[0] + outer[0], plane[1] + outer[1]];
-    }
-}
-
-/// Calls `f` at the start of every row `r < rows` of every block of a
-/// volume (see [`for_each_block_start`]), in that order.
 #[inline(always)]
 fn for_each_row_start(
     start: [usize; 2],
@@ -469,40 +468,6 @@ fn for_each_row_start(
         }
         plane = [plane[0] + outer[0], plane[1] + outer[1]];
     }
-}
-
-/// One volume of `outers * steps` blocks, each `K = len` source rows of
-/// `rows` elements (`row_stride` apart) interleaved into `rows * K`
-/// contiguous destination elements; pairs of rows with streaming stores
-/// when `streaming`.
-#[inline(never)]
-fn interleave_volume<T: NoUninit>(
-    src: &[T],
-    dst: &mut [T],
-    start: [usize; 2],
-    [outers, steps, rows, len]: [usize; 4],
-    strides: [[usize; 2]; 2],
-    row_stride: usize,
-    streaming: bool,
-) {
-    if len == 2 {
-        let grid = crate::simd::BlockGrid {
-            start,
-            counts: [outers, steps],
-            strides,
-            row_stride,
-            rows,
-        };
-        crate::simd::interleave2_grid(src, dst, &grid, streaming);
-        return;
-    }
-    let row = |s: usize, i: usize| &src[s + i * row_stride..s + i * row_stride + rows];
-    for_each_block_start(start, [outers, steps], strides, |[s, d]| {
-        interleave4(
-            [row(s, 0), row(s, 1), row(s, 2), row(s, 3)],
-            &mut dst[d..d + rows * len],
-        );
-    });
 }
 
 /// One volume of blocks with any strides: element `(o, k, r, i)` goes
@@ -549,39 +514,6 @@ fn copy_run<T: Copy>(src: &[T], dst: &mut [T]) {
     // empty tail of a 128-element run (5% of an `f32` pack).
     for (d, s) in dst_tail.iter_mut().zip(src_tail) {
         *d = *s;
-    }
-}
-
-/// `out[4 * r + i] = rows[i][r]`. Eight entries of each row at a time,
-/// gathered in a local array and stored whole, which the compiler turns
-/// into vector unpacks whatever the run-time row length.
-#[inline(always)]
-fn interleave4<T: Copy>(rows: [&[T]; 4], out: &mut [T]) {
-    let [r0, r1, r2, r3] = rows;
-    let (chunks, tail) = out.as_chunks_mut::<32>();
-    let (c0, c1, c2, c3) = (
-        r0.as_chunks::<8>().0,
-        r1.as_chunks::<8>().0,
-        r2.as_chunks::<8>().0,
-        r3.as_chunks::<8>().0,
-    );
-    for ((((o, x0), x1), x2), x3) in chunks.iter_mut().zip(c0).zip(c1).zip(c2).zip(c3) {
-        let mut t = *o;
-        for k in 0..8 {
-            t[4 * k] = x0[k];
-            t[4 * k + 1] = x1[k];
-            t[4 * k + 2] = x2[k];
-            t[4 * k + 3] = x3[k];
-        }
-        *o = t;
-    }
-    let done = chunks.len() * 8;
-    for (j, o) in tail.chunks_exact_mut(4).enumerate() {
-        let r = done + j;
-        o[0] = r0[r];
-        o[1] = r1[r];
-        o[2] = r2[r];
-        o[3] = r3[r];
     }
 }
 

@@ -231,11 +231,35 @@ mod vector {
         };
         let along = steps > 1 && step[1] == len;
         let t = tile::<T>();
+        // Blocks of fewer than `V` runs into dense groups (`len` rows
+        // interleaved: the pack of `(2,1)`, `(4,1)` sub-tiles), or of
+        // fewer than `V` rows out of dense groups (their unpack).
+        let (narrow, packs) = match (len < V && row_stride == len, rows < V && run_stride == rows) {
+            (true, _) => (len, true),
+            (_, true) => (rows, false),
+            _ => (0, false),
+        };
+        if matches!(narrow, 2 | 4 | 8) {
+            for o in 0..outers {
+                for k in 0..steps {
+                    let at = grid.block(o, k);
+                    match (narrow, packs) {
+                        (2, true) => pack::<T, V, 2, STREAMING>(src, dst, at, rows, run_stride),
+                        (4, true) => pack::<T, V, 4, STREAMING>(src, dst, at, rows, run_stride),
+                        (_, true) => pack::<T, V, 8, STREAMING>(src, dst, at, rows, run_stride),
+                        (2, false) => unpack::<T, V, 2, STREAMING>(src, dst, at, len, row_stride),
+                        (4, false) => unpack::<T, V, 4, STREAMING>(src, dst, at, len, row_stride),
+                        (_, false) => unpack::<T, V, 8, STREAMING>(src, dst, at, len, row_stride),
+                    }
+                }
+            }
+            return;
+        }
         for o in 0..outers {
             if along {
                 let [_, plane] = grid.block(o, 0);
                 for r0 in (0..rows).step_by(V) {
-                    let lines: [[usize; 2]; V] = core::array::from_fn(|m| match r0 + m < rows {
+                    let lines: [[usize; 2]; V] = array([0, 0], |m| match r0 + m < rows {
                         true => lines_at(dst, plane + (r0 + m) * row_stride, steps * len * size),
                         false => [0, 0],
                     });
@@ -269,7 +293,7 @@ mod vector {
                                     }
                                 }
                                 let lines: [[usize; 2]; V] =
-                                    core::array::from_fn(|m| match r1 + m < rows {
+                                    array([0, 0], |m| match r1 + m < rows {
                                         true => {
                                             lines_at(dst, at[1] + (r1 + m) * row_stride, len * size)
                                         }
@@ -289,6 +313,185 @@ mod vector {
                     }
                 }
             }
+        }
+    }
+
+    /// One block of `K < V` runs into dense groups (`row_stride == K`):
+    /// `dst[d + r * K + i] = src[s + r + i * run_stride]`, `V` rows at a
+    /// time as `K` vectors, one per run, interleaved by `log2(K)` rounds
+    /// of unpacks into `K` vectors of output; the last rows with the
+    /// plain loop. With `STREAMING`, the whole lines of the block's output
+    /// are streamed when the vectors cover it.
+    #[inline(always)]
+    fn pack<T: NoUninit, const V: usize, const K: usize, const STREAMING: bool>(
+        src: &[T],
+        dst: &mut [T],
+        [s, d]: [usize; 2],
+        rows: usize,
+        run_stride: usize,
+    ) {
+        let size = core::mem::size_of::<T>();
+        let lines = match STREAMING && rows.is_multiple_of(V) {
+            true => whole_lines(dst[d..].as_ptr() as usize, rows * K * size),
+            false => [0, 0],
+        };
+        let mut r = 0;
+        while r + V <= rows {
+            // SAFETY: the grid was checked against both buffers: the
+            // block's elements `src[s + r + i * run_stride]` and `dst[d +
+            // r * K + i]`, `r < rows`, `i < K`, are in bounds, and rows
+            // `r..r + V` are in the block. The buffers do not overlap. The
+            // output's vectors are 16 bytes apart from `d`, so aligned in
+            // `lines` when its first line is (`whole_lines`).
+            unsafe {
+                let x: [__m128i; K] = array(ZERO, |i| {
+                    _mm_loadu_si128(src.as_ptr().add(s + r + i * run_stride).cast())
+                });
+                let out = dst.as_mut_ptr().add(d + r * K);
+                for (j, v) in interleave(x, size).into_iter().enumerate() {
+                    let m = reverse_bits(j, K);
+                    store_vector::<STREAMING>(out.add(m * V).cast(), v, lines);
+                }
+            }
+            r += V;
+        }
+        if r < rows {
+            scalar_part(src, dst, [s, d], r..rows, 0..K, [run_stride, K]);
+        }
+    }
+
+    /// One block of `K < V` rows out of dense groups (`run_stride == K`):
+    /// `dst[d + r * row_stride + i] = src[s + r + i * K]`, `V` runs at a
+    /// time as `K` vectors of groups, deinterleaved into `K` vectors, one
+    /// per row; the last runs with the plain loop. With `STREAMING`, the
+    /// whole lines of each row are streamed when the vectors cover it.
+    #[inline(always)]
+    fn unpack<T: NoUninit, const V: usize, const K: usize, const STREAMING: bool>(
+        src: &[T],
+        dst: &mut [T],
+        [s, d]: [usize; 2],
+        len: usize,
+        row_stride: usize,
+    ) {
+        let size = core::mem::size_of::<T>();
+        let lines: [[usize; 2]; K] = array([0, 0], |r| match STREAMING && len.is_multiple_of(V) {
+            true => whole_lines(dst[d + r * row_stride..].as_ptr() as usize, len * size),
+            false => [0, 0],
+        });
+        let mut i = 0;
+        while i + V <= len {
+            // SAFETY: the grid was checked against both buffers: the
+            // block's elements `src[s + r + i * K]` and `dst[d + r *
+            // row_stride + i]`, `r < K`, `i < len`, are in bounds, and
+            // runs `i..i + V` are in the block, `K` vectors of source
+            // from `s + i * K`. The buffers do not overlap. Each row's
+            // vectors are 16 bytes apart from the row's start, so aligned
+            // in its `lines` when the first line is (`whole_lines`).
+            unsafe {
+                let x: [__m128i; K] = array(ZERO, |j| {
+                    _mm_loadu_si128(src.as_ptr().add(s + i * K + j * V).cast())
+                });
+                for (r, v) in deinterleave(x, size).into_iter().enumerate() {
+                    let out = dst.as_mut_ptr().add(d + r * row_stride + i);
+                    store_vector::<STREAMING>(out.cast(), v, lines[r]);
+                }
+            }
+            i += V;
+        }
+        if i < len {
+            scalar_part(src, dst, [s, d], 0..K, i..len, [K, row_stride]);
+        }
+    }
+
+    /// `K` vectors of elements of `size` bytes interleaved by `log2(K)`
+    /// rounds of unpacks, in lanes of `size`, `2 * size`, ... bytes: the
+    /// output stream (element `p` of each input in turn, for every `p`)
+    /// is the result's vectors in the order `reverse_bits(j, K)`. With `K
+    /// * size == 16`, a square transpose.
+    #[inline(always)]
+    fn interleave<const K: usize>(mut x: [__m128i; K], size: usize) -> [__m128i; K] {
+        let mut lane = size;
+        while lane < size * K {
+            x = shuffle_round(x, lane, false);
+            lane *= 2;
+        }
+        x
+    }
+
+    /// `K` vectors of groups of `K` elements of `size` bytes split into
+    /// `K` vectors, vector `r` holding element `r` of every group, in
+    /// order: `log2(K)` rounds, each splitting pairs of vectors into their
+    /// even and odd elements (`log2(16 / size)` unpacks of single elements
+    /// each).
+    #[inline(always)]
+    fn deinterleave<const K: usize>(mut x: [__m128i; K], size: usize) -> [__m128i; K] {
+        let mut groups = 1;
+        while groups < K {
+            x = shuffle_round(x, size, true);
+            groups *= 2;
+        }
+        x
+    }
+
+    /// One round over `K` vectors: vectors `2j` and `2j + 1` give
+    /// vectors `j` and `j + K / 2`: their low and high halves interleaved
+    /// in lanes of `lane` bytes, or (`split`) their even and odd lanes.
+    #[inline(always)]
+    fn shuffle_round<const K: usize>(x: [__m128i; K], lane: usize, split: bool) -> [__m128i; K] {
+        array(ZERO, |j| {
+            let (pair, second) = match j < K / 2 {
+                true => (j, false),
+                false => (j - K / 2, true),
+            };
+            let (a, b) = (x[2 * pair], x[2 * pair + 1]);
+            match split {
+                false => unpack_lanes(lane, second, a, b),
+                true => {
+                    // `log2(16 / lane)` rounds of unpacks end with the
+                    // even lanes of `a` then `b` in the low vector, the
+                    // odd ones in the high.
+                    let (mut lo, mut hi) = (a, b);
+                    let mut n = lane;
+                    while n < 16 {
+                        (lo, hi) = (
+                            unpack_lanes(lane, false, lo, hi),
+                            unpack_lanes(lane, true, lo, hi),
+                        );
+                        n *= 2;
+                    }
+                    match second {
+                        false => lo,
+                        true => hi,
+                    }
+                }
+            }
+        })
+    }
+
+    /// A vector of zeros, to fill arrays of vectors before their elements
+    /// are computed ([`array`]).
+    // SAFETY: `__m128i` is 16 bytes of plain integers; any bits are a
+    // valid value.
+    const ZERO: __m128i = unsafe { core::mem::transmute::<u128, __m128i>(0) };
+
+    /// `[f(0), f(1), .., f(N - 1)]`, computed in a plain loop: through
+    /// `core::array::from_fn`, the closure was not inlined (a call per
+    /// vector, a fifth of a `u8` unpack's time in `perf`).
+    #[inline(always)]
+    fn array<X: Copy, const N: usize>(fill: X, mut f: impl FnMut(usize) -> X) -> [X; N] {
+        let mut out = [fill; N];
+        for (j, x) in out.iter_mut().enumerate() {
+            *x = f(j);
+        }
+        out
+    }
+
+    /// `j` with its `log2(n)` low bits reversed.
+    #[inline(always)]
+    fn reverse_bits(j: usize, n: usize) -> usize {
+        match n {
+            0 | 1 => j,
+            _ => j.reverse_bits() >> (usize::BITS - n.trailing_zeros()),
         }
     }
 
@@ -369,26 +572,14 @@ mod vector {
     ) {
         // SAFETY: the caller's contract: every read is in bounds (the
         // unaligned kind); `T: NoUninit` has no uninitialised bytes.
-        let mut x: [__m128i; V] = core::array::from_fn(|j| unsafe {
+        let x: [__m128i; V] = array(ZERO, |j| unsafe {
             _mm_loadu_si128(from.add(j * run_stride).cast::<__m128i>())
         });
-        let mut lane = core::mem::size_of::<T>();
-        while lane < 16 {
-            // Vectors `2j` and `2j + 1` interleaved into `j` and `j + V/2`:
-            // the unpacks move whole lanes, so every element stays a
-            // bitwise copy of a loaded one.
-            x = core::array::from_fn(|j| {
-                let (pair, high) = match j < V / 2 {
-                    true => (j, false),
-                    false => (j - V / 2, true),
-                };
-                unpack(lane, high, x[2 * pair], x[2 * pair + 1])
-            });
-            lane *= 2;
-        }
-        let bits = V.trailing_zeros();
+        // The unpacks move whole lanes, so every element stays a bitwise
+        // copy of a loaded one.
+        let x = interleave(x, core::mem::size_of::<T>());
         for (j, v) in x.into_iter().enumerate() {
-            let m = j.reverse_bits() >> (usize::BITS - bits);
+            let m = reverse_bits(j, V);
             // SAFETY: row `m < V` is valid for a 16-byte write and, when
             // streamed, aligned (the caller's contract).
             unsafe {
@@ -400,7 +591,7 @@ mod vector {
     /// The low (`high == false`) or high halves of `a` and `b`
     /// interleaved, lanes of `lane` bytes.
     #[inline(always)]
-    fn unpack(lane: usize, high: bool, a: __m128i, b: __m128i) -> __m128i {
+    fn unpack_lanes(lane: usize, high: bool, a: __m128i, b: __m128i) -> __m128i {
         // SAFETY: register-only instructions of SSE2, which the build
         // enables (this module is compiled only with `target_feature =
         // "sse2"`).
@@ -455,15 +646,26 @@ mod tests {
         #[repr(C, align(64))]
         struct Lines<T>([T; 1200]);
         let src: [T; 1200] = core::array::from_fn(make);
+        // Under Miri (slow): a partial vector, a dense narrow group, and
+        // one vector plus one element, of this element size.
+        let lanes = (16 / core::mem::size_of::<T>()).max(2);
+        let few = [1, 2, lanes + 1];
         let shapes: &[usize] = if cfg!(miri) {
-            &[1, 3, 4, 8, 17]
+            &few
         } else {
-            &[1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 20, 33]
+            &[1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 20, 32, 33]
+        };
+        let placements: &[([usize; 2], usize)] = if cfg!(miri) {
+            &[([1, 3], 0), ([0, 0], 1)]
+        } else {
+            &[([0, 0], 0), ([1, 3], 0), ([1, 3], 1), ([0, 0], 2)]
         };
         for streaming in [false, true] {
             for &rows in shapes {
                 for &len in shapes {
-                    for start in [[0, 0], [1, 3]] {
+                    // Apart and dense (the narrow pack and unpack when
+                    // `len` or `rows` is fewer than a vector's elements).
+                    for &(start, gap) in placements {
                         let mut out = Lines(core::array::from_fn(|i| make(i + 5000)));
                         let grid = TransposeGrid {
                             start,
@@ -471,10 +673,12 @@ mod tests {
                             strides: [[0, 0]; 2],
                             rows,
                             len,
-                            run_stride: rows + 1,
-                            row_stride: len + 2,
+                            run_stride: rows + gap,
+                            row_stride: len + 2 * gap,
                         };
-                        check_grid(&src, &mut out.0, grid, streaming);
+                        if grid.ends().is_some_and(|[s, d]| s <= 1200 && d <= 1200) {
+                            check_grid(&src, &mut out.0, grid, streaming);
+                        }
                     }
                     // 2 planes of 3 blocks that continue each other's
                     // destination rows, and 2×2 blocks apart.
