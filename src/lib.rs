@@ -37,7 +37,7 @@ pub use layout_tensor::element as tensor_element;
 pub use layout_tensor::packed;
 pub use layout_tensor::{
     Element, Indexed, Iter, IterMut, Packed, PackedBase, PackedIter, PackedView, PackedViewMut,
-    Slots, Storage, StorageMut, StoredAs, Stores, StoresPacked, SubByte, SubByteLayout, Tensor,
+    RelayoutKernel, Slots, Storage, StorageMut, StoredAs, Stores, StoresPacked, SubByte, SubByteLayout, Tensor,
     TensorBase, TensorView, TensorViewMut, TileBase, TileView, TileViewMut, Tiles, TilesMut,
     Window, WindowIter, WindowView, WindowViewMut,
 };

@@ -8,9 +8,9 @@
 use num_complex::Complex;
 use proptest::prelude::*;
 use proptest::test_runner::Config as ProptestConfig;
-use tessera::tensor::RelayoutKernel;
+use tessera::RelayoutKernel;
 use tessera::{
-    ArrayLayout, Element, PrimitiveType, RuntimeLayout, Slot, TensorBuf, TensorView, TensorViewMut,
+    ArrayLayout, Element, PrimitiveType, PreparedLayout, Slot, TensorBuf, TensorView, TensorViewMut,
 };
 use test_support::{PairBits, SpecGen};
 
@@ -160,10 +160,10 @@ from_index! {
 /// around the buffer keep the sentinel, and back again is the identity.
 fn check_pair<T: FromIndex>(src: ArrayLayout, dst: ArrayLayout, shift: usize, sentinel: T) {
     let what = format!("{src} -> {dst} at +{shift}");
-    let from = TensorBuf::from_fn(RuntimeLayout::new(src), T::from_index).unwrap();
+    let from = TensorBuf::from_fn(PreparedLayout::new(src), T::from_index).unwrap();
     let mut slots = vec![sentinel; dst.buffer_len() + shift + 3];
     let out = &mut slots[shift..shift + dst.buffer_len()];
-    let mut to = TensorViewMut::new(RuntimeLayout::new(dst), out).unwrap();
+    let mut to = TensorViewMut::new(PreparedLayout::new(dst), out).unwrap();
     from.relayout_into(&mut to).unwrap();
     assert!(
         slots[..shift].iter().all(|v| *v == sentinel),
@@ -183,8 +183,8 @@ fn check_pair<T: FromIndex>(src: ArrayLayout, dst: ArrayLayout, shift: usize, se
             Slot::Padding => assert_eq!(*v, sentinel, "{what}: padding slot {o}"),
         }
     }
-    let there = TensorView::new(RuntimeLayout::new(dst), out).unwrap();
-    let back = there.relayout(RuntimeLayout::new(src)).unwrap();
+    let there = TensorView::new(PreparedLayout::new(dst), out).unwrap();
+    let back = there.relayout(PreparedLayout::new(src)).unwrap();
     assert!(back.as_slice() == from.as_slice(), "{what}: back");
 }
 

@@ -11,7 +11,7 @@ use layout_core::{ArrayLayout, Error};
 /// two layouts.
 ///
 /// ```
-/// use tessera::tensor::RelayoutKernel;
+/// use tessera::RelayoutKernel;
 /// use tessera::ArrayLayout;
 /// let kernel = |src: &str, dst: &str| {
 ///     let (src, dst): (ArrayLayout, ArrayLayout) = (src.parse().unwrap(), dst.parse().unwrap());
@@ -70,7 +70,7 @@ impl RelayoutKernel {
     /// pair).
     ///
     /// ```
-    /// use tessera::tensor::RelayoutKernel;
+    /// use tessera::RelayoutKernel;
     /// use tessera::{walk::LoopNest, ArrayLayout};
     /// let src: ArrayLayout = "s8[64,256]{1,0:T(8,128)(4,1)}".parse().unwrap();
     /// let dst: ArrayLayout = "s8[64,256]{1,0}".parse().unwrap();
@@ -102,7 +102,7 @@ impl RelayoutKernel {
     /// The layouts differ in element type, rank or a dimension's size.
     ///
     /// ```
-    /// use tessera::tensor::RelayoutKernel;
+    /// use tessera::RelayoutKernel;
     /// use tessera::ArrayLayout;
     /// let src: ArrayLayout = "f32[2048,2048]{1,0}".parse().unwrap();
     /// let dst: ArrayLayout = "f32[2048,2048]{0,1:T(8,128)}".parse().unwrap();
