@@ -667,7 +667,13 @@ fn tiling_pairs(tiling: &'static str, interleave: Option<usize>) -> [Pair; 3] {
             name: "transpose_tile",
             src: "{1,0}",
             dst: transposed,
-            kernel: RelayoutKernel::Transpose,
+            // With sub-tiles, the innermost level (the `factor` rows of a
+            // sub-tile, consecutive in the row-major source) is
+            // contiguous in both buffers: runs of `factor` elements.
+            kernel: match interleave {
+                Some(_) => RelayoutKernel::ContiguousRuns,
+                None => RelayoutKernel::Transpose,
+            },
         },
     ]
 }

@@ -156,10 +156,14 @@ fn scalar_part<T: Copy>(
     runs: core::ops::Range<usize>,
     [run_stride, row_stride]: [usize; 2],
 ) {
-    for r in rows {
-        let to = &mut dst[d + r * row_stride..];
-        for i in runs.clone() {
-            to[i] = src[s + r + i * run_stride];
+    // Runs outside, rows inside: each source run is read in order once
+    // (with few rows, as in `T(2,128)` tiles of a transpose, the other
+    // order read every source line once per row, with a whole block's
+    // runs, all in one cache set, in between).
+    for i in runs {
+        let from = &src[s + i * run_stride..];
+        for r in rows.clone() {
+            dst[d + r * row_stride + i] = from[r];
         }
     }
 }
