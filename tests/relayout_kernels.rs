@@ -10,7 +10,7 @@ use proptest::prelude::*;
 use proptest::test_runner::Config as ProptestConfig;
 use tessera::RelayoutKernel;
 use tessera::{
-    ArrayLayout, Element, PrimitiveType, PreparedLayout, Slot, TensorBuf, TensorView, TensorViewMut,
+    ArrayLayout, Element, PreparedLayout, PrimitiveType, Slot, TensorBuf, TensorView, TensorViewMut,
 };
 use test_support::{PairBits, SpecGen};
 

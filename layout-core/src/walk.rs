@@ -417,7 +417,7 @@ impl LoopNest {
     /// pairs.sort();
     /// let mut expected: Vec<_> = (0..4)
     ///     .flat_map(|y| (0..6).map(move |x| [y, x]))
-    ///     .map(|i| (src.offset(&i).unwrap(), dst.offset(&i).unwrap()))
+    ///     .map(|i| (src.offset(&i), dst.offset(&i)))
     ///     .collect();
     /// expected.sort();
     /// assert_eq!(pairs, expected);

@@ -154,13 +154,7 @@ pub(crate) const fn arrange(nest: &LoopNest, kernel: RelayoutKernel) -> Option<L
 #[cfg(test)]
 mod tests {
     use super::{RelayoutKernel, arrange};
-    use layout_core::{ArrayLayout, walk::LoopNest};
-
-    fn nest(src: &str, dst: &str) -> LoopNest {
-        let src: ArrayLayout = src.parse().unwrap();
-        let dst: ArrayLayout = dst.parse().unwrap();
-        LoopNest::relayout(&src, &dst).unwrap().unwrap()
-    }
+    use crate::relayout::tests::nest;
 
     /// The unpack of a transposed tiling reads its source's contiguous
     /// level two levels out: the planner moves it next to the innermost.

@@ -298,7 +298,8 @@ fn copy_volumes<T: NoUninit, S: Sink<T>>(
     src: &[T],
     mut out: S,
 ) {
-    let [outer, step, row, [si, di]] = nest.volume_strides();
+    let strides = nest.volume_strides();
+    let [outer, step, row, [si, di]] = strides;
     let blocks = [outer, step, row];
     match kernel {
         RelayoutKernel::ContiguousRuns => {
@@ -345,16 +346,8 @@ fn copy_volumes<T: NoUninit, S: Sink<T>>(
                         };
                         crate::simd::interleave2_grid(src, dst, &grid, S::STREAMING);
                     } else {
-                        let grid = crate::transpose::TransposeGrid {
-                            start,
-                            counts: [outers, steps],
-                            strides: [outer, step],
-                            rows,
-                            len,
-                            run_stride: si,
-                            row_stride: row[1],
-                        };
-                        crate::transpose::transpose_grid(src, dst, &grid, S::STREAMING);
+                        let shape = [outers, steps, rows, len];
+                        transpose_volume(src, dst, start, shape, strides, S::STREAMING);
                     }
                 },
             );
@@ -388,17 +381,8 @@ fn copy_volumes<T: NoUninit, S: Sink<T>>(
             // planner moved there), runs in the destination (`di == 1`).
             nest.for_each_volume(
                 #[inline(always)]
-                |start, [outers, steps, rows, len]| {
-                    let grid = crate::transpose::TransposeGrid {
-                        start,
-                        counts: [outers, steps],
-                        strides: [outer, step],
-                        rows,
-                        len,
-                        run_stride: si,
-                        row_stride: row[1],
-                    };
-                    crate::transpose::transpose_grid(src, out.buffer(), &grid, S::STREAMING);
+                |start, shape| {
+                    transpose_volume(src, out.buffer(), start, shape, strides, S::STREAMING);
                 },
             );
         }
@@ -417,6 +401,30 @@ fn copy_volumes<T: NoUninit, S: Sink<T>>(
             );
         }
     }
+}
+
+/// One volume of blocks whose rows are contiguous in the source
+/// (`strides[2][0] == 1`) and runs in the destination (`strides[3][1] ==
+/// 1`), with the transpose kernel (`crate::transpose`).
+#[inline(always)]
+fn transpose_volume<T: NoUninit>(
+    src: &[T],
+    dst: &mut [T],
+    start: [usize; 2],
+    [outers, steps, rows, len]: [usize; 4],
+    [outer, step, row, [run_stride, _]]: [[usize; 2]; 4],
+    streaming: bool,
+) {
+    let grid = crate::transpose::TransposeGrid {
+        start,
+        counts: [outers, steps],
+        strides: [outer, step],
+        rows,
+        len,
+        run_stride,
+        row_stride: row[1],
+    };
+    crate::transpose::transpose_grid(src, dst, &grid, streaming);
 }
 
 /// How far ahead of each run to prefetch the source, in elements, when
@@ -518,12 +526,13 @@ fn copy_run<T: Copy>(src: &[T], dst: &mut [T]) {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use layout_core::{ArrayLayout, walk::LoopNest};
 
     use super::read_ahead;
 
-    fn nest(src: &str, dst: &str) -> LoopNest {
+    /// The relayout nest of two layouts' text (both valid, with a nest).
+    pub(crate) fn nest(src: &str, dst: &str) -> LoopNest {
         let src: ArrayLayout = src.parse().unwrap();
         let dst: ArrayLayout = dst.parse().unwrap();
         LoopNest::relayout(&src, &dst).unwrap().unwrap()
