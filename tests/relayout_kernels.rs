@@ -300,3 +300,18 @@ fn large_relayouts_of_every_kernel_match_the_engine() {
     );
     check_pair::<u16>(src, dst, 3, 0xA5A5);
 }
+
+/// A source-contiguous level that another level of its dimension follows
+/// (`x / 4` of `T(4)(2,1)`, before `x % 4`) is not moved: the walk counts
+/// a dimension's digits most significant first.
+#[test]
+fn a_transpose_keeps_each_dimension_s_digits_in_order() {
+    let src: ArrayLayout = "f32[2,5]{1,0:T(4)(2,1)}".parse().unwrap();
+    let dst: ArrayLayout = "f32[2,5]{0,1}".parse().unwrap();
+    assert_eq!(
+        RelayoutKernel::for_layouts(&src, &dst).unwrap(),
+        RelayoutKernel::Strided
+    );
+    check_pair::<f32>(src, dst, 0, -7.5);
+    check_pair::<f32>(dst, src, 1, -7.5);
+}

@@ -122,13 +122,24 @@ impl RelayoutKernel {
 }
 
 /// The innermost level, other than the innermost one, whose source stride
-/// is 1, if any.
+/// is 1, if any, and if no level inside it counts the same dimension: the
+/// walk splits a volume's blocks where a dimension ends assuming that a
+/// dimension's digits come most significant first, which moving such a
+/// level past another of its dimension would break (`T(4)(2,1)` tiles
+/// make the source-contiguous digit of `x` the `x / 4` one).
 const fn source_contiguous_level(nest: &LoopNest) -> Option<usize> {
     let levels = nest.levels();
     let mut k = levels.len().saturating_sub(1);
     while k > 0 {
         k -= 1;
         if levels[k].strides[0] == 1 {
+            let mut j = k + 1;
+            while j < levels.len() {
+                if levels[j].dim == levels[k].dim {
+                    return None;
+                }
+                j += 1;
+            }
             return Some(k);
         }
     }
