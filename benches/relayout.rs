@@ -42,6 +42,13 @@
 //!   the aligned one (`f32[M,1024]`), reported as the unaligned shape's
 //!   time per logical byte over the aligned one's, in milliseconds the
 //!   same way (`1.12 ms`: 1.12× the aligned shape's time per byte).
+//! - `paired_matrix_<S>MiB`: the benchmark matrix ([`matrix_group`]):
+//!   XLA's TPU tilings × {pack, unpack, transpose+tile}, plain
+//!   transposes next to the `transpose` crate's on the same data, and a
+//!   permutation of major dims, each with run-time layouts, checked, its
+//!   kernel asserted, and timed in turns with `memcpy` like the other
+//!   paired groups (`1.14 ms`: 1.14× memcpy's time). Only these:
+//!   `cargo bench -p tessera --bench relayout -- matrix`.
 //! - `naive_1MiB` (with size 1 only): `memcpy`, `pack` (the kernel) and
 //!   the per-element loop `dst[[i, j]] = src[[i, j]]` through static
 //!   (`naive_pack`) and run-time (`naive_pack_runtime`) layouts.
@@ -65,6 +72,7 @@ use criterion::{
     BenchmarkGroup, Criterion, SamplingMode, Throughput, black_box, criterion_group, criterion_main,
 };
 use half::bf16;
+use tessera::RelayoutKernel;
 use tessera::{
     AnyLayout, Element, HasRank, PreparedLayout, SameShape, Stores, TensorBase, TensorBuf,
     TensorView, TensorViewMut,
@@ -618,9 +626,206 @@ fn call_8kib(c: &mut Criterion) {
     g.finish();
 }
 
+/// One pair of the matrix: a name, the source and destination layouts'
+/// text after the element type and dims (`{1,0:T(8,128)}`), and the
+/// kernel the planner picks (checked).
+struct Pair {
+    name: &'static str,
+    src: &'static str,
+    dst: &'static str,
+    kernel: RelayoutKernel,
+}
+
+/// XLA's TPU tilings of `ty` (`f32`, `bf16`, `s8`, `u8`) × {pack, unpack,
+/// transpose+tile}, as [`Pair`]s over `[rows, 1024]`.
+fn tiling_pairs(tiling: &'static str, interleave: Option<usize>) -> [Pair; 3] {
+    let tiled: &'static str = format!("{{1,0:{tiling}}}").leak();
+    let transposed: &'static str = format!("{{0,1:{tiling}}}").leak();
+    let pack = match interleave {
+        Some(factor) => RelayoutKernel::Interleave { factor },
+        None => RelayoutKernel::ContiguousRuns,
+    };
+    let unpack = match interleave {
+        Some(2) => RelayoutKernel::Deinterleave { factor: 2 },
+        Some(_) => RelayoutKernel::Transpose,
+        None => RelayoutKernel::ContiguousRuns,
+    };
+    [
+        Pair {
+            name: "pack",
+            src: "{1,0}",
+            dst: tiled,
+            kernel: pack,
+        },
+        Pair {
+            name: "unpack",
+            src: tiled,
+            dst: "{1,0}",
+            kernel: unpack,
+        },
+        Pair {
+            name: "transpose_tile",
+            src: "{1,0}",
+            dst: transposed,
+            // With sub-tiles, the innermost level (the `factor` rows of a
+            // sub-tile, consecutive in the row-major source) is
+            // contiguous in both buffers: runs of `factor` elements.
+            kernel: match interleave {
+                Some(_) => RelayoutKernel::ContiguousRuns,
+                None => RelayoutKernel::Transpose,
+            },
+        },
+    ]
+}
+
+/// Checks `dst` against `src` at every 61st logical index (through each
+/// layout's offsets).
+fn check_sampled<T: Element + PartialEq + core::fmt::Debug>(
+    src: &TensorBuf<PreparedLayout, T>,
+    dst: &TensorBuf<PreparedLayout, T>,
+) {
+    let a = src.to_array_layout();
+    let sizes = a.sizes();
+    for k in (0..a.element_count()).step_by(61) {
+        let mut index = vec![0; sizes.len()];
+        let mut rest = k;
+        for d in (0..sizes.len()).rev() {
+            index[d] = rest % sizes[d];
+            rest /= sizes[d];
+        }
+        assert_eq!(src.get_dyn(&index), dst.get_dyn(&index), "at {index:?}");
+    }
+}
+
+/// One matrix entry: `ty[dims]{src}` → `ty[dims]{dst}` with run-time
+/// layouts, checked, then timed in turns with `memcpy` of its logical
+/// bytes ([`paired`]).
+fn matrix_entry<T: Element + PartialEq + core::fmt::Debug>(
+    g: &mut BenchmarkGroup<'_, WallTime>,
+    ty: &str,
+    dims: &str,
+    pair: &Pair,
+    value: impl Fn(usize) -> T,
+) {
+    let layout = |l: &str| {
+        let text = format!("{ty}[{dims}]{l}");
+        PreparedLayout::parse(&text).unwrap_or_else(|e| panic!("{text}: {e}"))
+    };
+    let (src_layout, dst_layout) = (layout(pair.src), layout(pair.dst));
+    let (a, b) = (src_layout.to_array_layout(), dst_layout.to_array_layout());
+    assert_eq!(
+        RelayoutKernel::for_layouts(&a, &b).unwrap(),
+        pair.kernel,
+        "{ty}[{dims}]: {} -> {}",
+        pair.src,
+        pair.dst
+    );
+    let src = TensorBuf::from_vec(src_layout, source(a.buffer_len(), value)).unwrap();
+    let mut dst = TensorBuf::<_, T>::zeroed(dst_layout).unwrap();
+    src.relayout_into(&mut dst).unwrap();
+    check_sampled(&src, &dst);
+    let mut scratch = src.as_slice().to_vec();
+    let name = format!("{ty}_{}", pair.name);
+    paired(g, &name, (&src, &mut dst), (src.as_slice(), &mut scratch));
+}
+
+/// The `transpose` crate's out-of-place transpose of `[rows, cols]`
+/// elements, checked, then timed in turns with `memcpy` of the same bytes.
+fn transpose_crate_entry<T: Element + PartialEq + core::fmt::Debug>(
+    g: &mut BenchmarkGroup<'_, WallTime>,
+    ty: &str,
+    [rows, cols]: [usize; 2],
+    value: impl Fn(usize) -> T,
+) {
+    let src = source(rows * cols, value);
+    let mut dst = src.clone();
+    let mut scratch = src.clone();
+    transpose::transpose(&src, &mut dst, cols, rows);
+    for k in (0..rows * cols).step_by(61) {
+        assert_eq!(dst[(k % cols) * rows + k / cols], src[k], "transpose crate");
+    }
+    in_turns(
+        g,
+        &format!("{ty}_transpose_crate"),
+        || transpose::transpose(black_box(&src), &mut dst, cols, rows),
+        || scratch.copy_from_slice(black_box(&src)),
+        1.0,
+    );
+}
+
+/// The benchmark matrix (`paired_matrix_<S>MiB`): XLA's TPU tilings
+/// (`f32` `T(8,128)`, `T(4,128)`, `T(2,128)`; `bf16` `T(8,128)(2,1)`;
+/// `s8` `T(8,128)(4,1)`; `u8` `T(32,128)(4,1)`) × {pack, unpack,
+/// transpose+tile} over `[rows, 1024]` of `S` MiB, plain transposes
+/// (`{1,0}` → `{0,1}`) with the `transpose` crate's on the same data as
+/// their peer, and a permutation of major dims (`f32[a,a,1024]{2,1,0}` →
+/// `{2,0,1}`), each timed in turns with `memcpy` ([`paired`]; run-time
+/// layouts, the kernels static layouts run too). `s4`'s
+/// `T(8,128)(2,1)E(4)` is not in it: packed sub-byte relayouts take the
+/// element loop (`PackedBuf`).
+fn matrix_group(c: &mut Criterion, mib: usize) {
+    let mut g = paired_group(c, "matrix", mib);
+    let rows = |size: usize| format!("{},1024", (mib << 20) / (1024 * size));
+    let plain = Pair {
+        name: "transpose",
+        src: "{1,0}",
+        dst: "{0,1}",
+        kernel: RelayoutKernel::Transpose,
+    };
+    for tiling in ["T(8,128)", "T(4,128)", "T(2,128)"] {
+        for pair in tiling_pairs(tiling, None) {
+            let pair = Pair {
+                name: format!("{}_{}", tiling.replace(['(', ')', ','], ""), pair.name).leak(),
+                ..pair
+            };
+            matrix_entry(&mut g, "f32", &rows(4), &pair, |i| i as f32);
+        }
+    }
+    for pair in tiling_pairs("T(8,128)(2,1)", Some(2)) {
+        matrix_entry(&mut g, "bf16", &rows(2), &pair, |i| {
+            bf16::from_bits(i as u16 & 0x3fff)
+        });
+    }
+    for pair in tiling_pairs("T(8,128)(4,1)", Some(4)) {
+        matrix_entry(&mut g, "s8", &rows(1), &pair, |i| i as i8);
+    }
+    for pair in tiling_pairs("T(32,128)(4,1)", Some(4)) {
+        matrix_entry(&mut g, "u8", &rows(1), &pair, |i| i as u8);
+    }
+    let shape = |size: usize| [(mib << 20) / (1024 * size), 1024];
+    matrix_entry(&mut g, "f32", &rows(4), &plain, |i| i as f32);
+    transpose_crate_entry(&mut g, "f32", shape(4), |i| i as f32);
+    matrix_entry(&mut g, "bf16", &rows(2), &plain, |i| {
+        bf16::from_bits(i as u16 & 0x3fff)
+    });
+    transpose_crate_entry(&mut g, "bf16", shape(2), |i| {
+        bf16::from_bits(i as u16 & 0x3fff)
+    });
+    matrix_entry(&mut g, "u8", &rows(1), &plain, |i| i as u8);
+    transpose_crate_entry(&mut g, "u8", shape(1), |i| i as u8);
+    let a = match mib {
+        1 => 16,
+        16 => 64,
+        _ => 256,
+    };
+    let permute = Pair {
+        name: "permute_major",
+        src: "{2,1,0}",
+        dst: "{2,0,1}",
+        kernel: RelayoutKernel::ContiguousRuns,
+    };
+    matrix_entry(&mut g, "f32", &format!("{a},{a},1024"), &permute, |i| {
+        i as f32
+    });
+    g.finish();
+}
+
 fn relayouts(c: &mut Criterion) {
     call_8kib(c);
     let sizes = sizes();
+    for &mib in &sizes {
+        matrix_group(c, mib);
+    }
     for &mib in &sizes {
         with_size!(mib, z => f32_group(
             c,

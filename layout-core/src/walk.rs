@@ -390,6 +390,55 @@ impl LoopNest {
         Ok(Some(nest))
     }
 
+    /// The same nest with level `from` (counted outermost first) moved to
+    /// position `to`, the levels between shifted by one. The nest visits
+    /// the same elements with the same offsets, in another order: a
+    /// level's trip count depends only on the index its outer levels
+    /// reach, whatever their order. Kernels use it to bring the level
+    /// that is contiguous in the source next to the innermost one, which
+    /// is contiguous in the destination (a transpose, copied in square
+    /// blocks).
+    ///
+    /// # Panics
+    /// If `from` or `to` is not below `levels().len()`.
+    ///
+    /// ```
+    /// use layout_core::{walk::LoopNest, ArrayLayout};
+    /// let src: ArrayLayout = "f32[4,6]{1,0}".parse().unwrap();
+    /// let dst: ArrayLayout = "f32[4,6]{0,1:T(2,2)}".parse().unwrap();
+    /// let nest = LoopNest::relayout(&src, &dst).unwrap().unwrap();
+    /// let dims = |n: &LoopNest| n.levels().iter().map(|l| (l.dim, l.div)).collect::<Vec<_>>();
+    /// assert_eq!(dims(&nest), [(1, 2), (0, 2), (1, 1), (0, 1)]);
+    /// let moved = nest.with_level_moved(3, 1);
+    /// assert_eq!(dims(&moved), [(1, 2), (0, 1), (0, 2), (1, 1)]);
+    /// let mut pairs = Vec::new();
+    /// let [ss, ds] = moved.inner_strides();
+    /// moved.for_each_run(|[s, d], len| pairs.extend((0..len).map(|i| (s + i * ss, d + i * ds))));
+    /// pairs.sort();
+    /// let mut expected: Vec<_> = (0..4)
+    ///     .flat_map(|y| (0..6).map(move |x| [y, x]))
+    ///     .map(|i| (src.offset(&i), dst.offset(&i)))
+    ///     .collect();
+    /// expected.sort();
+    /// assert_eq!(pairs, expected);
+    /// ```
+    pub const fn with_level_moved(&self, from: usize, to: usize) -> LoopNest {
+        assert!(from < self.len && to < self.len, "level out of range");
+        let mut nest = *self;
+        let moved = self.levels[from];
+        let mut k = from;
+        while k > to {
+            nest.levels[k] = nest.levels[k - 1];
+            k -= 1;
+        }
+        while k < to {
+            nest.levels[k] = nest.levels[k + 1];
+            k += 1;
+        }
+        nest.levels[to] = moved;
+        nest
+    }
+
     /// The levels, outermost first.
     #[inline]
     pub const fn levels(&self) -> &[Level] {

@@ -1,6 +1,6 @@
 #![no_std]
-// The exceptions are `stream` (streaming stores) and `simd` (vector
-// kernels), both tested under Miri.
+// The exceptions are `stream` (streaming stores), `simd` and `transpose`
+// (vector kernels), all tested under Miri.
 #![deny(unsafe_code)]
 //! Typed tensor buffers over tessera layouts.
 //!
@@ -37,6 +37,7 @@ extern crate alloc;
 
 pub mod element;
 mod iter;
+mod kernel;
 mod layout;
 pub mod packed;
 mod relayout;
@@ -46,10 +47,12 @@ mod storage;
 mod stream;
 mod tensor;
 mod tiles;
+mod transpose;
 mod window;
 
 pub use element::Element;
 pub use iter::{Indexed, Iter, IterMut, Slots};
+pub use kernel::RelayoutKernel;
 pub use layout::{StoredAs, Stores};
 #[cfg(feature = "alloc")]
 pub use packed::PackedBuf;

@@ -5,20 +5,23 @@
 //! The copy walks the destination in memory order, so writes stream; the
 //! engine's loop nest hands over volumes of its innermost four levels
 //! ([`LoopNest::for_each_volume`]), and [`copy_nest`] moves them with the
-//! kernel the nest's strides call for, chosen once: inline copies of runs
-//! contiguous in both buffers (streaming stores, and the source prefetched
-//! a band ahead, for destinations of [`STREAM_FROM_BYTES`] or more;
-//! `memcpy` calls for runs that start at
-//! destination addresses that are not 16-byte aligned), an interleave
-//! for `T(2,1)`/`T(4,1)` sub-tiles and a deinterleave for their unpack
-//! (`T(2,1)`), or a strided loop. Padding slots of the destination are
-//! never written.
+//! kernel that the planner chose once from the nest's strides
+//! ([`RelayoutKernel::for_nest`]): inline copies of runs contiguous in
+//! both buffers (streaming stores, and the source prefetched a band
+//! ahead, for destinations of [`STREAM_FROM_BYTES`] or more; `memcpy`
+//! calls for runs that start at destination addresses that are not
+//! 16-byte aligned), an interleave for `T(2,1)`/`T(4,1)` sub-tiles and a
+//! deinterleave for their unpack (`T(2,1)`), a transpose in square blocks
+//! of vectors when the source's contiguous level is not the
+//! destination's (`crate::transpose`), or a strided loop. Padding slots
+//! of the destination are never written.
 
 use bytemuck::NoUninit;
 use layout_core::walk::{LoopNest, NestTemplate};
 use layout_core::{ArrayLayout, Error, Shape};
 
 use crate::element::Element;
+use crate::kernel::{RelayoutKernel, arrange};
 use layout_core::{AnyLayout, SameShape};
 
 use crate::storage::{Storage, StorageMut};
@@ -28,10 +31,10 @@ use crate::tensor::TensorBase;
 /// How a relayout between two layout types gets its loop nest, decided
 /// while compiling.
 enum NestPlan {
-    /// Both layouts are static: the nest itself (`None`: no common digits,
-    /// element by element). A shape or element-type mismatch is a compile
-    /// error.
-    Fixed(Option<LoopNest>),
+    /// Both layouts are static: the nest (`None`: no common digits,
+    /// element by element), already arranged for its kernel. A shape or
+    /// element-type mismatch is a compile error.
+    Fixed(Option<LoopNest>, RelayoutKernel),
     /// Both types fix everything but some dims (static and mixed layouts):
     /// the nest for every size of those dims, to which a call adds the
     /// sizes.
@@ -43,7 +46,16 @@ enum NestPlan {
 const fn nest_plan(fixed: [Option<ArrayLayout>; 2], templates: [Option<Shape>; 2]) -> NestPlan {
     match fixed {
         [Some(a), Some(b)] => match LoopNest::relayout(&a, &b) {
-            Ok(nest) => NestPlan::Fixed(nest),
+            Ok(nest) => {
+                let kernel = RelayoutKernel::for_nest(nest.as_ref());
+                match &nest {
+                    Some(n) => match arrange(n, kernel) {
+                        Some(arranged) => NestPlan::Fixed(Some(arranged), kernel),
+                        None => NestPlan::Fixed(nest, kernel),
+                    },
+                    None => NestPlan::Fixed(None, kernel),
+                }
+            }
             Err(e) => e.panic(),
         },
         _ => match templates {
@@ -107,11 +119,11 @@ where
             // A constant nest: `copy_nest` is inlined here, with its levels
             // and sizes folded (measured 1.1× faster than the same nest
             // read at run time, for `bf16` at 1 MiB).
-            NestPlan::Fixed(Some(nest)) => {
-                copy_nest(nest, src, dst.as_mut_slice());
+            NestPlan::Fixed(Some(nest), kernel) => {
+                copy_nest(nest, *kernel, src, dst.as_mut_slice());
                 return Ok(());
             }
-            NestPlan::Fixed(None) => None,
+            NestPlan::Fixed(None, _) => None,
             NestPlan::Template(t) => {
                 // Built in place: the nest is 4.9 KB, so not moved once more.
                 built = t.nest(&self.layout().sizes(), &dst.layout().sizes());
@@ -127,7 +139,15 @@ where
             }
         };
         match nest {
-            Some(nest) => copy_nest(nest, src, dst.as_mut_slice()),
+            Some(nest) => {
+                // The planner: the kernel, from the nest's strides; a
+                // transpose copies along the nest rearranged for it.
+                let kernel = RelayoutKernel::for_nest(Some(nest));
+                match arrange(nest, kernel) {
+                    Some(arranged) => copy_nest(&arranged, kernel, src, dst.as_mut_slice()),
+                    None => copy_nest(nest, kernel, src, dst.as_mut_slice()),
+                }
+            }
             None => {
                 // No common digits (a `*` merge, or cuts that do not
                 // divide each other): element by element.
@@ -169,15 +189,15 @@ where
 /// that are not 16-byte aligned with the platform's `memcpy`
 /// ([`Memcpy`]).
 #[inline(always)]
-fn copy_nest<T: NoUninit>(nest: &LoopNest, src: &[T], dst: &mut [T]) {
+fn copy_nest<T: NoUninit>(nest: &LoopNest, kernel: RelayoutKernel, src: &[T], dst: &mut [T]) {
     if core::mem::size_of_val(dst) >= STREAM_FROM_BYTES
         && let Some(writer) = StreamWriter::new(&mut *dst)
     {
-        copy_volumes(nest, src, writer);
-    } else if nest.volume_strides()[3] == [1, 1] && dst_run_alignment(nest, dst) < 16 {
-        copy_volumes(nest, src, Memcpy(dst));
+        copy_volumes(nest, kernel, src, writer);
+    } else if kernel == RelayoutKernel::ContiguousRuns && dst_run_alignment(nest, dst) < 16 {
+        copy_volumes(nest, kernel, src, Memcpy(dst));
     } else {
-        copy_volumes(nest, src, dst);
+        copy_volumes(nest, kernel, src, dst);
     }
 }
 
@@ -259,99 +279,152 @@ impl<T: Copy> Sink<T> for Memcpy<'_, T> {
     }
 }
 
-/// Copies every element of `src` into `out` along `nest`. The kernel is
-/// chosen once, from the strides of the nest's innermost levels (the same
-/// for every volume of blocks, [`LoopNest::for_each_volume`]).
+/// Copies every element of `src` into `out` along `nest` with `kernel`
+/// ([`RelayoutKernel::for_nest`], the same for every volume of blocks,
+/// [`LoopNest::for_each_volume`]).
 ///
 /// A block can be as small as 512 bytes (a `T(8,128)(2,1)` row pair), and
 /// a tile 2 KiB, so a call per block or per tile costs a sizeable part of
 /// the copy: kernels take a whole volume, a band of tiles (measured 1.1×
-/// faster than a call per tile). The interleave and strided kernels are
-/// functions of their own, called once per volume (as parameters, the two
-/// buffers are known not to overlap, so loads and stores can be reordered
-/// and vectorised). The contiguous copies are inlined into the walk: out
-/// of line, the unpack measured 1.6× slower.
+/// faster than a call per tile). The interleave, transpose and strided
+/// kernels are functions of their own, called once per volume (as
+/// parameters, the two buffers are known not to overlap, so loads and
+/// stores can be reordered and vectorised). The contiguous copies are
+/// inlined into the walk: out of line, the unpack measured 1.6× slower.
 #[inline(always)]
-fn copy_volumes<T: NoUninit, S: Sink<T>>(nest: &LoopNest, src: &[T], mut out: S) {
-    let [outer, step, row, [si, di]] = nest.volume_strides();
+fn copy_volumes<T: NoUninit, S: Sink<T>>(
+    nest: &LoopNest,
+    kernel: RelayoutKernel,
+    src: &[T],
+    mut out: S,
+) {
+    let strides = nest.volume_strides();
+    let [outer, step, row, [si, di]] = strides;
     let blocks = [outer, step, row];
-    if si == 1 && di == 1 {
-        // Contiguous runs in both buffers.
-        let band = match S::STREAMING {
-            true => read_ahead::<T>(nest),
-            false => 0,
-        };
-        nest.for_each_volume(
-            #[inline(always)]
-            |start, [outers, steps, rows, len]| {
-                for_each_row_start(
-                    start,
-                    [outers, steps, rows],
-                    blocks,
-                    #[inline(always)]
-                    |[s, d]| {
-                        if band > 0 {
-                            crate::stream::prefetch(src, s + band, len);
-                        }
-                        out.run(&src[s..s + len], d);
-                    },
-                );
-            },
-        );
-    } else if row[0] == 1 && di == 1 && (row[1] == 2 || row[1] == 4) {
-        // An interleave inside a tile (`T(2,1)`, `T(4,1)`): a whole block
-        // (`len == row[1]`; a partial tile may be shorter) is dense in the
-        // destination and each of its `len` source rows is contiguous.
-        // Read the rows side by side, write whole groups.
-        let group = row[1];
-        nest.for_each_volume(
-            #[inline(always)]
-            |start, shape| {
-                let dst = out.buffer();
-                if shape[3] == group {
-                    interleave_volume(src, dst, start, shape, [outer, step], si, S::STREAMING);
-                } else {
-                    strided_volume(src, dst, start, shape, [outer, step, row, [si, di]]);
-                }
-            },
-        );
-    } else if step[0] == 1 && [si, di] == [2, 1] {
-        // The unpack of `T(2,1)` sub-tiles: a block of two steps (`steps
-        // == 2`; the last row of an odd row count has one) reads `2 *
-        // len` dense source elements into two destination rows.
-        nest.for_each_volume(
-            #[inline(always)]
-            |start, [outers, steps, rows, len]| {
-                let dst = out.buffer();
-                if steps == 2 {
-                    let grid = crate::simd::BlockGrid {
+    match kernel {
+        RelayoutKernel::ContiguousRuns => {
+            let band = match S::STREAMING {
+                true => read_ahead::<T>(nest),
+                false => 0,
+            };
+            nest.for_each_volume(
+                #[inline(always)]
+                |start, [outers, steps, rows, len]| {
+                    for_each_row_start(
                         start,
-                        counts: [outers, rows],
-                        strides: [outer, row],
-                        row_stride: step[1],
-                        rows: len,
-                    };
-                    crate::simd::deinterleave2_grid(src, dst, &grid, S::STREAMING);
-                } else {
-                    let shape = [outers, steps, rows, len];
-                    strided_volume(src, dst, start, shape, [outer, step, row, [si, di]]);
-                }
-            },
-        );
-    } else {
-        nest.for_each_volume(
-            #[inline(always)]
-            |start, shape| {
-                strided_volume(
-                    src,
-                    out.buffer(),
-                    start,
-                    shape,
-                    [outer, step, row, [si, di]],
-                );
-            },
-        );
+                        [outers, steps, rows],
+                        blocks,
+                        #[inline(always)]
+                        |[s, d]| {
+                            if band > 0 {
+                                crate::stream::prefetch(src, s + band, len);
+                            }
+                            out.run(&src[s..s + len], d);
+                        },
+                    );
+                },
+            );
+        }
+        RelayoutKernel::Interleave { factor } => {
+            // A whole block (`len == factor`; a partial tile may be
+            // shorter) is dense in the destination and each of its `len`
+            // source rows is contiguous: a transpose of `factor` runs into
+            // dense groups. Pairs of 2- and 4-byte rows take the
+            // interleave kernel, which streams a band's output whole.
+            let pairs = factor == 2 && matches!(core::mem::size_of::<T>(), 2 | 4);
+            nest.for_each_volume(
+                #[inline(always)]
+                |start, [outers, steps, rows, len]| {
+                    let dst = out.buffer();
+                    if pairs && len == 2 {
+                        let grid = crate::simd::BlockGrid {
+                            start,
+                            counts: [outers, steps],
+                            strides: [outer, step],
+                            row_stride: si,
+                            rows,
+                        };
+                        crate::simd::interleave2_grid(src, dst, &grid, S::STREAMING);
+                    } else {
+                        let shape = [outers, steps, rows, len];
+                        transpose_volume(src, dst, start, shape, strides, S::STREAMING);
+                    }
+                },
+            );
+        }
+        RelayoutKernel::Deinterleave { .. } => {
+            // A block of two steps (`steps == 2`; the last row of an odd
+            // row count has one) reads `2 * len` dense source elements
+            // into two destination rows.
+            nest.for_each_volume(
+                #[inline(always)]
+                |start, [outers, steps, rows, len]| {
+                    let dst = out.buffer();
+                    if steps == 2 {
+                        let grid = crate::simd::BlockGrid {
+                            start,
+                            counts: [outers, rows],
+                            strides: [outer, row],
+                            row_stride: step[1],
+                            rows: len,
+                        };
+                        crate::simd::deinterleave2_grid(src, dst, &grid, S::STREAMING);
+                    } else {
+                        let shape = [outers, steps, rows, len];
+                        strided_volume(src, dst, start, shape, [outer, step, row, [si, di]]);
+                    }
+                },
+            );
+        }
+        RelayoutKernel::Transpose => {
+            // Rows contiguous in the source (`row[0] == 1`, the level the
+            // planner moved there), runs in the destination (`di == 1`).
+            nest.for_each_volume(
+                #[inline(always)]
+                |start, shape| {
+                    transpose_volume(src, out.buffer(), start, shape, strides, S::STREAMING);
+                },
+            );
+        }
+        RelayoutKernel::ElementByElement | RelayoutKernel::Strided => {
+            nest.for_each_volume(
+                #[inline(always)]
+                |start, shape| {
+                    strided_volume(
+                        src,
+                        out.buffer(),
+                        start,
+                        shape,
+                        [outer, step, row, [si, di]],
+                    );
+                },
+            );
+        }
     }
+}
+
+/// One volume of blocks whose rows are contiguous in the source
+/// (`strides[2][0] == 1`) and runs in the destination (`strides[3][1] ==
+/// 1`), with the transpose kernel (`crate::transpose`).
+#[inline(always)]
+fn transpose_volume<T: NoUninit>(
+    src: &[T],
+    dst: &mut [T],
+    start: [usize; 2],
+    [outers, steps, rows, len]: [usize; 4],
+    [outer, step, row, [run_stride, _]]: [[usize; 2]; 4],
+    streaming: bool,
+) {
+    let grid = crate::transpose::TransposeGrid {
+        start,
+        counts: [outers, steps],
+        strides: [outer, step],
+        rows,
+        len,
+        run_stride,
+        row_stride: row[1],
+    };
+    crate::transpose::transpose_grid(src, dst, &grid, streaming);
 }
 
 /// How far ahead of each run to prefetch the source, in elements, when
@@ -375,33 +448,14 @@ fn read_ahead<T>(nest: &LoopNest) -> usize {
     }
 }
 
-/// Calls `f(start + o * outer + k * step)` for every block `k < steps` of
-/// every plane `o < outers` of a volume, in that order, each offset
-/// `[source, destination]`.
+/// Calls `f(start + o * outer + k * step + r * row)` at the start of
+/// every row `r < rows` of every block `k < steps` of every plane `o <
+/// outers` of a volume, in that order, each offset `[source,
+/// destination]`.
 ///
 /// Plain loops calling `f` itself: passed on as `&mut f` to a helper, the
 /// per-run closure went through a call that the compiler did not always
 /// inline (a call per 512-byte run made the `f32` unpack 1.5× slower).
-#[inline(always)]
-fn for_each_block_start(
-    start: [usize; 2],
-    [outers, steps]: [usize; 2],
-    [outer, step]: [[usize; 2]; 2],
-    mut f: impl FnMut([usize; 2]),
-) {
-    let mut plane = start;
-    for _ in 0..outers {
-        let mut block = plane;
-        for _ in 0..steps {
-            f(block);
-            block = [block[0] + step[0], block[1] + step[1]];
-        }
-        plane = [plane[0] + outer[0], plane[1] + outer[1]];
-    }
-}
-
-/// Calls `f` at the start of every row `r < rows` of every block of a
-/// volume (see [`for_each_block_start`]), in that order.
 #[inline(always)]
 fn for_each_row_start(
     start: [usize; 2],
@@ -422,40 +476,6 @@ fn for_each_row_start(
         }
         plane = [plane[0] + outer[0], plane[1] + outer[1]];
     }
-}
-
-/// One volume of `outers * steps` blocks, each `K = len` source rows of
-/// `rows` elements (`row_stride` apart) interleaved into `rows * K`
-/// contiguous destination elements; pairs of rows with streaming stores
-/// when `streaming`.
-#[inline(never)]
-fn interleave_volume<T: NoUninit>(
-    src: &[T],
-    dst: &mut [T],
-    start: [usize; 2],
-    [outers, steps, rows, len]: [usize; 4],
-    strides: [[usize; 2]; 2],
-    row_stride: usize,
-    streaming: bool,
-) {
-    if len == 2 {
-        let grid = crate::simd::BlockGrid {
-            start,
-            counts: [outers, steps],
-            strides,
-            row_stride,
-            rows,
-        };
-        crate::simd::interleave2_grid(src, dst, &grid, streaming);
-        return;
-    }
-    let row = |s: usize, i: usize| &src[s + i * row_stride..s + i * row_stride + rows];
-    for_each_block_start(start, [outers, steps], strides, |[s, d]| {
-        interleave4(
-            [row(s, 0), row(s, 1), row(s, 2), row(s, 3)],
-            &mut dst[d..d + rows * len],
-        );
-    });
 }
 
 /// One volume of blocks with any strides: element `(o, k, r, i)` goes
@@ -505,46 +525,14 @@ fn copy_run<T: Copy>(src: &[T], dst: &mut [T]) {
     }
 }
 
-/// `out[4 * r + i] = rows[i][r]`. Eight entries of each row at a time,
-/// gathered in a local array and stored whole, which the compiler turns
-/// into vector unpacks whatever the run-time row length.
-#[inline(always)]
-fn interleave4<T: Copy>(rows: [&[T]; 4], out: &mut [T]) {
-    let [r0, r1, r2, r3] = rows;
-    let (chunks, tail) = out.as_chunks_mut::<32>();
-    let (c0, c1, c2, c3) = (
-        r0.as_chunks::<8>().0,
-        r1.as_chunks::<8>().0,
-        r2.as_chunks::<8>().0,
-        r3.as_chunks::<8>().0,
-    );
-    for ((((o, x0), x1), x2), x3) in chunks.iter_mut().zip(c0).zip(c1).zip(c2).zip(c3) {
-        let mut t = *o;
-        for k in 0..8 {
-            t[4 * k] = x0[k];
-            t[4 * k + 1] = x1[k];
-            t[4 * k + 2] = x2[k];
-            t[4 * k + 3] = x3[k];
-        }
-        *o = t;
-    }
-    let done = chunks.len() * 8;
-    for (j, o) in tail.chunks_exact_mut(4).enumerate() {
-        let r = done + j;
-        o[0] = r0[r];
-        o[1] = r1[r];
-        o[2] = r2[r];
-        o[3] = r3[r];
-    }
-}
-
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use layout_core::{ArrayLayout, walk::LoopNest};
 
     use super::read_ahead;
 
-    fn nest(src: &str, dst: &str) -> LoopNest {
+    /// The relayout nest of two layouts' text (both valid, with a nest).
+    pub(crate) fn nest(src: &str, dst: &str) -> LoopNest {
         let src: ArrayLayout = src.parse().unwrap();
         let dst: ArrayLayout = dst.parse().unwrap();
         LoopNest::relayout(&src, &dst).unwrap().unwrap()

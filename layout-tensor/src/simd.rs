@@ -105,7 +105,7 @@ impl BlockGrid {
 /// stores; none (`[0, 0]`) unless `from` is 16-byte aligned, as streaming
 /// stores must be.
 #[inline(always)]
-fn whole_lines(from: usize, bytes: usize) -> [usize; 2] {
+pub(crate) fn whole_lines(from: usize, bytes: usize) -> [usize; 2] {
     let to = from + bytes;
     let (lo, hi) = (from.next_multiple_of(64), to - to % 64);
     match from.is_multiple_of(16) && lo < hi {
@@ -426,7 +426,7 @@ unsafe fn vector_deinterleave2<T: NoUninit, const STREAMING: bool>(
 /// and in `[lo, hi)`.
 #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
 #[inline(always)]
-unsafe fn store_vector<const STREAMING: bool>(
+pub(crate) unsafe fn store_vector<const STREAMING: bool>(
     p: *mut core::arch::x86_64::__m128i,
     v: core::arch::x86_64::__m128i,
     [lo, hi]: [usize; 2],

@@ -1,0 +1,186 @@
+//! The relayout planner: which kernel copies along a loop nest, chosen
+//! once per call from the strides of the nest's levels (never from the
+//! layouts' text), so every pair of layouts with the same structure gets
+//! the same kernel, static, mixed and run-time alike.
+
+use layout_core::walk::LoopNest;
+use layout_core::{ArrayLayout, Error};
+
+/// The kernel a relayout runs ([`TensorBase::relayout_into`]), as the
+/// planner chooses it from the loop nest ([`LoopNest::relayout`]) of the
+/// two layouts.
+///
+/// ```
+/// use tessera::RelayoutKernel;
+/// use tessera::ArrayLayout;
+/// let kernel = |src: &str, dst: &str| {
+///     let (src, dst): (ArrayLayout, ArrayLayout) = (src.parse().unwrap(), dst.parse().unwrap());
+///     RelayoutKernel::for_layouts(&src, &dst).unwrap()
+/// };
+/// assert_eq!(kernel("f32[64,256]{1,0}", "f32[64,256]{1,0:T(8,128)}"), RelayoutKernel::ContiguousRuns);
+/// assert_eq!(kernel("f32[64,256]{1,0}", "f32[64,256]{0,1}"), RelayoutKernel::Transpose);
+/// assert_eq!(
+///     kernel("bf16[64,256]{1,0}", "bf16[64,256]{1,0:T(8,128)(2,1)}"),
+///     RelayoutKernel::Interleave { factor: 2 }
+/// );
+/// ```
+///
+/// [`TensorBase::relayout_into`]: crate::TensorBase::relayout_into
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum RelayoutKernel {
+    /// No loop nest serves the pair (a `*` that merges two varying
+    /// dimensions, or tiles that cut a dimension at points that do not
+    /// divide each other): element by element, through each layout's
+    /// offsets.
+    ElementByElement,
+    /// The innermost level is contiguous in both buffers: runs copied
+    /// whole (a pack into or unpack from `T(8,128)`, a permutation of
+    /// major dims).
+    ContiguousRuns,
+    /// The innermost level steps through `factor` source rows (2 or 4)
+    /// into consecutive destination slots, the next level along the rows:
+    /// `factor` rows interleaved (the pack of `T(2,1)` and `T(4,1)`
+    /// sub-tiles).
+    Interleave {
+        /// Rows interleaved per destination group.
+        factor: usize,
+    },
+    /// The innermost level reads every second source element into a
+    /// destination row, the level outside the next one moves one source
+    /// element: two rows deinterleaved (the unpack of `T(2,1)` sub-tiles).
+    Deinterleave {
+        /// Rows split out of each source group.
+        factor: usize,
+    },
+    /// The innermost level is contiguous in the destination but not in
+    /// the source, and another level is contiguous in the source: a
+    /// transpose of the two, copied in cache-sized square blocks of
+    /// vectors (a `minor_to_major` change of the two most minor dims,
+    /// with or without tiling on either side). The planner moves the
+    /// source's contiguous level next to the innermost one
+    /// ([`LoopNest::with_level_moved`]).
+    Transpose,
+    /// Any other strides: element by element along the nest.
+    Strided,
+}
+
+impl RelayoutKernel {
+    /// The kernel for copying along `nest` (`None`: no nest serves the
+    /// pair).
+    ///
+    /// ```
+    /// use tessera::RelayoutKernel;
+    /// use tessera::{walk::LoopNest, ArrayLayout};
+    /// let src: ArrayLayout = "s8[64,256]{1,0:T(8,128)(4,1)}".parse().unwrap();
+    /// let dst: ArrayLayout = "s8[64,256]{1,0}".parse().unwrap();
+    /// let nest = LoopNest::relayout(&src, &dst).unwrap();
+    /// assert_eq!(RelayoutKernel::for_nest(nest.as_ref()), RelayoutKernel::Transpose);
+    /// ```
+    pub const fn for_nest(nest: Option<&LoopNest>) -> RelayoutKernel {
+        let Some(nest) = nest else {
+            return RelayoutKernel::ElementByElement;
+        };
+        let [_, step, row, [si, di]] = nest.volume_strides();
+        if si == 1 && di == 1 {
+            RelayoutKernel::ContiguousRuns
+        } else if row[0] == 1 && di == 1 && (row[1] == 2 || row[1] == 4) {
+            RelayoutKernel::Interleave { factor: row[1] }
+        } else if step[0] == 1 && si == 2 && di == 1 {
+            RelayoutKernel::Deinterleave { factor: 2 }
+        } else if di == 1 && source_contiguous_level(nest).is_some() {
+            RelayoutKernel::Transpose
+        } else {
+            RelayoutKernel::Strided
+        }
+    }
+
+    /// The kernel [`TensorBase::relayout_into`] runs from `src` into
+    /// `dst`.
+    ///
+    /// # Errors
+    /// The layouts differ in element type, rank or a dimension's size.
+    ///
+    /// ```
+    /// use tessera::RelayoutKernel;
+    /// use tessera::ArrayLayout;
+    /// let src: ArrayLayout = "f32[2048,2048]{1,0}".parse().unwrap();
+    /// let dst: ArrayLayout = "f32[2048,2048]{0,1:T(8,128)}".parse().unwrap();
+    /// assert_eq!(RelayoutKernel::for_layouts(&src, &dst).unwrap(), RelayoutKernel::Transpose);
+    /// ```
+    ///
+    /// [`TensorBase::relayout_into`]: crate::TensorBase::relayout_into
+    pub const fn for_layouts(
+        src: &ArrayLayout,
+        dst: &ArrayLayout,
+    ) -> Result<RelayoutKernel, Error> {
+        match LoopNest::relayout(src, dst) {
+            Ok(nest) => Ok(RelayoutKernel::for_nest(nest.as_ref())),
+            Err(e) => Err(e),
+        }
+    }
+}
+
+/// The innermost level, other than the innermost one, whose source stride
+/// is 1, if any, and if no level inside it counts the same dimension: the
+/// walk splits a volume's blocks where a dimension ends assuming that a
+/// dimension's digits come most significant first, which moving such a
+/// level past another of its dimension would break (`T(4)(2,1)` tiles
+/// make the source-contiguous digit of `x` the `x / 4` one).
+const fn source_contiguous_level(nest: &LoopNest) -> Option<usize> {
+    let levels = nest.levels();
+    let mut k = levels.len().saturating_sub(1);
+    while k > 0 {
+        k -= 1;
+        if levels[k].strides[0] == 1 {
+            let mut j = k + 1;
+            while j < levels.len() {
+                if levels[j].dim == levels[k].dim {
+                    return None;
+                }
+                j += 1;
+            }
+            return Some(k);
+        }
+    }
+    None
+}
+
+/// `nest` arranged for `kernel`: for a [`RelayoutKernel::Transpose`], the
+/// source's contiguous level moved next to the innermost one (the
+/// transpose kernel's rows); any other kernel takes the nest as it is.
+pub(crate) const fn arrange(nest: &LoopNest, kernel: RelayoutKernel) -> Option<LoopNest> {
+    match (kernel, source_contiguous_level(nest)) {
+        (RelayoutKernel::Transpose, Some(k)) => {
+            let row = nest.levels().len() - 2;
+            match k == row {
+                true => None,
+                false => Some(nest.with_level_moved(k, row)),
+            }
+        }
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{RelayoutKernel, arrange};
+    use crate::relayout::tests::nest;
+
+    /// The unpack of a transposed tiling reads its source's contiguous
+    /// level two levels out: the planner moves it next to the innermost.
+    #[test]
+    fn transposes_take_the_source_run_as_rows() {
+        let n = nest("f32[300,300]{0,1:T(8,128)}", "f32[300,300]{1,0}");
+        assert_eq!(
+            RelayoutKernel::for_nest(Some(&n)),
+            RelayoutKernel::Transpose
+        );
+        let arranged = arrange(&n, RelayoutKernel::Transpose).unwrap();
+        let [_, _, row, run] = arranged.volume_strides();
+        assert_eq!([row[0], run[1]], [1, 1]);
+        // Already in place: nothing to move.
+        let n = nest("f32[40,300]{1,0}", "f32[40,300]{0,1}");
+        assert!(arrange(&n, RelayoutKernel::Transpose).is_none());
+    }
+}

@@ -1,0 +1,317 @@
+//! The relayout planner's kernels: which kernel each pair of layouts gets
+//! (chosen from the loop nest's strides, so pairs the benchmarks never
+//! use get them too), and every kernel checked against the engine's
+//! element-by-element offsets on thousands of generated layout pairs of
+//! 1-, 2-, 4-, 8- and 16-byte elements, into destinations that start off
+//! any alignment, and past the streaming threshold.
+
+use num_complex::Complex;
+use proptest::prelude::*;
+use proptest::test_runner::Config as ProptestConfig;
+use tessera::RelayoutKernel;
+use tessera::{
+    ArrayLayout, Element, PreparedLayout, PrimitiveType, Slot, TensorBuf, TensorView, TensorViewMut,
+};
+use test_support::{PairBits, SpecGen};
+
+fn kernel(src: &str, dst: &str) -> RelayoutKernel {
+    let src: ArrayLayout = src.parse().unwrap();
+    let dst: ArrayLayout = dst.parse().unwrap();
+    RelayoutKernel::for_layouts(&src, &dst).unwrap()
+}
+
+/// XLA's TPU layouts and the transposes between them, and the same
+/// structures at shapes, element types and tilings no benchmark uses.
+#[test]
+fn each_pair_gets_the_kernel_of_its_structure() {
+    use RelayoutKernel::*;
+    let cases = [
+        // Packs and unpacks of whole tiles: runs contiguous in both.
+        (
+            "f32[4096,1024]{1,0}",
+            "f32[4096,1024]{1,0:T(8,128)}",
+            ContiguousRuns,
+        ),
+        (
+            "f32[4096,1024]{1,0:T(4,128)}",
+            "f32[4096,1024]{1,0}",
+            ContiguousRuns,
+        ),
+        (
+            "f32[33,70]{1,0}",
+            "f32[33,70]{1,0:T(2,128)}",
+            ContiguousRuns,
+        ),
+        (
+            "s16[5,6,7]{2,1,0}",
+            "s16[5,6,7]{2,1,0:T(3,4)}",
+            ContiguousRuns,
+        ),
+        // A permutation of major dims keeps the runs.
+        (
+            "f32[64,64,1024]{2,1,0}",
+            "f32[64,64,1024]{2,0,1}",
+            ContiguousRuns,
+        ),
+        ("u8[3,5,9]{2,1,0}", "u8[3,5,9]{2,0,1}", ContiguousRuns),
+        // Sub-tiles interleave rows: (2,1) and (4,1).
+        (
+            "bf16[64,256]{1,0}",
+            "bf16[64,256]{1,0:T(8,128)(2,1)}",
+            Interleave { factor: 2 },
+        ),
+        (
+            "f32[10,12]{1,0}",
+            "f32[10,12]{1,0:T(4,4)(2,1)}",
+            Interleave { factor: 2 },
+        ),
+        (
+            "s8[64,256]{1,0}",
+            "s8[64,256]{1,0:T(8,128)(4,1)}",
+            Interleave { factor: 4 },
+        ),
+        (
+            "u8[64,256]{1,0}",
+            "u8[64,256]{1,0:T(32,128)(4,1)}",
+            Interleave { factor: 4 },
+        ),
+        (
+            "bf16[64,256]{1,0:T(8,128)(2,1)}",
+            "bf16[64,256]{1,0}",
+            Deinterleave { factor: 2 },
+        ),
+        (
+            "u16[16,384]{1,0:T(4,128)(2,1)}",
+            "u16[16,384]{1,0}",
+            Deinterleave { factor: 2 },
+        ),
+        // Transposes of the two most minor physical dims, with or without
+        // tiling on either side, and the (4,1) unpack (a transpose of
+        // 4-row groups).
+        ("f32[2048,2048]{1,0}", "f32[2048,2048]{0,1}", Transpose),
+        (
+            "f32[2048,2048]{1,0}",
+            "f32[2048,2048]{0,1:T(8,128)}",
+            Transpose,
+        ),
+        (
+            "f32[2048,2048]{0,1:T(8,128)}",
+            "f32[2048,2048]{1,0}",
+            Transpose,
+        ),
+        (
+            "f32[300,300]{0,1:T(8,128)}",
+            "f32[300,300]{1,0:T(8,128)}",
+            Transpose,
+        ),
+        ("f64[5,7,9]{2,1,0}", "f64[5,7,9]{1,2,0}", Transpose),
+        ("u8[31,17]{0,1}", "u8[31,17]{1,0:T(4,8)}", Transpose),
+        (
+            "s8[64,256]{1,0:T(8,128)(4,1)}",
+            "s8[64,256]{1,0}",
+            Transpose,
+        ),
+        (
+            "u8[64,256]{1,0:T(32,128)(4,1)}",
+            "u8[64,256]{1,0}",
+            Transpose,
+        ),
+        // Cuts that do not divide each other: no nest.
+        ("f32[12]{0:T(3)}", "f32[12]{0:T(2)}", ElementByElement),
+    ];
+    for (src, dst, expected) in cases {
+        assert_eq!(kernel(src, dst), expected, "{src} -> {dst}");
+    }
+}
+
+/// A distinct value per logical index, as an element of `T`.
+trait FromIndex: Element + PartialEq + core::fmt::Debug {
+    fn from_index(index: &[usize]) -> Self;
+}
+
+fn code(index: &[usize]) -> u64 {
+    index.iter().fold(7, |acc, &i| {
+        acc.wrapping_mul(131).wrapping_add(i as u64 + 1)
+    })
+}
+
+macro_rules! from_index {
+    ($($t:ty => $f:expr;)*) => {$(
+        impl FromIndex for $t {
+            fn from_index(index: &[usize]) -> Self {
+                let f: fn(u64) -> $t = $f;
+                f(code(index))
+            }
+        }
+    )*};
+}
+
+from_index! {
+    u8 => |c| c as u8;
+    u16 => |c| c as u16;
+    f32 => |c| (c % 1_000_003) as f32;
+    f64 => |c| c as f64;
+    Complex<f64> => |c| Complex::new(c as f64, -(c as f64));
+}
+
+/// Relayouts `src` into a destination of layout `dst` placed `shift`
+/// elements into a buffer filled with `sentinel`: every element lands
+/// where the destination's engine puts it, padding slots and the slack
+/// around the buffer keep the sentinel, and back again is the identity.
+fn check_pair<T: FromIndex>(src: ArrayLayout, dst: ArrayLayout, shift: usize, sentinel: T) {
+    let what = format!("{src} -> {dst} at +{shift}");
+    let from = TensorBuf::from_fn(PreparedLayout::new(src), T::from_index).unwrap();
+    let mut slots = vec![sentinel; dst.buffer_len() + shift + 3];
+    let out = &mut slots[shift..shift + dst.buffer_len()];
+    let mut to = TensorViewMut::new(PreparedLayout::new(dst), out).unwrap();
+    from.relayout_into(&mut to).unwrap();
+    assert!(
+        slots[..shift].iter().all(|v| *v == sentinel),
+        "{what}: before"
+    );
+    assert!(
+        slots[shift + dst.buffer_len()..]
+            .iter()
+            .all(|v| *v == sentinel),
+        "{what}: after"
+    );
+    let out = &slots[shift..shift + dst.buffer_len()];
+    let mut slot = dst.slots();
+    for (o, v) in out.iter().enumerate() {
+        match slot.next().unwrap() {
+            Slot::Element(i) => assert_eq!(*v, T::from_index(&i), "{what}: slot {o}"),
+            Slot::Padding => assert_eq!(*v, sentinel, "{what}: padding slot {o}"),
+        }
+    }
+    let there = TensorView::new(PreparedLayout::new(dst), out).unwrap();
+    let back = there.relayout(PreparedLayout::new(src)).unwrap();
+    assert!(back.as_slice() == from.as_slice(), "{what}: back");
+}
+
+/// Layouts of `ty` with dims up to 40 (vector blocks, cache tiles and
+/// their partial edges), rank 1..=3, any `minor_to_major`, up to two tile
+/// levels with entries up to 9 (the last up to 16 half the time: `(2,1)`,
+/// `(4,1)` and wide minor tiles), `pad(..)` and `L(n)`.
+fn layouts(ty: PrimitiveType) -> SpecGen {
+    SpecGen {
+        rank: 1..=3,
+        max_dim: 40,
+        zero_dim_one_in: 0,
+        max_tile_levels: 2,
+        max_tile_size: 9,
+        combined_one_in: 0,
+        wide_last_tile: Some(16),
+        ..SpecGen::new(vec![ty])
+    }
+}
+
+fn config() -> ProptestConfig {
+    ProptestConfig {
+        cases: 500,
+        failure_persistence: None,
+        ..ProptestConfig::default()
+    }
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    #[test]
+    fn u8_relayouts_match_the_engine(
+        (a, b) in layouts(PrimitiveType::U8).pair(PairBits::Same),
+        shift in 0usize..16,
+    ) {
+        check_pair::<u8>(a.layout(), b.layout(), shift, 0xA5);
+    }
+
+    #[test]
+    fn u16_relayouts_match_the_engine(
+        (a, b) in layouts(PrimitiveType::U16).pair(PairBits::Same),
+        shift in 0usize..8,
+    ) {
+        check_pair::<u16>(a.layout(), b.layout(), shift, 0xA5A5);
+    }
+
+    #[test]
+    fn f32_relayouts_match_the_engine(
+        (a, b) in layouts(PrimitiveType::F32).pair(PairBits::Same),
+        shift in 0usize..4,
+    ) {
+        check_pair::<f32>(a.layout(), b.layout(), shift, -7.5);
+    }
+
+    #[test]
+    fn f64_relayouts_match_the_engine(
+        (a, b) in layouts(PrimitiveType::F64).pair(PairBits::Same),
+        shift in 0usize..2,
+    ) {
+        check_pair::<f64>(a.layout(), b.layout(), shift, -7.5);
+    }
+
+    #[test]
+    fn c128_relayouts_match_the_engine(
+        (a, b) in layouts(PrimitiveType::C128).pair(PairBits::Same),
+    ) {
+        check_pair::<Complex<f64>>(a.layout(), b.layout(), 0, Complex::new(-7.5, 0.5));
+    }
+}
+
+/// Transposes, plain and tiled, and the sub-tile packs and unpacks, whose
+/// destinations take streaming stores (8 MiB or more), at shapes that are
+/// not multiples of any vector or tile, into buffers on and off a 16-byte
+/// boundary.
+#[test]
+fn large_relayouts_of_every_kernel_match_the_engine() {
+    let layout = |text: String| -> ArrayLayout { text.parse().unwrap() };
+    let f32_pairs = [
+        ("{1,0}", "{0,1}"),
+        ("{1,0}", "{0,1:T(8,128)}"),
+        ("{0,1:T(8,128)}", "{1,0}"),
+    ];
+    // Every other pair off a 16-byte boundary.
+    for (k, (a, b)) in f32_pairs.into_iter().enumerate() {
+        let (src, dst) = (
+            layout(format!("f32[1031,2053]{a}")),
+            layout(format!("f32[1031,2053]{b}")),
+        );
+        assert_eq!(
+            RelayoutKernel::for_layouts(&src, &dst).unwrap(),
+            RelayoutKernel::Transpose
+        );
+        check_pair::<f32>(src, dst, k % 2, -7.5);
+    }
+    let u8_pairs = [
+        ("{1,0}", "{1,0:T(8,128)(4,1)}"),
+        ("{1,0:T(8,128)(4,1)}", "{1,0}"),
+        ("{1,0}", "{1,0:T(32,128)(4,1)}"),
+        ("{1,0:T(32,128)(4,1)}", "{1,0}"),
+        ("{1,0}", "{0,1}"),
+    ];
+    for (k, (a, b)) in u8_pairs.into_iter().enumerate() {
+        let (src, dst) = (
+            layout(format!("u8[2061,4133]{a}")),
+            layout(format!("u8[2061,4133]{b}")),
+        );
+        check_pair::<u8>(src, dst, 5 * (k % 2), 0xA5);
+    }
+    let (src, dst) = (
+        layout("u16[2053,2051]{1,0}".into()),
+        layout("u16[2053,2051]{0,1:T(8,128)(2,1)}".into()),
+    );
+    check_pair::<u16>(src, dst, 3, 0xA5A5);
+}
+
+/// A source-contiguous level that another level of its dimension follows
+/// (`x / 4` of `T(4)(2,1)`, before `x % 4`) is not moved: the walk counts
+/// a dimension's digits most significant first.
+#[test]
+fn a_transpose_keeps_each_dimension_s_digits_in_order() {
+    let src: ArrayLayout = "f32[2,5]{1,0:T(4)(2,1)}".parse().unwrap();
+    let dst: ArrayLayout = "f32[2,5]{0,1}".parse().unwrap();
+    assert_eq!(
+        RelayoutKernel::for_layouts(&src, &dst).unwrap(),
+        RelayoutKernel::Strided
+    );
+    check_pair::<f32>(src, dst, 0, -7.5);
+    check_pair::<f32>(dst, src, 1, -7.5);
+}
