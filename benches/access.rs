@@ -17,7 +17,7 @@ use tessera::{
     TensorView, layout,
 };
 
-use common::in_turns;
+use common::{in_turns, indices};
 
 const N: usize = 1024;
 
@@ -90,18 +90,6 @@ fn matmul_hand(a: &[f32], b: &[f32], c: &mut [f32], (m, k, n): (usize, usize, us
 fn sum_offsets<L: AnyLayout>(l: &L, idx: &[[usize; 2]]) -> usize {
     idx.iter()
         .fold(0usize, |acc, ix| acc.wrapping_add(l.offset(ix)))
-}
-
-fn indices(rows: usize, cols: usize) -> Vec<[usize; 2]> {
-    let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
-    (0..4096)
-        .map(|_| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            [(x as usize) % rows, ((x >> 32) as usize) % cols]
-        })
-        .collect()
 }
 
 fn offsets(c: &mut Criterion) {

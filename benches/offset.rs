@@ -6,6 +6,9 @@
 // `criterion_group!` generates an undocumented function.
 #![allow(missing_docs)]
 
+mod common;
+
+use common::indices;
 use criterion::{BenchmarkId, Criterion, black_box, criterion_group, criterion_main};
 use tessera::layout;
 
@@ -35,19 +38,6 @@ mod hand {
         let (r, c) = (i % 8, j % 128);
         ((i / 8) * 2 + j / 128) * 1024 + ((r / 2) * 128 + c) * 2 + r % 2
     }
-}
-
-/// A fixed pseudo-random list of in-bounds indices (for `rows` × `cols`).
-fn indices(rows: usize, cols: usize) -> Vec<[usize; 2]> {
-    let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
-    (0..4096)
-        .map(|_| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            [(x as usize) % rows, ((x >> 32) as usize) % cols]
-        })
-        .collect()
 }
 
 fn sum(idx: &[[usize; 2]], f: impl Fn([usize; 2]) -> usize) -> usize {

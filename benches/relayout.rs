@@ -65,7 +65,11 @@
 // `criterion_group!` generates an undocumented function.
 #![allow(missing_docs)]
 
-use std::time::{Duration, Instant};
+mod common;
+
+use std::time::Duration;
+
+use common::in_turns;
 
 use criterion::measurement::WallTime;
 use criterion::{
@@ -185,40 +189,6 @@ fn paired<S, S2, L, L2>(
         || copy_dst.copy_from_slice(black_box(copy_src)),
         1.0,
     );
-}
-
-/// Times `kernel` in turns with `base`, each once per iteration in
-/// alternating order, and reports `scale` times the kernel's total time
-/// over the base's as the time per iteration, in milliseconds: `1.14 ms`
-/// means 1.14× (see the module docs).
-fn in_turns(
-    g: &mut BenchmarkGroup<'_, WallTime>,
-    name: &str,
-    mut kernel: impl FnMut(),
-    mut base: impl FnMut(),
-    scale: f64,
-) {
-    g.bench_function(name, |b| {
-        b.iter_custom(|iters| {
-            let (mut kernel_time, mut base_time) = (Duration::ZERO, Duration::ZERO);
-            let timed = |f: &mut dyn FnMut(), total: &mut Duration| {
-                let t = Instant::now();
-                f();
-                *total += t.elapsed();
-            };
-            for i in 0..iters {
-                if i % 2 == 0 {
-                    timed(&mut base, &mut base_time);
-                }
-                timed(&mut kernel, &mut kernel_time);
-                if i % 2 == 1 {
-                    timed(&mut base, &mut base_time);
-                }
-            }
-            let ratio = scale * kernel_time.as_secs_f64() / base_time.as_secs_f64();
-            Duration::from_secs_f64(ratio * 1e-3 * iters as f64)
-        });
-    });
 }
 
 /// The unaligned relayout (`odd`) timed in turns with the aligned one,

@@ -1,5 +1,7 @@
 //! What the benches share: timing a library path in turns with its
-//! hand-written counterpart.
+//! hand-written counterpart, and a fixed list of indices. Each bench uses
+//! the part it needs.
+#![allow(dead_code)]
 
 use std::time::{Duration, Instant};
 
@@ -39,4 +41,18 @@ pub(crate) fn in_turns(
             Duration::from_secs_f64(ratio * 1e-3 * iters as f64)
         });
     });
+}
+
+/// A fixed pseudo-random list of 4096 in-bounds indices of a `rows` ×
+/// `cols` array (xorshift), the same in every run.
+pub(crate) fn indices(rows: usize, cols: usize) -> Vec<[usize; 2]> {
+    let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+    (0..4096)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            [(x as usize) % rows, ((x >> 32) as usize) % cols]
+        })
+        .collect()
 }
