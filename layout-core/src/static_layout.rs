@@ -487,7 +487,18 @@ impl<
     /// Whether every entry of `index` is below its dimension's size.
     #[inline]
     pub const fn is_in_bounds(index: [usize; R]) -> bool {
-        Self::in_bounds(&index)
+        // One comparison per entry, each against its constant: on 32-bit
+        // targets the optimiser otherwise merges the entries into one
+        // masked test it cannot prove inside constant loop ranges, and
+        // `Packed::get` kept a panic path on thumbv7em.
+        let mut d = 0;
+        while d < R {
+            if index[d] >= Self::DIMS[d] {
+                return false;
+            }
+            d += 1;
+        }
+        true
     }
 
     /// Checks `index` against the dimensions.

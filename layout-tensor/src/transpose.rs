@@ -125,6 +125,7 @@ pub(crate) fn transpose_grid<T: NoUninit>(
 
 /// Elements of `T` per 16-byte vector when the target has the vector
 /// kernel for `T` (1-, 2-, 4- and 8-byte elements with SSE2); 0 otherwise.
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
 const fn lanes<T>() -> usize {
     match core::mem::size_of::<T>() {
         1 | 2 | 4 | 8 if cfg!(all(target_arch = "x86_64", target_feature = "sse2")) => {
