@@ -203,6 +203,18 @@ pub(crate) fn for_each_indexed_run_in<L: AnyLayout>(
     order: Order,
     mut f: impl FnMut(&mut [usize; MAX_RANK], IndexedRun),
 ) {
+    with_nest(layout, order, |nest| walk_runs(layout, nest, &mut f));
+}
+
+/// Calls `f` with `layout`'s loop nest in `order` (`None` when it has
+/// none): a constant promoted to a `'static` for static layouts, built on
+/// the stack once for others.
+#[inline(always)]
+fn with_nest<L: AnyLayout, R>(
+    layout: &L,
+    order: Order,
+    f: impl FnOnce(Option<&LoopNest>) -> R,
+) -> R {
     let logical: &'static Option<Option<LoopNest>> = &const {
         match L::FIXED_LAYOUT {
             Some(l) => Some(LoopNest::logical(&l)),
@@ -219,18 +231,26 @@ pub(crate) fn for_each_indexed_run_in<L: AnyLayout>(
         Order::Logical => logical,
         Order::Memory => memory,
     };
-    let built;
-    let nest = match fixed {
-        Some(n) => n.as_ref(),
+    match fixed {
+        Some(n) => f(n.as_ref()),
         None => {
             let a = layout.to_array_layout();
-            built = match order {
+            let built = match order {
                 Order::Logical => LoopNest::logical(&a),
                 Order::Memory => memory_nest(&a),
             };
-            built.as_ref()
+            f(built.as_ref())
         }
-    };
+    }
+}
+
+/// The walk of [`for_each_indexed_run_in`] over a chosen nest.
+#[inline(always)]
+fn walk_runs<L: AnyLayout>(
+    layout: &L,
+    nest: Option<&LoopNest>,
+    f: &mut impl FnMut(&mut [usize; MAX_RANK], IndexedRun),
+) {
     match nest {
         Some(nest) => {
             let (dim, div) = match nest.levels().last() {
@@ -382,34 +402,22 @@ pub(crate) fn for_each_element_span<L: AnyLayout>(
     layout: &L,
     mut f: impl FnMut(usize, usize),
 ) -> bool {
-    let fixed: &'static Option<Option<LoopNest>> = &const {
-        match L::FIXED_LAYOUT {
-            Some(l) => Some(memory_nest(&l)),
-            None => None,
+    with_nest(layout, Order::Memory, |nest| {
+        let Some(nest) = nest else {
+            return false;
+        };
+        let [stride, _] = nest.inner_strides();
+        if stride == 1 {
+            nest.for_each_run(|[start, _], len| f(start, len));
+        } else {
+            nest.for_each_run(|[start, _], len| {
+                for i in 0..len {
+                    f(start + i * stride, 1);
+                }
+            });
         }
-    };
-    let built;
-    let nest = match fixed {
-        Some(n) => n.as_ref(),
-        None => {
-            built = memory_nest(&layout.to_array_layout());
-            built.as_ref()
-        }
-    };
-    let Some(nest) = nest else {
-        return false;
-    };
-    let [stride, _] = nest.inner_strides();
-    if stride == 1 {
-        nest.for_each_run(|[start, _], len| f(start, len));
-    } else {
-        nest.for_each_run(|[start, _], len| {
-            for i in 0..len {
-                f(start + i * stride, 1);
-            }
-        });
-    }
-    true
+        true
+    })
 }
 
 /// The nest that visits `layout`'s elements in its own memory order.
