@@ -655,13 +655,26 @@ impl LoopNest {
             f(&mut index, [0, 0], 1);
             return;
         }
+        // The odometer counts the levels outside the innermost two; the
+        // runs of one block (the level around the runs) are a plain loop,
+        // so a run costs an addition per buffer and one to the index, not
+        // a step of the general odometer.
         let run = self.levels[self.len - 1];
+        let row = self.inner_level(1);
         self.for_each_outer(
-            self.len - 1,
+            self.len.saturating_sub(2),
             #[inline(always)]
             |offsets, base| {
-                let len = self.trips(&run, base[run.dim]);
-                f(base, offsets, len);
+                let rows = self.trips(&row, base[row.dim]);
+                let mut at = offsets;
+                for _ in 0..rows {
+                    let len = self.trips(&run, base[run.dim]);
+                    f(base, at, len);
+                    at[0] = at[0].wrapping_add(row.strides[0]);
+                    at[1] = at[1].wrapping_add(row.strides[1]);
+                    base[row.dim] += row.div;
+                }
+                base[row.dim] -= rows * row.div;
             },
         );
     }
