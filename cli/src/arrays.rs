@@ -121,5 +121,8 @@ fn with_extents(
             None => Ok(s),
         })
         .and_then(ArrayLayout::new);
-    resized.map_err(|e| CliError::msg(format!("with `--extent`, {e}")))
+    resized.map_err(|e| match extents.is_empty() {
+        true => CliError::msg(e.to_string()),
+        false => CliError::msg(format!("with `--extent`, {e}")),
+    })
 }

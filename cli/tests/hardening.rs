@@ -181,6 +181,8 @@ fn full_pictures_of_absurd_size_are_refused() {
         ],
         vec!["show", "f32[2]{0:T(1000000000)}"],
         vec!["svg", "f32[0,1099511627776]", "-o", "-"],
+        // The zero dim last: the buffer is empty whatever the order.
+        vec!["show", "f32[1099511627776,1099511627776,0]"],
     ] {
         tessera().args(&args).assert().success();
     }

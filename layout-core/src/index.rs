@@ -204,20 +204,22 @@ const fn transform(shape: &Shape, index: &[usize]) -> Result<Work, Error> {
 }
 
 /// The physical (tiled) shape, major to minor, with the product of its
-/// dims checked for overflow.
+/// dims checked for overflow. The product is taken in `u128`, saturating,
+/// so that a zero dim anywhere makes it 0 whatever the order of the dims,
+/// as [`Shape::element_count`] counts.
 pub(crate) const fn physical_dims(shape: &Shape) -> Result<Work, Error> {
     let w = match transform(shape, &[]) {
         Ok(w) => w,
         Err(e) => return Err(e),
     };
-    let mut product: usize = 1;
+    let mut product: u128 = 1;
     let mut i = 0;
     while i < w.rank {
-        product = match product.checked_mul(w.dims[i]) {
-            Some(p) => p,
-            None => return Err(overflow()),
-        };
+        product = product.saturating_mul(w.dims[i] as u128);
         i += 1;
+    }
+    if product > usize::MAX as u128 {
+        return Err(overflow());
     }
     Ok(w)
 }

@@ -374,6 +374,8 @@ fn element_count_does_not_depend_on_the_order_of_dims() {
     ] {
         let shape = parse_shape(text).unwrap().shape;
         assert_eq!(shape.element_count(), Ok(0), "{text}");
+        let layout = crate::ArrayLayout::new(shape).unwrap();
+        assert_eq!(layout.buffer_len(), 0, "{text}");
     }
 }
 
