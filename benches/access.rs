@@ -410,6 +410,13 @@ fn packed(c: &mut Criterion) {
     );
     in_turns(
         &mut g,
+        "packed_iter_matvec_vs_indexed",
+        || matvec_iter(black_box(&w), black_box(&x), &mut y2),
+        || matvec_int4_hand_indexed(black_box(w.as_bytes()), black_box(&x), &mut y5),
+        1.0,
+    );
+    in_turns(
+        &mut g,
         "packed_read_row_matvec",
         || matvec_row(black_box(&w), black_box(&x), &mut y4),
         || matvec_int4_hand(black_box(w.as_bytes()), black_box(&x), &mut y3),
