@@ -1,7 +1,7 @@
 //! `StaticLayout::offset` at run time against hand-written index arithmetic
 //! for the same layout, side by side in one run. See BENCHMARKS.md.
 //!
-//! `cargo bench -p tessera --bench offset -- --warm-up-time 1 --measurement-time 3`
+//! `cargo bench -p tessera-xla --bench offset -- --warm-up-time 1 --measurement-time 3`
 
 // `criterion_group!` generates an undocumented function.
 #![allow(missing_docs)]
