@@ -4,7 +4,7 @@
 //! path took 1.04× the hand-written time. Cargo's default release
 //! profile, no LTO.
 //!
-//! `cargo bench -p tessera --bench access -- --warm-up-time 1 --measurement-time 3`
+//! `cargo bench -p tessera-xla --bench access -- --warm-up-time 1 --measurement-time 3`
 
 // `criterion_group!` generates an undocumented function.
 #![allow(missing_docs)]

@@ -1,7 +1,7 @@
 //! `StaticLayout::offset` at run time against hand-written index arithmetic
 //! for the same layout, side by side in one run. See BENCHMARKS.md.
 //!
-//! `cargo bench -p tessera --bench offset -- --warm-up-time 1 --measurement-time 3`
+//! `cargo bench -p tessera-xla --bench offset -- --warm-up-time 1 --measurement-time 3`
 
 // `criterion_group!` generates an undocumented function.
 #![allow(missing_docs)]
@@ -19,7 +19,7 @@ type RowMajor = layout!(f32[64,256]);
 type Padded = layout!(f32[60,250]{1,0:pad(64,256)});
 type Tiled = layout!(f32[64,256]{1,0:T(8,128)});
 type Packed = layout!(bf16[64,256]{1,0:T(8,128)(2,1)});
-/// Issue #6: rows known only at run time, against the same static layout.
+/// Rows known only at run time (a mixed layout), against the same static layout.
 type WideStatic = layout!(bf16[64,1024]{1,0:T(8,128)(2,1)});
 type WideRows = layout!(bf16[?,1024]{1,0:T(8,128)(2,1)});
 

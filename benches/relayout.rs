@@ -2,8 +2,8 @@
 //! side in one run. See BENCHMARKS.md, "Relayout throughput".
 //!
 //! ```sh
-//! cargo bench -p tessera --bench relayout
-//! TESSERA_BENCH_SIZES=1,16 cargo bench -p tessera --bench relayout -- f32_
+//! cargo bench -p tessera-xla --bench relayout
+//! TESSERA_BENCH_SIZES=1,16 cargo bench -p tessera-xla --bench relayout -- f32_
 //! ```
 //!
 //! Groups, per data size (`TESSERA_BENCH_SIZES`, MiB of logical data, any
@@ -48,7 +48,7 @@
 //!   permutation of major dims, each with run-time layouts, checked, its
 //!   kernel asserted, and timed in turns with `memcpy` like the other
 //!   paired groups (`1.14 ms`: 1.14× memcpy's time). Only these:
-//!   `cargo bench -p tessera --bench relayout -- matrix`.
+//!   `cargo bench -p tessera-xla --bench relayout -- matrix`.
 //! - `naive_1MiB` (with size 1 only): `memcpy`, `pack` (the kernel) and
 //!   the per-element loop `dst[[i, j]] = src[[i, j]]` through static
 //!   (`naive_pack`) and run-time (`naive_pack_runtime`) layouts.

@@ -3,7 +3,7 @@
 //! The model (section "Reference model" below) never calls the engine: it
 //! materialises the whole buffer of a layout as a row-major array of cells,
 //! each holding the logical index stored there or nothing (padding), by
-//! doing literally what `/work/shared/xla-layouts.md` (section 2 and
+//! doing literally what `docs/xla-layouts.md` (section 2 and
 //! "Tessera's decisions") describes: build the logical array, pad it
 //! (`pad(..)`), transpose it into physical order, then for every tile level
 //! prepend size-1 dims, merge `*` dims, pad to whole tiles, split each dim

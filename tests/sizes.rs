@@ -1,6 +1,6 @@
 //! Size budgets: what an iterator keeps is a few words, whatever the
 //! layout's rank or tiling, so iterators cost no stack on a
-//! microcontroller (issue: 8,200-byte iterators). A budget exceeded fails
+//! microcontroller. A budget exceeded fails
 //! the build of this test.
 
 use core::mem::size_of;
@@ -9,7 +9,7 @@ use tessera::packed::{S4, U2};
 use tessera::{ArrayLayout, Iter, IterMut, PackedIter, PreparedLayout, layout};
 
 /// At most this many bytes of iterator state for a static layout of rank
-/// ≤ 4 (the issue's budget).
+/// ≤ 4.
 const BUDGET: usize = 128;
 
 type Rank4 = layout!(bf16[2,3,64,256]{3,2,1,0:T(8,128)(2,1)});

@@ -1,7 +1,7 @@
 //! The README's int4 matvec on a microcontroller, `y = W x` with `W` a
 //! static `s4[64,64]{1,0:E(4)}` matrix, written three ways: through
 //! [`Packed::get`], through [`Packed::iter`], and as the nibble code a
-//! kernel author writes by hand. `ci/embedded-size.sh` builds this crate
+//! kernel author writes by hand. `.ci/embedded-size.sh` builds this crate
 //! for `thumbv7em-none-eabihf` (release, no LTO), links each entry point
 //! on its own and fails if the `get` or `iter` one pulls in `core::fmt`
 //! or grows past 1.5× the hand-written one's code (see `README.md`).

@@ -608,8 +608,8 @@ mod tests {
     #[test]
     fn xla_sizes_stay_within_int64() {
         // Found by the `xla_util` fuzz target: the first tile pads this to
-        // 2^60 elements, 2^63 bytes of `f64`, past XLA's `int64`; the text
-        // is now refused, and the byte count is `None` past `int64`.
+        // 2^60 elements, 2^63 bytes of `f64`, past XLA's `int64`: the text
+        // is refused, and the byte count is `None` past `int64`.
         let e =
             crate::text::parse_shape("f64[2,3]{1,0:T(2,227,26,58,7,30,8883682034)}").unwrap_err();
         assert!(

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Embedded size check (issue 15): the int4 matvec of `embedded-check/`,
+# Embedded size check: the int4 matvec of `embedded-check/`,
 # built for a Cortex-M4 (thumbv7em-none-eabihf) at cargo's default release
 # profile, no LTO, with a panic handler that formats nothing.
 #
@@ -14,7 +14,7 @@
 # `.text` and not llvm-size's Berkeley "text" column, which also counts
 # `.rodata`: the 2 KiB of weights would hide any difference in code.
 #
-# Run from anywhere: `bash ci/embedded-size.sh`.
+# Run from anywhere: `bash .ci/embedded-size.sh`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
