@@ -5,6 +5,9 @@
 //! profile, no LTO.
 //!
 //! `cargo bench -p tessera --bench access -- --warm-up-time 1 --measurement-time 3`
+//!
+//! `access_parallel` compares the `rayon` paths with the same work on
+//! one thread instead (no target: a speedup).
 
 // `criterion_group!` generates an undocumented function.
 #![allow(missing_docs)]
@@ -12,6 +15,7 @@
 mod common;
 
 use criterion::{Criterion, black_box, criterion_group, criterion_main};
+use rayon::prelude::*;
 use tessera::{
     AnyLayout, ArrayLayout, HasRank, Packed, PreparedLayout, SameShape, Stores, TensorBuf,
     TensorView, layout,
@@ -522,5 +526,63 @@ fn matmul_tiles_hand(a: &[f32], b: &[f32], c: &mut [f32]) {
     }
 }
 
-criterion_group!(benches, offsets, traversal, packed, tiles);
+/// The `rayon` paths against the same work on one thread: a reported
+/// `0.60 ms` is a speedup of 1 / 0.60 = 1.7×. The machine has two cores,
+/// shared; memory bandwidth, not arithmetic, bounds both copies.
+fn parallel(c: &mut Criterion) {
+    let mut g = c.benchmark_group("access_parallel");
+    g.sample_size(20);
+    // Per-tile work with more arithmetic per byte than a scale: a short
+    // polynomial of every element.
+    let work = |v: &mut f32| *v = ((*v * 0.5 + 1.0) * *v - 0.25) * *v + 2.0;
+    let mut t = TensorBuf::<Tiled, f32>::filled(Tiled::NEW, 0.5).unwrap();
+    let mut u = t.clone();
+    t.par_tiles_mut()
+        .for_each(|mut tile| tile.as_mut_slice().iter_mut().for_each(work));
+    u.tiles_mut()
+        .for_each(|mut tile| tile.as_mut_slice().iter_mut().for_each(work));
+    assert!(t == u);
+    in_turns(
+        &mut g,
+        "par_tiles_mut_vs_tiles_mut",
+        || {
+            black_box(&mut t)
+                .par_tiles_mut()
+                .for_each(|mut tile| tile.as_mut_slice().iter_mut().for_each(work))
+        },
+        || {
+            black_box(&mut u)
+                .tiles_mut()
+                .for_each(|mut tile| tile.as_mut_slice().iter_mut().for_each(work))
+        },
+        1.0,
+    );
+    // Tiling a row-major 4 MiB array, and untiling it.
+    let rows = TensorBuf::from_fn(Rows::NEW, |i| (i[0] * N + i[1]) as f32).unwrap();
+    let (mut tiled_par, mut tiled) = (
+        TensorBuf::<Tiled, f32>::zeroed(Tiled::NEW).unwrap(),
+        TensorBuf::<Tiled, f32>::zeroed(Tiled::NEW).unwrap(),
+    );
+    rows.par_relayout_into(&mut tiled_par).unwrap();
+    rows.relayout_into(&mut tiled).unwrap();
+    assert!(tiled_par == tiled);
+    in_turns(
+        &mut g,
+        "par_relayout_into_tile_vs_relayout_into",
+        || black_box(&rows).par_relayout_into(&mut tiled_par).unwrap(),
+        || black_box(&rows).relayout_into(&mut tiled).unwrap(),
+        1.0,
+    );
+    let (mut rows_par, mut rows_serial) = (rows.clone(), rows.clone());
+    in_turns(
+        &mut g,
+        "par_relayout_into_untile_vs_relayout_into",
+        || black_box(&tiled).par_relayout_into(&mut rows_par).unwrap(),
+        || black_box(&tiled).relayout_into(&mut rows_serial).unwrap(),
+        1.0,
+    );
+    g.finish();
+}
+
+criterion_group!(benches, offsets, traversal, packed, tiles, parallel);
 criterion_main!(benches);

@@ -496,7 +496,7 @@ pub trait TiledLayout: AnyLayout {
 
 /// Where a tile sits in its parent: what a tile view reports
 /// ([`TilePlace`] and [`StaticTilePlace`] implement it).
-pub trait TilePlacement: Copy {
+pub trait TilePlacement: Copy + Send + Sync {
     /// The tile's number in memory order.
     fn number(&self) -> usize;
     /// The tile's index in the tile grid ([`TileGrid::grid_index`]).

@@ -40,6 +40,8 @@ mod iter;
 mod kernel;
 mod layout;
 pub mod packed;
+#[cfg(feature = "rayon")]
+mod parallel;
 mod relayout;
 mod runs;
 mod simd;

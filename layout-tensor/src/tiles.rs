@@ -48,6 +48,15 @@ pub struct TileBase<S, P: TiledLayout> {
 }
 
 impl<S, P: TiledLayout> TileBase<S, P> {
+    /// The tile at `place` over `block`, which holds its slots.
+    #[inline]
+    pub(crate) fn new(place: P::Place, layout: P::Tile, block: S) -> Self {
+        TileBase {
+            place,
+            tensor: TensorBase::from_parts(layout, block),
+        }
+    }
+
     /// The tile's index in the tile grid (one entry per dimension).
     #[inline]
     pub fn grid_index(&self) -> DimVec {
@@ -122,10 +131,11 @@ impl<'a, T: Element, L: TiledLayout> Iterator for Tiles<'a, T, L> {
     fn next(&mut self) -> Option<Self::Item> {
         let block = self.chunks.next()?;
         self.number += 1;
-        Some(TileBase {
-            place: L::place(&self.grid, self.number - 1),
-            tensor: TensorBase::from_parts(self.layout.clone(), block),
-        })
+        Some(TileBase::new(
+            L::place(&self.grid, self.number - 1),
+            self.layout.clone(),
+            block,
+        ))
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {
@@ -153,10 +163,11 @@ impl<'a, T: Element, L: TiledLayout> Iterator for TilesMut<'a, T, L> {
     fn next(&mut self) -> Option<Self::Item> {
         let block = self.chunks.next()?;
         self.number += 1;
-        Some(TileBase {
-            place: L::place(&self.grid, self.number - 1),
-            tensor: TensorBase::from_parts(self.layout.clone(), block),
-        })
+        Some(TileBase::new(
+            L::place(&self.grid, self.number - 1),
+            self.layout.clone(),
+            block,
+        ))
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {
@@ -224,10 +235,8 @@ where
         let (grid, layout) = self.layout().tiling().ok()?;
         let number = grid.borrow().tile_number(grid_index)?;
         let len = grid.borrow().tile_len();
-        Some(TileBase {
-            place: L::place(&grid, number),
-            tensor: TensorBase::from_parts(layout, &self.as_slice()[number * len..][..len]),
-        })
+        let block = &self.as_slice()[number * len..][..len];
+        Some(TileBase::new(L::place(&grid, number), layout, block))
     }
 }
 
@@ -270,9 +279,7 @@ where
         let (grid, layout) = self.layout().tiling().ok()?;
         let number = grid.borrow().tile_number(grid_index)?;
         let len = grid.borrow().tile_len();
-        Some(TileBase {
-            place: L::place(&grid, number),
-            tensor: TensorBase::from_parts(layout, &mut self.as_mut_slice()[number * len..][..len]),
-        })
+        let block = &mut self.as_mut_slice()[number * len..][..len];
+        Some(TileBase::new(L::place(&grid, number), layout, block))
     }
 }
