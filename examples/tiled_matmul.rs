@@ -90,10 +90,7 @@ fn main() -> Result<(), tessera::Error> {
     // padding (250 = 31 × 8 + 2 rows, 500 = 3 × 128 + 116 columns).
     let padded: tessera::ArrayLayout = "f32[250,500]{1,0:T(8,128)}".parse()?;
     let a2 = TensorBuf::from_fn(padded, a_value)?;
-    let b2 = TensorBuf::from_fn(
-        "f32[500,256]".parse::<tessera::ArrayLayout>()?,
-        b_value,
-    )?;
+    let b2 = TensorBuf::from_fn("f32[500,256]".parse::<tessera::ArrayLayout>()?, b_value)?;
     let mut c2 = vec![0.0f32; 250 * n];
     matmul_tiled(&a2.view(), b2.as_slice(), &mut c2, n);
     assert_eq!(c2, matmul_reference(&a2.view(), b2.as_slice(), n));

@@ -51,7 +51,11 @@ fn shape_error(_: ndarray::ShapeError) -> Error {
 /// Checks that `view_dims`/`view_strides` describe the elements of
 /// `layout`: the same rank, dims and strides (any strides when there are
 /// no elements).
-fn check_view(layout: &ArrayLayout, view_dims: &[usize], view_strides: &[isize]) -> Result<(), Error> {
+fn check_view(
+    layout: &ArrayLayout,
+    view_dims: &[usize],
+    view_strides: &[isize],
+) -> Result<(), Error> {
     let strides = strides_for_view(layout)?;
     if view_dims.len() != layout.rank() {
         return Err(Error::new(ErrorKind::RankMismatch {
@@ -192,7 +196,10 @@ impl<'a, L: Stores<T>, T: Element> TensorBase<&'a mut [T], L> {
     ///
     /// # Errors
     /// As [`TensorView::from_ndarray`].
-    pub fn from_ndarray<D: Dimension>(layout: L, view: ArrayViewMut<'a, T, D>) -> Result<Self, Error> {
+    pub fn from_ndarray<D: Dimension>(
+        layout: L,
+        view: ArrayViewMut<'a, T, D>,
+    ) -> Result<Self, Error> {
         check_view(&layout.to_array_layout(), view.shape(), view.strides())?;
         let slots = match view.len() {
             0 => &mut [],

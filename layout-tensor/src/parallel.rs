@@ -197,8 +197,14 @@ impl Split {
         if layout.layout().padding().is_some() || slots != layout.buffer_len() {
             return None;
         }
-        let (DigitSource::Logical { dim, div, modulus: None }, block) =
-            (dims.first()?.source, dims.first()?.stride)
+        let (
+            DigitSource::Logical {
+                dim,
+                div,
+                modulus: None,
+            },
+            block,
+        ) = (dims.first()?.source, dims.first()?.stride)
         else {
             return None;
         };
@@ -358,10 +364,8 @@ mod tests {
     /// `src` relayouted into `dst` serially and in bands of at least
     /// `min_band_bytes`: the two destination buffers.
     fn both(src: &ArrayLayout, dst: &ArrayLayout, min_band_bytes: usize) -> (Vec<f32>, Vec<f32>) {
-        let s = TensorBuf::from_fn(*src, |i| {
-            i.iter().fold(1.0f32, |a, &x| a * 31.0 + x as f32)
-        })
-        .unwrap();
+        let s = TensorBuf::from_fn(*src, |i| i.iter().fold(1.0f32, |a, &x| a * 31.0 + x as f32))
+            .unwrap();
         // Padding slots hold a marker, so a band that wrote one would show.
         let mut serial = TensorBuf::from_vec(*dst, vec![-7.0f32; dst.buffer_len()]).unwrap();
         let mut parallel = serial.clone();
@@ -388,7 +392,10 @@ mod tests {
         ] {
             let (a, b) = (parse(src), parse(dst));
             let plan = band_plan(&a, &b, 4, 1);
-            assert!(plan.as_ref().is_some_and(|p| p.bands >= 2), "{src} -> {dst}");
+            assert!(
+                plan.as_ref().is_some_and(|p| p.bands >= 2),
+                "{src} -> {dst}"
+            );
             let (serial, parallel) = both(&a, &b, 1);
             assert_eq!(serial, parallel, "{src} -> {dst}");
         }
@@ -420,7 +427,10 @@ mod tests {
         let s = TensorBuf::<ArrayLayout, f32>::zeroed(parse("f32[40,30]")).unwrap();
         let mut d = TensorBuf::<ArrayLayout, f32>::zeroed(parse("f32[40,31]")).unwrap();
         let serial = s.relayout_into(&mut d).unwrap_err();
-        assert_eq!(s.par_relayout_into(&mut d).unwrap_err().to_string(), serial.to_string());
+        assert_eq!(
+            s.par_relayout_into(&mut d).unwrap_err().to_string(),
+            serial.to_string()
+        );
     }
 
     proptest! {
@@ -468,13 +478,25 @@ mod tests {
             let mut t = TensorBuf::<L, u32>::zeroed(layout).unwrap();
             let places: Vec<_> = t
                 .tiles_mut()
-                .map(|tile| (tile.number(), tile.grid_index(), tile.origin(), tile.extent()))
+                .map(|tile| {
+                    (
+                        tile.number(),
+                        tile.grid_index(),
+                        tile.origin(),
+                        tile.extent(),
+                    )
+                })
                 .collect();
             let seen: Vec<_> = t
                 .par_tiles_mut()
                 .map(|mut tile| {
                     tile.as_mut_slice().iter_mut().for_each(|v| *v += 1);
-                    (tile.number(), tile.grid_index(), tile.origin(), tile.extent())
+                    (
+                        tile.number(),
+                        tile.grid_index(),
+                        tile.origin(),
+                        tile.extent(),
+                    )
                 })
                 .collect();
             assert_eq!(seen, places);

@@ -5,7 +5,9 @@
 
 use ndarray::{Array2, Array3, IxDyn, ShapeBuilder};
 use proptest::prelude::*;
-use tessera::{ArrayLayout, ErrorKind, PrimitiveType, TensorBuf, TensorView, TensorViewMut, layout};
+use tessera::{
+    ArrayLayout, ErrorKind, PrimitiveType, TensorBuf, TensorView, TensorViewMut, layout,
+};
 use test_support::{SpecGen, row_major};
 
 fn parse(text: &str) -> ArrayLayout {
@@ -69,10 +71,16 @@ fn tiled_and_padded_layouts_say_why_and_point_to_relayout() {
         let t = TensorBuf::<ArrayLayout, f32>::zeroed(parse(text)).unwrap();
         let e = t.as_ndarray().unwrap_err();
         let message = e.to_string();
-        assert!(message.contains(why) && message.contains("`relayout`"), "{text}: {message}");
+        assert!(
+            message.contains(why) && message.contains("`relayout`"),
+            "{text}: {message}"
+        );
         let a = Array2::<f32>::zeros((4, 5));
         let e = TensorView::from_ndarray(parse(text), a.view()).unwrap_err();
-        assert!(matches!(e.kind(), ErrorKind::NotStrided { .. }), "{text}: {e}");
+        assert!(
+            matches!(e.kind(), ErrorKind::NotStrided { .. }),
+            "{text}: {e}"
+        );
     }
 }
 
@@ -88,7 +96,11 @@ fn mismatched_views_name_the_dimension() {
             found: 12
         }
     );
-    assert!(e.to_string().contains("stride 12 in the view but 1 in the layout"), "{e}");
+    assert!(
+        e.to_string()
+            .contains("stride 12 in the view but 1 in the layout"),
+        "{e}"
+    );
     let e = TensorView::from_ndarray(<layout!(f32[2,3,5])>::NEW, a.view()).unwrap_err();
     assert_eq!(
         e.kind(),
@@ -99,12 +111,25 @@ fn mismatched_views_name_the_dimension() {
         }
     );
     let e = TensorView::from_ndarray(<layout!(f32[6,4])>::NEW, a.view()).unwrap_err();
-    assert_eq!(e.kind(), ErrorKind::RankMismatch { expected: 3, found: 2 });
+    assert_eq!(
+        e.kind(),
+        ErrorKind::RankMismatch {
+            expected: 3,
+            found: 2
+        }
+    );
     // A strided slice of a view is not a dense layout's.
     let b = Array2::<f32>::zeros((4, 6));
     let every_other = b.slice(ndarray::s![.., ..;2]);
     let e = TensorView::from_ndarray(<layout!(f32[4,3])>::NEW, every_other).unwrap_err();
-    assert_eq!(e.kind(), ErrorKind::StrideMismatch { dim: 0, expected: 3, found: 6 });
+    assert_eq!(
+        e.kind(),
+        ErrorKind::StrideMismatch {
+            dim: 0,
+            expected: 3,
+            found: 6
+        }
+    );
     // A reversed axis has a negative stride.
     let e = TensorView::from_ndarray(<layout!(f32[4,6])>::NEW, b.slice(ndarray::s![..;-1, ..]))
         .unwrap_err();
@@ -119,7 +144,8 @@ fn mutable_views_write_the_same_slots() {
     t.as_ndarray_mut().unwrap()[[1, 2, 3]] = 5;
     assert_eq!(t.get_dyn(&[1, 2, 3]), Some(&5));
     let mut buf = [0i32; 24];
-    let mut m = ndarray::ArrayViewMut::from_shape((2, 3, 4).strides((1, 8, 2)), &mut buf[..]).unwrap();
+    let mut m =
+        ndarray::ArrayViewMut::from_shape((2, 3, 4).strides((1, 8, 2)), &mut buf[..]).unwrap();
     m[[1, 2, 3]] = 9;
     let mut tv = TensorViewMut::from_ndarray(l, m).unwrap();
     assert_eq!(tv[[1, 2, 3]], 9);
