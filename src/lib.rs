@@ -4,7 +4,8 @@
 // The layouts and the traits every one of them implements.
 pub use layout_core::{
     AnyLayout, ArrayLayout, HasRank, KnownLayout, MixedLayout, PreparedLayout, RowMajorDense,
-    SameElementCount, SameShape, StaticLayout, TileGrid, TileOf, TiledLayout,
+    SameElementCount, SameShape, StaticGrid, StaticLayout, StaticTilePlace, TileGrid, TileOf,
+    TilePlace, TilePlacement, TiledLayout,
 };
 // What a layout is made of, and what its queries return.
 pub use layout_core::{

@@ -148,18 +148,21 @@ fn static_tile_layout_is_computed_at_compile_time() {
     }
 }
 
-#[test]
-fn static_tiles_match_run_time_tiles() {
-    type P = layout!(f32[20,300]{1,0:T(8,128)});
-    let rt: ArrayLayout = "f32[20,300]{1,0:T(8,128)}".parse().unwrap();
-    let fill = |i: &[usize]| (i[0] * 1000 + i[1]) as f32;
-    let s = TensorBuf::from_fn(P::NEW, fill).unwrap();
-    let r = TensorBuf::from_fn(rt, fill).unwrap();
-    assert_eq!(s.tiles().len(), 9);
+/// Every tile of the static layout `P` has the place, slots and inside
+/// offsets of the same tile of `P` read at run time.
+fn assert_static_tiles_match_run_time<P>(fill: impl Fn(&[usize]) -> f32)
+where
+    P: tessera::KnownLayout + tessera::TiledLayout + tessera::Stores<f32>,
+{
+    let rt = P::LAYOUT;
+    let s = TensorBuf::from_fn(P::default(), &fill).unwrap();
+    let r = TensorBuf::from_fn(rt, &fill).unwrap();
+    assert_eq!(s.tiles().len(), rt.tile_grid().unwrap().tile_count());
     for (a, b) in s.tiles().zip(r.tiles()) {
-        assert_eq!(a.grid_index(), b.grid_index());
-        assert_eq!(a.origin(), b.origin());
-        assert_eq!(a.extent(), b.extent());
+        assert_eq!(a.number(), b.number());
+        assert_eq!(a.grid_index(), b.grid_index(), "{rt}");
+        assert_eq!(a.origin(), b.origin(), "{rt}");
+        assert_eq!(a.extent(), b.extent(), "{rt}");
         assert_eq!(a.as_slice(), b.as_slice());
         for local in row_major(&a.extent()) {
             let parent: Vec<usize> = local
@@ -167,9 +170,18 @@ fn static_tiles_match_run_time_tiles() {
                 .zip(a.origin().iter())
                 .map(|(l, o)| l + o)
                 .collect();
-            assert_eq!(a.get_dyn(&local), Some(&fill(&parent)));
+            assert_eq!(a.get_dyn(&local), Some(&fill(&parent)), "{rt} {local:?}");
         }
     }
+}
+
+#[test]
+fn static_tiles_match_run_time_tiles() {
+    type P = layout!(f32[20,300]{1,0:T(8,128)});
+    let fill = |i: &[usize]| (i[0] * 1000 + i[1]) as f32;
+    assert_static_tiles_match_run_time::<P>(fill);
+    let s = TensorBuf::from_fn(P::NEW, fill).unwrap();
+    assert_eq!(s.tiles().len(), 9);
     let t = s.tile(&[1, 2]).unwrap();
     assert_eq!(t.number(), 5);
     assert_eq!(t.origin().as_slice(), &[8, 256]);
@@ -177,6 +189,19 @@ fn static_tiles_match_run_time_tiles() {
     assert_eq!(t[[7, 43]], fill(&[15, 299]));
     assert!(s.tile(&[3, 0]).is_none());
     assert!(s.tile(&[0]).is_none());
+}
+
+/// The places of a static parent are computed from the tile number with
+/// the grid's constants: grids whose counts are not powers of two, tiles
+/// counted down columns, repeated tiling inside a tile, a 3-D layout.
+#[test]
+fn static_tile_places_match_run_time_places() {
+    let fill3 = |i: &[usize]| (i[0] * 10_000 + i[1] * 100 + i[2]) as f32;
+    let fill2 = |i: &[usize]| (i[0] * 100 + i[1]) as f32;
+    assert_static_tiles_match_run_time::<layout!(f32[10,7]{0,1:T(2,4)})>(fill2);
+    assert_static_tiles_match_run_time::<layout!(f32[13,11]{1,0:T(4,4)(2,1)})>(fill2);
+    assert_static_tiles_match_run_time::<layout!(f32[3,10,7]{0,2,1:T(2,3)})>(fill3);
+    assert_static_tiles_match_run_time::<layout!(f32[5,9,6]{2,1,0:T(2,4,4)(2,2)})>(fill3);
 }
 
 #[test]

@@ -431,6 +431,21 @@ pub enum ErrorKind {
         /// Why, e.g. "the first tile has more entries than the array has dimensions".
         reason: &'static str,
     },
+    /// A strided view (ndarray's) asked of a layout whose elements are not
+    /// at `index · strides`: tiles, `pad(..)`.
+    NotStrided {
+        /// Why, e.g. "tiles reorder the elements".
+        reason: &'static str,
+    },
+    /// A strided view whose stride along a dimension is not the layout's.
+    StrideMismatch {
+        /// The logical dimension.
+        dim: usize,
+        /// The layout's stride, in elements.
+        expected: usize,
+        /// The view's stride, in elements.
+        found: isize,
+    },
     /// A window range that is reversed or reaches past its dimension.
     WindowOutOfBounds {
         /// The logical dimension.
@@ -877,6 +892,29 @@ const fn describe(kind: &ErrorKind, m: &mut Message) {
         ErrorKind::TileViewUnsupported { reason } => {
             m.push_str("no tile views for this tiling: ");
             m.push_str(reason);
+        }
+        ErrorKind::NotStrided { reason } => {
+            m.push_str("the layout is not strided: ");
+            m.push_str(reason);
+            m.push_str("; `relayout` the tensor to a layout without tiles or padding (e.g. ");
+            m.push_code("{1,0}");
+            m.push_str(") for a strided view");
+        }
+        ErrorKind::StrideMismatch {
+            dim,
+            expected,
+            found,
+        } => {
+            m.push_str("dimension ");
+            m.push_code_usize(dim);
+            m.push_str(" has stride ");
+            if found < 0 {
+                m.push_str("-");
+            }
+            m.push_usize(found.unsigned_abs());
+            m.push_str(" in the view but ");
+            m.push_usize(expected);
+            m.push_str(" in the layout");
         }
         ErrorKind::WindowOutOfBounds {
             dim,

@@ -40,7 +40,9 @@ pub use runtime::{
 pub use shape::{Dim, Shape};
 pub use static_layout::{SlotOf, StaticLayout};
 pub use tile::{Tile, TileDim};
-pub use tiling::{HasTiles, TileGrid, TileOf, TiledLayout};
+pub use tiling::{
+    HasTiles, StaticGrid, StaticTilePlace, TileGrid, TileOf, TilePlace, TilePlacement, TiledLayout,
+};
 pub use traits::{AnyLayout, HasRank, KnownLayout, RowMajorDense, SameElementCount, SameShape};
 /// typenum, for bounds on [`SameElementCount`] and [`traits::ElementCountOf`].
 pub use typenum;

@@ -139,6 +139,14 @@ impl OffsetTerms {
     /// If `index` is shorter than the layout's rank.
     #[inline]
     pub const fn offset(&self, index: &[usize]) -> usize {
+        self.offset_inlined(index)
+    }
+
+    /// [`OffsetTerms::offset`], always inlined: for terms that are a
+    /// constant ([`TileOf`](crate::TileOf)), whose loops then unroll into
+    /// immediates. Run-time terms keep the inliner's choice.
+    #[inline(always)]
+    pub(crate) const fn offset_inlined(&self, index: &[usize]) -> usize {
         let mut offset = 0usize;
         let mut p = 0;
         if self.all_plain {

@@ -27,6 +27,7 @@
 //! # Ok::<(), tessera::Error>(())
 //! ```
 
+use core::borrow::Borrow;
 use core::marker::PhantomData;
 
 use crate::MAX_RANK;
@@ -37,6 +38,7 @@ use crate::prepared::PreparedLayout;
 use crate::runtime::{ArrayLayout, DimVec, Slot};
 use crate::shape::{Dim, Shape};
 use crate::static_layout::StaticLayout;
+use crate::terms::OffsetTerms;
 use crate::traits::{AnyLayout, HasRank, KnownLayout};
 use crate::typelevel::{AttrSpec, DimList, ElementSpec, NumList, TileList};
 
@@ -222,27 +224,32 @@ impl ArrayLayout {
 
 impl TileGrid {
     /// Number of logical dimensions.
+    #[inline]
     pub const fn rank(&self) -> usize {
         self.rank
     }
 
     /// Tiles along each logical dimension.
+    #[inline]
     pub const fn counts(&self) -> DimVec {
         DimVec::from_array(self.rank, self.counts)
     }
 
     /// A tile's extent along each logical dimension (1 for dimensions the
     /// tile does not cut), padding included.
+    #[inline]
     pub const fn tile_dims(&self) -> DimVec {
         DimVec::from_array(self.rank, self.tile_dims)
     }
 
     /// Slots in one tile: the inside layout's buffer length.
+    #[inline]
     pub const fn tile_len(&self) -> usize {
         self.tile_len
     }
 
     /// Number of tiles.
+    #[inline]
     pub const fn tile_count(&self) -> usize {
         self.tile_count
     }
@@ -250,12 +257,14 @@ impl TileGrid {
     /// The layout of one tile's inside: the tile's dims in the parent's
     /// dimension order, cut by the parent's later tile levels
     /// (`bf16[8,128]{1,0:T(2,1)}` for `bf16[..]{1,0:T(8,128)(2,1)}`).
+    #[inline]
     pub const fn inner(&self) -> &ArrayLayout {
         &self.inner
     }
 
     /// The logical dimensions from major to minor in memory: the order in
     /// which tile numbers count through the grid.
+    #[inline]
     pub const fn major_to_minor(&self) -> &[usize] {
         self.major_to_minor.split_at(self.rank).0
     }
@@ -264,6 +273,7 @@ impl TileGrid {
     ///
     /// # Panics
     /// If `number >= tile_count()`.
+    #[inline]
     #[track_caller]
     pub const fn grid_index(&self, number: usize) -> DimVec {
         assert!(number < self.tile_count, "tile number out of range");
@@ -281,6 +291,7 @@ impl TileGrid {
 
     /// The memory-order number of the tile at `grid_index`, or `None` when
     /// it has the wrong number of entries or one is out of range.
+    #[inline]
     pub const fn tile_number(&self, grid_index: &[usize]) -> Option<usize> {
         if grid_index.len() != self.rank {
             return None;
@@ -301,6 +312,7 @@ impl TileGrid {
     /// The logical index of the first element of the tile at `grid_index`
     /// (`grid_index * tile_dims`; past the array's end in a dimension
     /// whose tiles there are all padding, as `pad(..)` can make).
+    #[inline]
     pub const fn origin(&self, grid_index: &[usize]) -> DimVec {
         let mut out = [0usize; MAX_RANK];
         let mut d = 0;
@@ -314,6 +326,7 @@ impl TileGrid {
     /// How many elements the tile at `grid_index` holds along each
     /// dimension: the tile's dims, less at the array's far edges (the rest
     /// of an edge tile is padding).
+    #[inline]
     pub const fn extent(&self, grid_index: &[usize]) -> DimVec {
         let mut out = [0usize; MAX_RANK];
         let mut d = 0;
@@ -358,8 +371,9 @@ impl<P: KnownLayout> TileOf<P> {
     pub const BUFFER_LEN: usize = Self::GRID.tile_len;
     /// The value of this zero-sized type.
     pub const NEW: Self = TileOf(PhantomData);
-    /// The offset formula, computed once at compile time.
-    const PREPARED: PreparedLayout = PreparedLayout::new(Self::LAYOUT);
+    /// The offset formula, computed once at compile time (`None` when
+    /// the engine has none for the inside layout).
+    const TERMS: Option<OffsetTerms> = OffsetTerms::new(&Self::LAYOUT);
     const SIZES: DimVec = Self::LAYOUT.sizes();
 }
 
@@ -428,7 +442,13 @@ impl<P: KnownLayout> AnyLayout for TileOf<P> {
     }
     #[inline(always)]
     fn offset_in_bounds(&self, index: &[usize]) -> usize {
-        Self::PREPARED.offset_in_bounds(index)
+        // The terms are a promoted constant: once inlined, every shift,
+        // mask and stride is an immediate (a `PreparedLayout` constant
+        // was not inlined, and each access was a call).
+        match const { &Self::TERMS } {
+            Some(terms) => terms.offset_inlined(index),
+            None => const { &Self::LAYOUT }.offset_in_bounds(index),
+        }
     }
     #[inline]
     fn try_slot(&self, offset: usize) -> Result<Slot, Error> {
@@ -444,15 +464,194 @@ impl<const R: usize, P: KnownLayout + HasRank<R>> HasRank<R> for TileOf<P> {}
 /// Run-time layouts without tiles fail with [`ErrorKind::NotTiled`]; a
 /// static layout without tiles does not implement this trait
 /// ([`HasTiles`]), so asking it for tiles does not compile.
+///
+/// The grid and each tile's place are associated types so that a static
+/// parent's are zero-sized readers of compile-time constants: handing out
+/// a tile then costs a counter step, and a tile's grid index, origin and
+/// extent are arithmetic on constants.
 pub trait TiledLayout: AnyLayout {
     /// The layout of one tile's inside.
     type Tile: AnyLayout;
+    /// The tile grid as a tile iterator keeps it: [`StaticGrid`] (zero
+    /// sized, reading [`TileOf::GRID`]) for static parents, the
+    /// [`TileGrid`] itself otherwise.
+    type Grid: Borrow<TileGrid> + Clone;
+    /// Where one tile sits, as a tile view keeps it: [`StaticTilePlace`]
+    /// (the tile number; the rest computed from constants on demand) for
+    /// static parents, a [`TilePlace`] computed once per tile otherwise.
+    type Place: TilePlacement;
 
     /// The tile grid and the layout of a tile's inside.
     ///
     /// # Errors
     /// As [`ArrayLayout::tile_grid`].
-    fn tiling(&self) -> Result<(TileGrid, Self::Tile), Error>;
+    fn tiling(&self) -> Result<(Self::Grid, Self::Tile), Error>;
+
+    /// The place of tile `number` (memory order) of `grid`.
+    ///
+    /// # Panics
+    /// If `number` is not below the grid's tile count.
+    fn place(grid: &Self::Grid, number: usize) -> Self::Place;
+}
+
+/// Where a tile sits in its parent: what a tile view reports
+/// ([`TilePlace`] and [`StaticTilePlace`] implement it).
+pub trait TilePlacement: Copy + Send + Sync {
+    /// The tile's number in memory order.
+    fn number(&self) -> usize;
+    /// The tile's index in the tile grid ([`TileGrid::grid_index`]).
+    fn grid_index(&self) -> DimVec;
+    /// The parent's logical index of the tile's first element
+    /// ([`TileGrid::origin`]).
+    fn origin(&self) -> DimVec;
+    /// The parent's elements the tile holds along each dimension
+    /// ([`TileGrid::extent`]).
+    fn extent(&self) -> DimVec;
+}
+
+/// The tile grid of the static layout `P` as a zero-sized value: borrows
+/// [`TileOf::GRID`], a constant.
+///
+/// ```
+/// use core::borrow::Borrow;
+/// use tessera::{StaticGrid, TileGrid, layout};
+/// type P = layout!(f32[16,256]{1,0:T(8,128)});
+/// let grid: &TileGrid = StaticGrid::<P>::NEW.borrow();
+/// assert_eq!(grid.tile_count(), 4);
+/// assert_eq!(core::mem::size_of::<StaticGrid<P>>(), 0);
+/// ```
+pub struct StaticGrid<P>(PhantomData<fn() -> P>);
+
+impl<P> StaticGrid<P> {
+    /// The value of this zero-sized type.
+    pub const NEW: Self = StaticGrid(PhantomData);
+}
+
+impl<P> Clone for StaticGrid<P> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<P> Copy for StaticGrid<P> {}
+impl<P> core::fmt::Debug for StaticGrid<P> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str("StaticGrid")
+    }
+}
+
+impl<P: KnownLayout> Borrow<TileGrid> for StaticGrid<P> {
+    #[inline(always)]
+    fn borrow(&self) -> &TileGrid {
+        const { &TileOf::<P>::GRID }
+    }
+}
+
+/// Where a tile of a static layout `P` sits: its number; grid index,
+/// origin and extent are computed on demand from [`TileOf::GRID`], so
+/// with constant divisors (shifts and masks for powers of two).
+///
+/// ```
+/// use tessera::{StaticTilePlace, TilePlacement, TiledLayout, layout};
+/// type P = layout!(f32[20,300]{1,0:T(8,128)});
+/// let place: StaticTilePlace<P> = P::place(&tessera::StaticGrid::NEW, 8);
+/// assert_eq!(place.grid_index().as_slice(), &[2, 2]);
+/// assert_eq!(place.origin().as_slice(), &[16, 256]);
+/// assert_eq!(place.extent().as_slice(), &[4, 44]);
+/// ```
+pub struct StaticTilePlace<P> {
+    number: usize,
+    parent: PhantomData<fn() -> P>,
+}
+
+impl<P> Clone for StaticTilePlace<P> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<P> Copy for StaticTilePlace<P> {}
+impl<P> core::fmt::Debug for StaticTilePlace<P> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("StaticTilePlace")
+            .field("number", &self.number)
+            .finish()
+    }
+}
+
+impl<P: KnownLayout> TilePlacement for StaticTilePlace<P> {
+    #[inline(always)]
+    fn number(&self) -> usize {
+        self.number
+    }
+    #[inline(always)]
+    fn grid_index(&self) -> DimVec {
+        const { &TileOf::<P>::GRID }.grid_index(self.number)
+    }
+    #[inline(always)]
+    fn origin(&self) -> DimVec {
+        let grid = const { &TileOf::<P>::GRID };
+        grid.origin(grid.grid_index(self.number).as_slice())
+    }
+    #[inline(always)]
+    fn extent(&self) -> DimVec {
+        let grid = const { &TileOf::<P>::GRID };
+        grid.extent(grid.grid_index(self.number).as_slice())
+    }
+}
+
+/// Where a tile of a run-time or mixed layout sits, computed once when
+/// the tile is handed out ([`TileGrid::place`]).
+///
+/// ```
+/// use tessera::{ArrayLayout, TilePlacement};
+/// let a: ArrayLayout = "f32[20,300]{1,0:T(8,128)}".parse()?;
+/// let place = a.tile_grid()?.place(8);
+/// assert_eq!(place.grid_index().as_slice(), &[2, 2]);
+/// assert_eq!(place.extent().as_slice(), &[4, 44]);
+/// # Ok::<(), tessera::Error>(())
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct TilePlace {
+    number: usize,
+    grid_index: DimVec,
+    origin: DimVec,
+    extent: DimVec,
+}
+
+impl TileGrid {
+    /// The place of tile `number` (memory order): its grid index, origin
+    /// and extent.
+    ///
+    /// # Panics
+    /// If `number >= tile_count()`.
+    #[track_caller]
+    pub const fn place(&self, number: usize) -> TilePlace {
+        let grid_index = self.grid_index(number);
+        TilePlace {
+            number,
+            origin: self.origin(grid_index.as_slice()),
+            extent: self.extent(grid_index.as_slice()),
+            grid_index,
+        }
+    }
+}
+
+impl TilePlacement for TilePlace {
+    #[inline]
+    fn number(&self) -> usize {
+        self.number
+    }
+    #[inline]
+    fn grid_index(&self) -> DimVec {
+        self.grid_index
+    }
+    #[inline]
+    fn origin(&self) -> DimVec {
+        self.origin
+    }
+    #[inline]
+    fn extent(&self) -> DimVec {
+        self.extent
+    }
 }
 
 /// A [`TileList`] with at least one level: the static layouts with tile
@@ -480,24 +679,50 @@ where
     A: AttrSpec,
 {
     type Tile = TileOf<Self>;
+    type Grid = StaticGrid<Self>;
+    type Place = StaticTilePlace<Self>;
     #[inline(always)]
-    fn tiling(&self) -> Result<(TileGrid, TileOf<Self>), Error> {
-        Ok((TileOf::<Self>::GRID, TileOf::NEW))
+    fn tiling(&self) -> Result<(StaticGrid<Self>, TileOf<Self>), Error> {
+        Ok((StaticGrid::NEW, TileOf::NEW))
+    }
+    #[inline(always)]
+    #[track_caller]
+    fn place(_: &StaticGrid<Self>, number: usize) -> StaticTilePlace<Self> {
+        assert!(
+            number < TileOf::<Self>::GRID.tile_count,
+            "tile number out of range"
+        );
+        StaticTilePlace {
+            number,
+            parent: PhantomData,
+        }
     }
 }
 
 impl TiledLayout for ArrayLayout {
     type Tile = PreparedLayout;
+    type Grid = TileGrid;
+    type Place = TilePlace;
     fn tiling(&self) -> Result<(TileGrid, PreparedLayout), Error> {
         let grid = self.tile_grid()?;
         Ok((grid, grid.inner.prepare()))
+    }
+    #[inline]
+    fn place(grid: &TileGrid, number: usize) -> TilePlace {
+        grid.place(number)
     }
 }
 
 impl TiledLayout for PreparedLayout {
     type Tile = PreparedLayout;
+    type Grid = TileGrid;
+    type Place = TilePlace;
     fn tiling(&self) -> Result<(TileGrid, PreparedLayout), Error> {
         self.array_layout().tiling()
+    }
+    #[inline]
+    fn place(grid: &TileGrid, number: usize) -> TilePlace {
+        grid.place(number)
     }
 }
 
@@ -507,7 +732,13 @@ where
     Self: AnyLayout,
 {
     type Tile = PreparedLayout;
+    type Grid = TileGrid;
+    type Place = TilePlace;
     fn tiling(&self) -> Result<(TileGrid, PreparedLayout), Error> {
         self.to_array_layout().tiling()
+    }
+    #[inline]
+    fn place(grid: &TileGrid, number: usize) -> TilePlace {
+        grid.place(number)
     }
 }

@@ -39,7 +39,11 @@ pub mod element;
 mod iter;
 mod kernel;
 mod layout;
+#[cfg(feature = "ndarray")]
+mod ndarray_view;
 pub mod packed;
+#[cfg(feature = "rayon")]
+mod parallel;
 mod relayout;
 mod runs;
 mod simd;

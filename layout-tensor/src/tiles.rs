@@ -2,10 +2,17 @@
 //! its own block of the buffer in the layout of a tile's inside
 //! ([`TiledLayout`]). A first-level tile is a contiguous block, so mutable
 //! tile views are disjoint slices (split with `chunks_exact_mut`).
+//!
+//! A static parent's grid and tile places are zero-sized readers of
+//! constants ([`TiledLayout::Grid`], [`TiledLayout::Place`]): handing out a
+//! tile is a counter step and a slice split, and a tile's grid index,
+//! origin and extent are computed from the tile number with constant
+//! divisors when asked for.
 
+use core::borrow::Borrow;
 use core::ops::{Deref, DerefMut};
 
-use layout_core::{DimVec, Error, MAX_RANK, TileGrid, TiledLayout};
+use layout_core::{DimVec, Error, TileGrid, TilePlacement, TiledLayout};
 
 use crate::element::Element;
 use crate::storage::{Storage, StorageMut};
@@ -35,163 +42,84 @@ use crate::tensor::TensorBase;
 /// assert_eq!(t[[19, 299]], 22.0); // tile (2, 2), 4 rows by 44 columns
 /// # Ok::<(), tessera::Error>(())
 /// ```
-pub struct TileBase<S, L> {
-    place: Place,
-    tensor: TensorBase<S, L>,
+pub struct TileBase<S, P: TiledLayout> {
+    place: P::Place,
+    tensor: TensorBase<S, P::Tile>,
 }
 
-impl<S, L> TileBase<S, L> {
+impl<S, P: TiledLayout> TileBase<S, P> {
+    /// The tile at `place` over `block`, which holds its slots.
+    #[inline]
+    pub(crate) fn new(place: P::Place, layout: P::Tile, block: S) -> Self {
+        TileBase {
+            place,
+            tensor: TensorBase::from_parts(layout, block),
+        }
+    }
+
     /// The tile's index in the tile grid (one entry per dimension).
+    #[inline]
     pub fn grid_index(&self) -> DimVec {
-        DimVec::from_slice(&self.place.grid_index[..self.place.rank])
+        self.place.grid_index()
     }
 
     /// The tile's number in memory order (its block is slots
     /// `number * len .. (number + 1) * len` of the parent).
+    #[inline]
     pub fn number(&self) -> usize {
-        self.place.number
+        self.place.number()
     }
 
     /// The parent's logical index of the tile's first element.
+    #[inline]
     pub fn origin(&self) -> DimVec {
-        DimVec::from_slice(&self.place.origin[..self.place.rank])
+        self.place.origin()
     }
 
     /// How many of the parent's elements the tile holds along each
     /// dimension; less than the tile's dims at the array's far edges.
+    #[inline]
     pub fn extent(&self) -> DimVec {
-        DimVec::from_slice(&self.place.extent[..self.place.rank])
+        self.place.extent()
     }
 
     /// The tile as a tensor (also reached through `Deref`).
-    pub fn tensor(&self) -> &TensorBase<S, L> {
+    pub fn tensor(&self) -> &TensorBase<S, P::Tile> {
         &self.tensor
     }
 
     /// The tile as a tensor, by value.
-    pub fn into_tensor(self) -> TensorBase<S, L> {
+    pub fn into_tensor(self) -> TensorBase<S, P::Tile> {
         self.tensor
     }
 }
 
-impl<S, L> Deref for TileBase<S, L> {
-    type Target = TensorBase<S, L>;
-    fn deref(&self) -> &TensorBase<S, L> {
+impl<S, P: TiledLayout> Deref for TileBase<S, P> {
+    type Target = TensorBase<S, P::Tile>;
+    #[inline]
+    fn deref(&self) -> &TensorBase<S, P::Tile> {
         &self.tensor
     }
 }
 
-impl<S, L> DerefMut for TileBase<S, L> {
-    fn deref_mut(&mut self) -> &mut TensorBase<S, L> {
+impl<S, P: TiledLayout> DerefMut for TileBase<S, P> {
+    #[inline]
+    fn deref_mut(&mut self) -> &mut TensorBase<S, P::Tile> {
         &mut self.tensor
     }
 }
 
-/// A tile view borrowing its slots.
-pub type TileView<'a, L, T> = TileBase<&'a [T], <L as TiledLayout>::Tile>;
+/// A tile view borrowing its slots, of a tensor in layout `L`.
+pub type TileView<'a, L, T> = TileBase<&'a [T], L>;
 
-/// A tile view borrowing its slots mutably.
-pub type TileViewMut<'a, L, T> = TileBase<&'a mut [T], <L as TiledLayout>::Tile>;
-
-/// Where the current tile sits, stepped through the grid in memory order
-/// like an odometer (no divisions per tile).
-#[derive(Clone, Copy)]
-struct Cursor {
-    rank: usize,
-    /// Logical dims, major to minor in memory.
-    order: [usize; MAX_RANK],
-    counts: [usize; MAX_RANK],
-    tile_dims: [usize; MAX_RANK],
-    sizes: [usize; MAX_RANK],
-    number: usize,
-    grid_index: [usize; MAX_RANK],
-    origin: [usize; MAX_RANK],
-    extent: [usize; MAX_RANK],
-}
-
-impl Cursor {
-    fn new(grid: &TileGrid, sizes: &[usize]) -> Cursor {
-        let rank = grid.rank();
-        let mut c = Cursor {
-            rank,
-            order: [0; MAX_RANK],
-            counts: [0; MAX_RANK],
-            tile_dims: [0; MAX_RANK],
-            sizes: [0; MAX_RANK],
-            number: 0,
-            grid_index: [0; MAX_RANK],
-            origin: [0; MAX_RANK],
-            extent: [0; MAX_RANK],
-        };
-        c.order[..rank].copy_from_slice(grid.major_to_minor());
-        c.counts[..rank].copy_from_slice(&grid.counts());
-        c.tile_dims[..rank].copy_from_slice(&grid.tile_dims());
-        c.sizes[..rank].copy_from_slice(sizes);
-        c.extent[..rank].copy_from_slice(&grid.extent(&c.grid_index[..rank]));
-        c
-    }
-
-    /// The current tile's place, then a step to the next tile.
-    #[inline]
-    fn next(&mut self) -> Place {
-        let place = Place {
-            rank: self.rank,
-            number: self.number,
-            grid_index: self.grid_index,
-            origin: self.origin,
-            extent: self.extent,
-        };
-        self.number += 1;
-        let mut i = self.rank;
-        while i > 0 {
-            i -= 1;
-            let d = self.order[i];
-            self.grid_index[d] += 1;
-            if self.grid_index[d] < self.counts[d] || i == 0 {
-                self.origin[d] += self.tile_dims[d];
-                self.extent[d] =
-                    self.tile_dims[d].min(self.sizes[d].saturating_sub(self.origin[d]));
-                break;
-            }
-            self.grid_index[d] = 0;
-            self.origin[d] = 0;
-            self.extent[d] = self.tile_dims[d].min(self.sizes[d]);
-        }
-        place
-    }
-}
-
-/// Where one tile sits in its parent.
-#[derive(Clone, Copy)]
-struct Place {
-    rank: usize,
-    number: usize,
-    grid_index: [usize; MAX_RANK],
-    origin: [usize; MAX_RANK],
-    extent: [usize; MAX_RANK],
-}
-
-impl Place {
-    fn of(grid: &TileGrid, number: usize) -> Place {
-        let rank = grid.rank();
-        let mut p = Place {
-            rank,
-            number,
-            grid_index: [0; MAX_RANK],
-            origin: [0; MAX_RANK],
-            extent: [0; MAX_RANK],
-        };
-        let g = grid.grid_index(number);
-        p.grid_index[..rank].copy_from_slice(&g);
-        p.origin[..rank].copy_from_slice(&grid.origin(&g));
-        p.extent[..rank].copy_from_slice(&grid.extent(&g));
-        p
-    }
-}
+/// A tile view borrowing its slots mutably, of a tensor in layout `L`.
+pub type TileViewMut<'a, L, T> = TileBase<&'a mut [T], L>;
 
 /// The tiles of a tensor in memory order ([`TensorBase::tiles`]).
 pub struct Tiles<'a, T, L: TiledLayout> {
-    cursor: Cursor,
+    grid: L::Grid,
+    /// The number of the next tile.
+    number: usize,
     layout: L::Tile,
     chunks: core::slice::ChunksExact<'a, T>,
 }
@@ -202,10 +130,12 @@ impl<'a, T: Element, L: TiledLayout> Iterator for Tiles<'a, T, L> {
     #[inline]
     fn next(&mut self) -> Option<Self::Item> {
         let block = self.chunks.next()?;
-        Some(TileBase {
-            place: self.cursor.next(),
-            tensor: TensorBase::from_parts(self.layout.clone(), block),
-        })
+        self.number += 1;
+        Some(TileBase::new(
+            L::place(&self.grid, self.number - 1),
+            self.layout.clone(),
+            block,
+        ))
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {
@@ -219,7 +149,9 @@ impl<T: Element, L: TiledLayout> ExactSizeIterator for Tiles<'_, T, L> {}
 /// ([`TensorBase::tiles_mut`]). Each tile is its own block of the buffer,
 /// so the views are disjoint and may be held at once.
 pub struct TilesMut<'a, T, L: TiledLayout> {
-    cursor: Cursor,
+    grid: L::Grid,
+    /// The number of the next tile.
+    number: usize,
     layout: L::Tile,
     chunks: core::slice::ChunksExactMut<'a, T>,
 }
@@ -230,10 +162,12 @@ impl<'a, T: Element, L: TiledLayout> Iterator for TilesMut<'a, T, L> {
     #[inline]
     fn next(&mut self) -> Option<Self::Item> {
         let block = self.chunks.next()?;
-        Some(TileBase {
-            place: self.cursor.next(),
-            tensor: TensorBase::from_parts(self.layout.clone(), block),
-        })
+        self.number += 1;
+        Some(TileBase::new(
+            L::place(&self.grid, self.number - 1),
+            self.layout.clone(),
+            block,
+        ))
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {
@@ -258,7 +192,7 @@ where
     /// # Errors
     /// As [`try_tiles`](TensorBase::try_tiles).
     pub fn tile_grid(&self) -> Result<TileGrid, Error> {
-        self.layout().tiling().map(|(grid, _)| grid)
+        self.layout().tiling().map(|(grid, _)| *grid.borrow())
     }
 
     /// The first-level tiles in memory order, each a [`TileView`].
@@ -271,11 +205,12 @@ where
     /// static layout these are compile errors instead.
     pub fn try_tiles(&self) -> Result<Tiles<'_, S::Elem, L>, Error> {
         let (grid, layout) = self.layout().tiling()?;
-        let data = &self.as_slice()[..tiled_len(&grid)];
+        let (len, tile_len) = (tiled_len(grid.borrow()), grid.borrow().tile_len());
         Ok(Tiles {
-            cursor: Cursor::new(&grid, &self.layout().sizes()),
+            grid,
+            number: 0,
             layout,
-            chunks: data.chunks_exact(grid.tile_len()),
+            chunks: self.as_slice()[..len].chunks_exact(tile_len),
         })
     }
 
@@ -298,22 +233,10 @@ where
     /// grid (or the layout has no tile views, see [`TensorBase::try_tiles`]).
     pub fn tile(&self, grid_index: &[usize]) -> Option<TileView<'_, L, S::Elem>> {
         let (grid, layout) = self.layout().tiling().ok()?;
-        let number = grid.tile_number(grid_index)?;
-        let len = grid.tile_len();
-        let block = &self.as_slice()[number * len..(number + 1) * len];
-        Some(tile_at(&grid, number, layout, block))
-    }
-}
-
-fn tile_at<S, L>(grid: &TileGrid, number: usize, layout: L, block: S) -> TileBase<S, L>
-where
-    L: layout_core::AnyLayout,
-    S: Storage,
-    S::Elem: Element,
-{
-    TileBase {
-        place: Place::of(grid, number),
-        tensor: TensorBase::from_parts(layout, block),
+        let number = grid.borrow().tile_number(grid_index)?;
+        let len = grid.borrow().tile_len();
+        let block = &self.as_slice()[number * len..][..len];
+        Some(TileBase::new(L::place(&grid, number), layout, block))
     }
 }
 
@@ -328,12 +251,12 @@ where
     /// As [`TensorBase::try_tiles`].
     pub fn try_tiles_mut(&mut self) -> Result<TilesMut<'_, S::Elem, L>, Error> {
         let (grid, layout) = self.layout().tiling()?;
-        let cursor = Cursor::new(&grid, &self.layout().sizes());
-        let data = &mut self.as_mut_slice()[..tiled_len(&grid)];
+        let (len, tile_len) = (tiled_len(grid.borrow()), grid.borrow().tile_len());
         Ok(TilesMut {
-            cursor,
+            grid,
+            number: 0,
             layout,
-            chunks: data.chunks_exact_mut(grid.tile_len()),
+            chunks: self.as_mut_slice()[..len].chunks_exact_mut(tile_len),
         })
     }
 
@@ -354,9 +277,9 @@ where
     /// [`TensorBase::tile`].
     pub fn tile_mut(&mut self, grid_index: &[usize]) -> Option<TileViewMut<'_, L, S::Elem>> {
         let (grid, layout) = self.layout().tiling().ok()?;
-        let number = grid.tile_number(grid_index)?;
-        let len = grid.tile_len();
-        let block = &mut self.as_mut_slice()[number * len..(number + 1) * len];
-        Some(tile_at(&grid, number, layout, block))
+        let number = grid.borrow().tile_number(grid_index)?;
+        let len = grid.borrow().tile_len();
+        let block = &mut self.as_mut_slice()[number * len..][..len];
+        Some(TileBase::new(L::place(&grid, number), layout, block))
     }
 }
