@@ -28,8 +28,8 @@
 //!     ([`Shape::without_layout_from_dims`]).
 
 use crate::error::{Error, ErrorKind, Locus};
-use crate::layout::Layout;
-use crate::shape::{Dim, Shape};
+use crate::model::layout::Layout;
+use crate::model::shape::{Dim, Shape};
 
 /// Checks `layout` against `shape` (whose own layout, if any, is ignored).
 /// Token and opaque shapes accept only the empty layout.

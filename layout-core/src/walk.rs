@@ -38,9 +38,9 @@ mod template;
 
 pub use template::NestTemplate;
 
+use crate::array::{ArrayLayout, DigitSource, DimVec, PhysicalDims, Slot};
 use crate::error::{Error, ErrorKind, Locus};
-use crate::runtime::{ArrayLayout, DigitSource, DimVec, PhysicalDims, Slot};
-use crate::{MAX_PHYSICAL_RANK, MAX_RANK, MAX_TILE_LEVELS};
+use crate::limits::{MAX_PHYSICAL_RANK, MAX_RANK, MAX_TILE_LEVELS};
 
 /// Most levels of a [`LoopNest`]: a relayout refines the digits of two
 /// layouts, so it can have up to twice the physical rank.

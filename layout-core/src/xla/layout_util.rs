@@ -20,16 +20,16 @@
 //! assert_eq!(tessera::ArrayLayout::new(tiled).unwrap().buffer_len(), 64);
 //! ```
 
+use crate::array::{ArrayLayout, DimVec};
 use crate::element::PrimitiveType;
 use crate::error::{Error, ErrorKind};
-use crate::index_util::{layout_or_default, sizes_of};
-use crate::layout::{Layout, LayoutEquality};
-use crate::runtime::{ArrayLayout, DimVec};
-use crate::shape::Shape;
-use crate::shape_util::relayout;
+use crate::limits::{MAX_PHYSICAL_RANK, MAX_RANK};
+use crate::model::layout::{Layout, LayoutEquality};
+use crate::model::shape::Shape;
+use crate::model::tile::Tile;
 use crate::text::TreeEvent;
-use crate::tile::Tile;
-use crate::{MAX_PHYSICAL_RANK, MAX_RANK};
+use crate::xla::index_util::{layout_or_default, sizes_of};
+use crate::xla::shape_util::relayout;
 
 const fn overflow() -> Error {
     Error::new(ErrorKind::Overflow { what: "the size" })
@@ -296,7 +296,7 @@ const fn bytes_of(shape: &Shape, layout: &Layout, elements: usize) -> Option<usi
 ///
 /// `None` when the first tile has a `*` entry (XLA's linearizers do not
 /// implement them), for a non-array shape, a `?` dimension, or on overflow
-/// (of XLA's `int64`: [`MAX_DIM_SIZE`](crate::MAX_DIM_SIZE)). A shape without a
+/// (of XLA's `int64`: [`MAX_DIM_SIZE`](crate::limits::MAX_DIM_SIZE)). A shape without a
 /// layout uses the default one.
 pub const fn xla_array_size_bytes(shape: &Shape) -> Option<usize> {
     let Ok(sizes) = sizes_of(shape) else {
@@ -588,7 +588,7 @@ pub fn copy_layout_between_trees(src: &[TreeEvent], dst: &mut [TreeEvent]) -> Re
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::layout::SplitConfig;
+    use crate::model::layout::SplitConfig;
 
     fn shape(ty: PrimitiveType, dims: &[usize], layout: Layout) -> Shape {
         Shape::new(ty, dims).unwrap().with_layout(layout).unwrap()

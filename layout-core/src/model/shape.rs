@@ -3,8 +3,9 @@
 
 use crate::element::PrimitiveType;
 use crate::error::{Error, ErrorKind, Locus};
-use crate::layout::Layout;
-use crate::{MAX_DIM_SIZE, MAX_RANK, validate};
+use crate::limits::{MAX_DIM_SIZE, MAX_RANK};
+use crate::model::layout::Layout;
+use crate::validate;
 
 /// One dimension of a shape: a size, or XLA's dynamic forms.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

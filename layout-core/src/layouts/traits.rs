@@ -56,13 +56,13 @@
 
 use core::marker::PhantomData;
 
+use crate::array::{ArrayLayout, DimVec, Slot};
 use crate::element::PrimitiveType;
 use crate::error::{Error, ErrorKind};
-use crate::mixed_layout::MixedLayout;
-use crate::runtime::{ArrayLayout, DimVec, Slot};
-use crate::shape::Shape;
-use crate::static_layout::StaticLayout;
-use crate::typelevel::{AttrSpec, DimList, ElementSpec, NumList, TileList, TypenumCount};
+use crate::layouts::mixed_layout::MixedLayout;
+use crate::layouts::static_layout::StaticLayout;
+use crate::layouts::typelevel::{AttrSpec, DimList, ElementSpec, NumList, TileList, TypenumCount};
+use crate::model::shape::Shape;
 
 /// A layout, known at compile time, partly, or only at run time. Generic
 /// code takes `L: AnyLayout` (or a rank bound, [`HasRank<R>`]) and works
@@ -651,7 +651,7 @@ same_dims!((A0, B0, 0)(A1, B1, 1)(A2, B2, 2)(A3, B3, 3)(A4, B4, 4)(
 
 // The generated ranks must reach MAX_RANK.
 const _: () = assert!(
-    crate::MAX_RANK == 12,
+    crate::limits::MAX_RANK == 12,
     "regenerate the `SameDims` impls for the new MAX_RANK"
 );
 

@@ -8,8 +8,8 @@
 
 use crate::element::PrimitiveType;
 use crate::error::{Error, ErrorKind, Locus};
-use crate::tile::Tile;
-use crate::{MAX_RANK, MAX_SPLIT_CONFIGS, MAX_SPLIT_INDICES, MAX_TILE_LEVELS};
+use crate::limits::{MAX_RANK, MAX_SPLIT_CONFIGS, MAX_SPLIT_INDICES, MAX_TILE_LEVELS};
+use crate::model::tile::Tile;
 
 /// What padding slots of tessera's `pad(...)` extension hold (XLA's old
 /// `PaddingValue`).
@@ -117,7 +117,7 @@ impl Padding {
 /// compares split configs and uses them in [`xla_array_size_bytes`]; they do
 /// not move elements.
 ///
-/// [`xla_array_size_bytes`]: crate::layout_util::xla_array_size_bytes
+/// [`xla_array_size_bytes`]: crate::xla::layout_util::xla_array_size_bytes
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct SplitConfig {
     dimension: usize,

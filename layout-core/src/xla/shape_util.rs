@@ -15,16 +15,16 @@
 //! assert!(shape_util::transpose_is_bitcast(&s, &t, &[1, 2, 0], false));
 //! ```
 
-use crate::MAX_RANK;
+use crate::array::DimVec;
 use crate::error::{Error, ErrorKind, Locus};
-use crate::index_util::{
+use crate::limits::MAX_RANK;
+use crate::model::layout::{Layout, LayoutEquality, Padding};
+use crate::model::shape::{Dim, Shape};
+use crate::text::TreeEvent;
+use crate::xla::index_util::{
     layout_or_default, linear_index_to_multidimensional_index,
     multidimensional_index_to_linear_index, sizes_of,
 };
-use crate::layout::{Layout, LayoutEquality, Padding};
-use crate::runtime::DimVec;
-use crate::shape::{Dim, Shape};
-use crate::text::TreeEvent;
 
 // ---------------------------------------------------------------- helpers
 
@@ -881,7 +881,7 @@ pub const fn move_dim_to_major(shape: &Shape, dim: usize) -> Result<Shape, Error
         return Err(not_array(shape));
     }
     let layout = layout_or_default(shape);
-    match crate::layout_util::move_dim_to_major(&layout, dim) {
+    match crate::xla::layout_util::move_dim_to_major(&layout, dim) {
         Ok(l) => shape.without_layout().with_layout(l),
         Err(e) => Err(e),
     }
@@ -1142,7 +1142,7 @@ pub fn equal_trees(lhs: &[TreeEvent], rhs: &[TreeEvent], eq: ShapeEquality) -> b
 /// `opaque[]`. Tiles add nothing here, as in XLA's CPU and GPU buffer
 /// assignment; XLA's size padded for the first tile (`ShapeUtil::ArraySize`,
 /// what TPU backends allocate) is
-/// [`layout_util::xla_array_size_bytes`](crate::layout_util::xla_array_size_bytes),
+/// [`layout_util::xla_array_size_bytes`](crate::xla::layout_util::xla_array_size_bytes),
 /// tessera's buffer [`ArrayLayout::physical_byte_size`](crate::ArrayLayout::physical_byte_size).
 /// A tuple's own bytes are its [index table](byte_size_of_tuple_index_table).
 ///
