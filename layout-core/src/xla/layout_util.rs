@@ -29,7 +29,6 @@ use crate::model::shape::Shape;
 use crate::model::tile::Tile;
 use crate::text::TreeEvent;
 use crate::xla::index_util::{layout_or_default, sizes_of};
-use crate::xla::shape_util::relayout;
 
 const fn overflow() -> Error {
     Error::new(ErrorKind::Overflow { what: "the size" })
@@ -80,7 +79,7 @@ pub const fn move_dim_to_major(layout: &Layout, dim: usize) -> Result<Layout, Er
         i += 1;
     }
     out[n] = dim;
-    relayout(layout, out.split_at(m.len()).0, layout.padding())
+    layout.with_minor_to_major_and_padding(out.split_at(m.len()).0, layout.padding())
 }
 
 /// `layout` with logical `dim` moved to the most minor position
@@ -104,7 +103,7 @@ pub const fn move_dim_to_minor(layout: &Layout, dim: usize) -> Result<Layout, Er
         }
         i += 1;
     }
-    relayout(layout, out.split_at(m.len()).0, layout.padding())
+    layout.with_minor_to_major_and_padding(out.split_at(m.len()).0, layout.padding())
 }
 
 /// Whether applying `tiles` (outermost first) to an array whose physical
@@ -641,6 +640,24 @@ mod tests {
             &[3, 2, 0, 1]
         );
         assert!(move_dim_to_minor(&l, 7).is_err());
+    }
+
+    /// Moving a dim keeps every other attribute: tiles, `pad(..)` and the
+    /// sparse `P(..)`, which the field-by-field rebuild used to drop.
+    #[test]
+    fn move_dims_keeps_the_attributes() {
+        use crate::model::layout::{Padding, PaddingValue, SparsePhysicalShape};
+        let physical = SparsePhysicalShape::new(PrimitiveType::S32, &[10, 20], &[1, 0]).unwrap();
+        let l = tiled(&[2, 1, 0], &[&[2, 4]])
+            .with_padding(Some(Padding::new(&[3, 6, 8], PaddingValue::Zero).unwrap()))
+            .with_sparse_physical_shape(Some(physical));
+        for moved in [move_dim_to_major(&l, 1), move_dim_to_minor(&l, 0)] {
+            let moved = moved.unwrap();
+            assert_ne!(moved.minor_to_major(), l.minor_to_major());
+            assert_eq!(moved.sparse_physical_shape(), Some(physical));
+            assert_eq!(moved.padding(), l.padding());
+            assert_eq!(moved.tiles(), l.tiles());
+        }
     }
 
     #[test]

@@ -28,40 +28,6 @@ use crate::xla::index_util::{
 
 // ---------------------------------------------------------------- helpers
 
-/// `layout` with a new `minor_to_major` and `padding`, every other
-/// attribute kept.
-pub(crate) const fn relayout(
-    layout: &Layout,
-    minor_to_major: &[usize],
-    padding: Option<Padding>,
-) -> Result<Layout, Error> {
-    let l = match Layout::new(minor_to_major) {
-        Ok(l) => l,
-        Err(e) => return Err(e),
-    };
-    let l = match l.with_tiles(layout.tiles()) {
-        Ok(l) => l,
-        Err(e) => return Err(e),
-    };
-    let l = match l.with_tail_padding_alignment(layout.tail_padding_alignment_in_elements()) {
-        Ok(l) => l,
-        Err(e) => return Err(e),
-    };
-    let l = match l.with_memory_space(layout.memory_space()) {
-        Ok(l) => l,
-        Err(e) => return Err(e),
-    };
-    let l = match l.with_split_configs(layout.split_configs()) {
-        Ok(l) => l,
-        Err(e) => return Err(e),
-    };
-    Ok(l.with_element_size_in_bits(layout.element_size_in_bits())
-        .with_dynamic_shape_metadata_prefix_bytes(layout.dynamic_shape_metadata_prefix_bytes())
-        .with_index_primitive_type(layout.index_primitive_type())
-        .with_pointer_primitive_type(layout.pointer_primitive_type())
-        .with_padding(padding))
-}
-
 /// The `minor_to_major` of `layout` as `usize`s.
 const fn m2m_of(layout: &Layout) -> ([usize; MAX_RANK], usize) {
     let m = layout.minor_to_major();
@@ -176,7 +142,7 @@ pub const fn permute_dimensions_ignoring_layout(
                 Ok(p) => p,
                 Err(e) => return Err(e),
             };
-            match relayout(l, m2m.split_at(n).0, padding) {
+            match l.with_minor_to_major_and_padding(m2m.split_at(n).0, padding) {
                 Ok(l) => Some(l),
                 Err(e) => return Err(e),
             }
@@ -216,7 +182,7 @@ pub const fn permute_dimensions(permutation: &[usize], shape: &Shape) -> Result<
                 Ok(p) => p,
                 Err(e) => return Err(e),
             };
-            match relayout(l, m2m.split_at(old.len()).0, padding) {
+            match l.with_minor_to_major_and_padding(m2m.split_at(old.len()).0, padding) {
                 Ok(l) => Some(l),
                 Err(e) => return Err(e),
             }
@@ -689,7 +655,7 @@ pub const fn insert_dimensions_at_index(
                     }
                 }
             };
-            match relayout(l, m2m.split_at(n).0, padding) {
+            match l.with_minor_to_major_and_padding(m2m.split_at(n).0, padding) {
                 Ok(l) => Some(l),
                 Err(e) => return Err(e),
             }
@@ -752,7 +718,7 @@ pub const fn prepend_major_dimension(bound: usize, shape: &Shape) -> Result<Shap
                     }
                 }
             };
-            match relayout(l, m2m.split_at(old.len() + 1).0, padding) {
+            match l.with_minor_to_major_and_padding(m2m.split_at(old.len() + 1).0, padding) {
                 Ok(nl) => inserted.with_layout(nl),
                 Err(e) => Err(e),
             }
@@ -917,7 +883,7 @@ pub const fn make_shape_with_descending_layout_and_same_physical_layout(
         Ok(p) => p,
         Err(e) => return Err(e),
     };
-    let base = match relayout(&layout, m2m.split_at(n).0, padding) {
+    let base = match layout.with_minor_to_major_and_padding(m2m.split_at(n).0, padding) {
         Ok(l) => l,
         Err(e) => return Err(e),
     };
@@ -1157,8 +1123,8 @@ pub fn equal_trees(lhs: &[TreeEvent], rhs: &[TreeEvent], eq: ShapeEquality) -> b
 /// ```
 pub const fn byte_size_of(shape: &Shape, pointer_size: usize) -> Option<usize> {
     match shape.element_type() {
-        crate::PrimitiveType::Token => return Some(0),
-        crate::PrimitiveType::Opaque => return Some(pointer_size),
+        crate::element::PrimitiveType::Token => return Some(0),
+        crate::element::PrimitiveType::Opaque => return Some(pointer_size),
         _ => {}
     }
     let Ok(count) = shape.element_count() else {
