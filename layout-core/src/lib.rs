@@ -5,20 +5,33 @@
 #[cfg(feature = "std")]
 extern crate std;
 
-// The layers, lowest first: each module uses only the ones above it in
-// this list (`.ci/layering.sh` checks it; DESIGN.md has the tree).
-pub mod array;
-pub mod element;
-pub mod error;
-pub mod hlo;
-mod index;
-pub mod layouts;
+// The layers, lowest first: a module uses only itself and the layers
+// declared before it (`.ci/layering.sh` reads this order and checks it).
+
+// The capacities of the fixed-size engine (`MAX_RANK`, ...).
 pub mod limits;
+// XLA's element types and their widths.
+pub mod element;
+// Errors and the fixed-capacity text of their messages.
+pub mod error;
+// The data model: tiles, layouts, shapes.
 pub mod model;
-pub mod text;
+// The index math: strides, buffer length, offsets.
+mod index;
+// Every rule relating a layout to a shape; the checked constructors.
 pub mod validate;
+// XLA's shape text: lexer, parser, printer.
+pub mod text;
+// `ArrayLayout`, the run-time layout, and its offset terms.
+pub mod array;
+// The layout types (static, mixed, prepared) and their traits.
+pub mod layouts;
+// Loop nests over a layout.
 pub mod walk;
+// Mirrors of XLA's IndexUtil, LayoutUtil and ShapeUtil.
 pub mod xla;
+// Shapes read from HLO module text.
+pub mod hlo;
 
 pub use array::{ArrayLayout, DigitSource, DimVec, PhysicalDim, PhysicalDims, PhysicalShape, Slot};
 pub use element::PrimitiveType;

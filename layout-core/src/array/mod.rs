@@ -325,7 +325,7 @@ impl ArrayLayout {
         element_type: PrimitiveType,
         dims: &[usize],
         minor_to_major: &[usize],
-        tiles: &[crate::Tile],
+        tiles: &[crate::model::tile::Tile],
         tail_padding_alignment: usize,
         element_size_in_bits: u32,
         memory_space: u32,

@@ -249,7 +249,7 @@ where
     pub const RANK: usize = R;
 
     /// The element type.
-    pub const ELEMENT_TYPE: crate::PrimitiveType = Self::TEMPLATE.element_type();
+    pub const ELEMENT_TYPE: crate::element::PrimitiveType = Self::TEMPLATE.element_type();
 
     /// Bits one element takes in the buffer.
     pub const ELEMENT_SIZE_IN_BITS: usize = Self::probe(Self::PROBES[0]).element_size_in_bits();

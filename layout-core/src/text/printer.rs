@@ -76,7 +76,7 @@ impl Display for Layout {
 }
 
 /// XLA prints `#(invalid)` / `*(invalid)` for a non-integral type.
-fn integral_name(t: crate::PrimitiveType) -> &'static str {
+fn integral_name(t: crate::element::PrimitiveType) -> &'static str {
     if t.is_integral() { t.name() } else { "invalid" }
 }
 
