@@ -5,6 +5,11 @@
 //! alone; the rules that relate a layout to a shape are in
 //! [`validate`](crate::validate).
 
-pub mod layout;
-pub mod shape;
+// Lowest first: each file uses only the ones declared before it.
+
+// A tile of a tiled layout (`T(8,128)`).
 pub mod tile;
+// A layout: `minor_to_major`, tiles and the other attributes.
+pub mod layout;
+// A shape: element type, dims and an optional layout.
+pub mod shape;
