@@ -20,10 +20,14 @@ pub use layout_core::{MAX_DIM_SIZE, MAX_PHYSICAL_RANK, MAX_RANK, MAX_TILE_LEVELS
 // The engine's modules, for tools that go beyond the types above: loop
 // nests, the text form, the shapes of HLO modules, offset formulas, and
 // the mirrors of XLA's utility classes.
-pub use layout_core::{
-    element, error, hlo, index_util, layout_util, message, mixed_layout, shape, shape_util,
-    static_layout, terms, text, tile, tiling, traits, typelevel, validate, walk,
-};
+// Flat names, kept stable while layout-core's own modules are grouped by
+// layer (`layout_core::model::shape`, `layout_core::xla::layout_util`, ...).
+pub use layout_core::array::terms;
+pub use layout_core::error::message;
+pub use layout_core::layouts::{mixed_layout, static_layout, tiling, traits, typelevel};
+pub use layout_core::model::{shape, tile};
+pub use layout_core::xla::{index_util, layout_util, shape_util};
+pub use layout_core::{element, error, hlo, text, validate, walk};
 
 /// Type-level numbers for the bounds of [`SameElementCount`] and
 /// [`traits::ElementCountOf`] (the `typenum` crate).
@@ -73,9 +77,9 @@ macro_rules! layout {
 /// What `layout!`'s expansion names. Not public API.
 #[doc(hidden)]
 pub mod __private {
-    pub use layout_core::mixed_layout::MixedLayout;
-    pub use layout_core::static_layout::{Invalid, StaticLayout};
+    pub use layout_core::layouts::mixed_layout::MixedLayout;
+    pub use layout_core::layouts::static_layout::{Invalid, StaticLayout};
     // The numbers, attributes and element markers (`F32`, ...).
-    pub use layout_core::typelevel::*;
+    pub use layout_core::layouts::typelevel::*;
     pub use layout_macros::__layout as layout_macro;
 }

@@ -9,7 +9,8 @@ use std::fmt::Write as _;
 
 use layout_core::hlo::{self, Item, Role};
 use layout_core::text::{TreeEvent, parse_shape_tree};
-use layout_core::{ArrayLayout, ByteSpan, Shape, layout_util, shape_util};
+use layout_core::xla::{layout_util, shape_util};
+use layout_core::{ArrayLayout, ByteSpan, Shape};
 use serde_json::{Value, json};
 
 use crate::commands::Output;

@@ -261,7 +261,7 @@ fn main() -> ExitCode {
             let text = e.render().ansi().to_string();
             let mut stderr = std::io::stderr().lock();
             for line in text.lines() {
-                let _ = writeln!(stderr, "{}", layout_core::message::Escaped(line));
+                let _ = writeln!(stderr, "{}", layout_core::error::message::Escaped(line));
             }
             return ExitCode::from(2);
         }

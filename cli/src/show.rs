@@ -3,7 +3,8 @@
 
 use std::fmt::Write as _;
 
-use layout_core::{ArrayLayout, DimVec, layout_util};
+use layout_core::xla::layout_util;
+use layout_core::{ArrayLayout, DimVec};
 
 use crate::dims;
 use crate::picture::{Grid, Picture};

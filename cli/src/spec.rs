@@ -2,7 +2,7 @@
 //! errors turned into the command's error type (message, input, caret).
 
 use layout_core::ArrayLayout;
-use layout_core::message::Escaped;
+use layout_core::error::message::Escaped;
 
 /// An error the command reports on stderr before exiting with status 2.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -87,7 +87,7 @@ pub enum PrimitiveType {
 
 /// Bytes that `slots` elements of `element_type` take, packed `E(bits)`
 /// to a slot (`ceil(slots × bits / 8)`), or at the type's byte width when
-/// `bits` is 0; `None` above XLA's `int64` ([`MAX_DIM_SIZE`](crate::MAX_DIM_SIZE),
+/// `bits` is 0; `None` above XLA's `int64` ([`MAX_DIM_SIZE`](crate::limits::MAX_DIM_SIZE),
 /// no more than `usize`). The bit count is taken in 128 bits, so packed
 /// sizes near the limit do not overflow early.
 pub(crate) const fn bytes_of_slots(
@@ -100,7 +100,7 @@ pub(crate) const fn bytes_of_slots(
         b => b as u128,
     };
     let bytes = (slots as u128 * bits).div_ceil(8);
-    if bytes > crate::MAX_DIM_SIZE as u128 {
+    if bytes > crate::limits::MAX_DIM_SIZE as u128 {
         None
     } else {
         Some(bytes as usize)

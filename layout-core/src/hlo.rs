@@ -46,8 +46,8 @@
 //! ]);
 //! ```
 
+use crate::error::message::Snippet;
 use crate::error::{ByteSpan, Error, ErrorKind};
-use crate::message::Snippet;
 use crate::text::parse_shape_tree;
 
 /// What a shape in HLO text belongs to.

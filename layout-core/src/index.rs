@@ -23,10 +23,10 @@
 //! [`Work`] transform; nothing here is written twice.
 
 use crate::error::{Error, ErrorKind};
-use crate::layout::Layout;
-use crate::shape::Shape;
-use crate::tile::Tile;
-use crate::{MAX_DIM_SIZE, MAX_PHYSICAL_RANK, MAX_RANK, MAX_TILE_LEVELS};
+use crate::limits::{MAX_DIM_SIZE, MAX_PHYSICAL_RANK, MAX_RANK, MAX_TILE_LEVELS};
+use crate::model::layout::Layout;
+use crate::model::shape::Shape;
+use crate::model::tile::Tile;
 
 /// A shape and an index in physical order during the transform.
 #[derive(Clone, Copy)]

@@ -5,73 +5,55 @@
 #[cfg(feature = "std")]
 extern crate std;
 
-pub mod element;
-pub mod error;
-pub mod hlo;
-mod index;
-pub mod index_util;
-pub mod layout;
-pub mod layout_util;
-pub mod message;
-pub mod mixed_layout;
-mod prepared;
-pub mod runtime;
-pub mod shape;
-pub mod shape_util;
-pub mod static_layout;
-pub mod terms;
-pub mod text;
-pub mod tile;
-pub mod tiling;
-pub mod traits;
-pub mod typelevel;
-pub mod validate;
-pub mod walk;
+// The layers, lowest first: a module uses only itself and the layers
+// declared before it (`.ci/layering.sh` reads this order and checks it).
 
+// The capacities of the fixed-size engine (`MAX_RANK`, ...).
+pub mod limits;
+// XLA's element types and their widths.
+pub mod element;
+// Errors and the fixed-capacity text of their messages.
+pub mod error;
+// The data model: tiles, layouts, shapes.
+pub mod model;
+// The index math: strides, buffer length, offsets.
+mod index;
+// Every rule relating a layout to a shape; the checked constructors.
+pub mod validate;
+// XLA's shape text: lexer, parser, printer.
+pub mod text;
+// `ArrayLayout`, the run-time layout, and its offset terms.
+pub mod array;
+// The layout types (static, mixed, prepared) and their traits.
+pub mod layouts;
+// Loop nests over a layout.
+pub mod walk;
+// Mirrors of XLA's IndexUtil, LayoutUtil and ShapeUtil.
+pub mod xla;
+// Shapes read from HLO module text.
+pub mod hlo;
+
+pub use array::{ArrayLayout, DigitSource, DimVec, PhysicalDim, PhysicalDims, PhysicalShape, Slot};
 pub use element::PrimitiveType;
+pub use error::message::{Message, Snippet};
 pub use error::{ByteSpan, Error, ErrorKind, Locus, Report};
-pub use layout::{Layout, LayoutEquality, Padding, PaddingValue, SparsePhysicalShape, SplitConfig};
-pub use message::{Message, Snippet};
-pub use mixed_layout::MixedLayout;
-pub use prepared::PreparedLayout;
-pub use runtime::{
-    ArrayLayout, DigitSource, DimVec, PhysicalDim, PhysicalDims, PhysicalShape, Slot,
-};
-pub use shape::{Dim, Shape};
-pub use static_layout::{SlotOf, StaticLayout};
-pub use tile::{Tile, TileDim};
-pub use tiling::{
+pub use layouts::mixed_layout::MixedLayout;
+pub use layouts::prepared::PreparedLayout;
+pub use layouts::static_layout::{SlotOf, StaticLayout};
+pub use layouts::tiling::{
     HasTiles, StaticGrid, StaticTilePlace, TileGrid, TileOf, TilePlace, TilePlacement, TiledLayout,
 };
-pub use traits::{AnyLayout, HasRank, KnownLayout, RowMajorDense, SameElementCount, SameShape};
-/// typenum, for bounds on [`SameElementCount`] and [`traits::ElementCountOf`].
-pub use typenum;
-
-/// Most dimensions a shape may have. XLA has no fixed limit; 12 covers
-/// every shape in XLA's tests (which reach rank 10) while keeping every
-/// type a small fixed-size value.
-pub const MAX_RANK: usize = 12;
-
-/// Most tile levels in one layout (`T(8,128)(2,1)` has 2).
-pub const MAX_TILE_LEVELS: usize = 4;
-
-/// Most dimensions of a physical (tiled) shape: each tile level can add
-/// as many dims as it has entries.
-pub const MAX_PHYSICAL_RANK: usize = MAX_RANK * (MAX_TILE_LEVELS + 1);
-
-/// Most `SC(..)` split configs in one layout.
-pub const MAX_SPLIT_CONFIGS: usize = 4;
-
-/// Most split indices in one split config.
-pub const MAX_SPLIT_INDICES: usize = 8;
-
-/// Deepest nesting of tuples the text parser accepts.
-pub const MAX_TUPLE_DEPTH: usize = 64;
-
-/// Largest dimension size: XLA's `int64` limit, or `usize::MAX` on
-/// targets where that is smaller.
-pub const MAX_DIM_SIZE: usize = if usize::MAX as u64 > i64::MAX as u64 {
-    i64::MAX as usize
-} else {
-    usize::MAX
+pub use layouts::traits::{
+    AnyLayout, HasRank, KnownLayout, RowMajorDense, SameElementCount, SameShape,
 };
+pub use limits::{
+    MAX_DIM_SIZE, MAX_PHYSICAL_RANK, MAX_RANK, MAX_SPLIT_CONFIGS, MAX_SPLIT_INDICES,
+    MAX_TILE_LEVELS, MAX_TUPLE_DEPTH,
+};
+pub use model::layout::{
+    Layout, LayoutEquality, Padding, PaddingValue, SparsePhysicalShape, SplitConfig,
+};
+pub use model::shape::{Dim, Shape};
+pub use model::tile::{Tile, TileDim};
+/// typenum, for bounds on [`SameElementCount`] and [`layouts::traits::ElementCountOf`].
+pub use typenum;

@@ -27,9 +27,10 @@
 //!     `ShapeUtil::ValidateShapeSize` does
 //!     ([`Shape::without_layout_from_dims`]).
 
+use crate::element::PrimitiveType;
 use crate::error::{Error, ErrorKind, Locus};
-use crate::layout::Layout;
-use crate::shape::{Dim, Shape};
+use crate::model::layout::{Layout, SparsePhysicalShape};
+use crate::model::shape::{Dim, Shape};
 
 /// Checks `layout` against `shape` (whose own layout, if any, is ignored).
 /// Token and opaque shapes accept only the empty layout.
@@ -277,6 +278,99 @@ pub const fn validate_layout_in_shape(
         Some(l) => validate_layout_for_shape(l, shape),
         None if allow_missing_layouts || !shape.is_array() => Ok(()),
         None => Err(Error::new(ErrorKind::MissingLayout)),
+    }
+}
+
+// The constructors that put a layout on a shape, with the rules they apply,
+// so that the data model below needs no rules of its own.
+
+impl Shape {
+    /// The same shape with `layout`, checked by
+    /// [`validate_layout_for_shape`].
+    ///
+    /// A `token` or `opaque` shape accepts only the empty layout and keeps
+    /// none, as XLA prints none (so `token[]{:}` reads as `token[]`).
+    ///
+    /// # Errors
+    /// The first rule the layout breaks.
+    pub const fn with_layout(self, layout: Layout) -> Result<Shape, Error> {
+        match validate_layout_for_shape(&layout, &self) {
+            Ok(()) => Ok(self.with_valid_layout(layout)),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// The same shape with another element type; `E(n)` is kept only when
+    /// the new type is sub-byte and not `pred`, as
+    /// `ShapeUtil::ChangeElementType` does.
+    ///
+    /// # Errors
+    /// A non-array `element_type`, or a kept `E(n)` the new type rejects.
+    pub const fn with_element_type(self, element_type: PrimitiveType) -> Result<Shape, Error> {
+        if !element_type.is_array() || !self.is_array() {
+            return Err(Error::at(
+                ErrorKind::NotAnArrayType { element_type },
+                Locus::ElementType,
+            ));
+        }
+        let layout = self.layout();
+        let retyped = self.retyped(element_type);
+        if let Some(&l) = layout {
+            let keep = element_type.is_sub_byte() && !matches!(element_type, PrimitiveType::Pred);
+            let l = if keep {
+                l
+            } else {
+                l.with_element_size_in_bits(0)
+            };
+            return retyped.with_layout(l);
+        }
+        Ok(retyped)
+    }
+
+    /// Rebuilds the shape with new dims and layout, checking both; used by
+    /// the dimension-editing helpers.
+    pub(crate) const fn rebuild(
+        element_type: PrimitiveType,
+        dims: &[Dim],
+        layout: Option<Layout>,
+    ) -> Result<Shape, Error> {
+        match Shape::without_layout_from_dims(element_type, dims) {
+            Ok(s) => match layout {
+                Some(l) => s.with_layout(l),
+                None => Ok(s),
+            },
+            Err(e) => Err(e),
+        }
+    }
+}
+
+impl SparsePhysicalShape {
+    /// A physical shape of static `dims` with `minor_to_major`.
+    ///
+    /// # Errors
+    /// A rank above [`MAX_RANK`](crate::MAX_RANK), or a `minor_to_major`
+    /// that is not a permutation of the dimensions.
+    pub const fn new(
+        element_type: PrimitiveType,
+        dims: &[usize],
+        minor_to_major: &[usize],
+    ) -> Result<SparsePhysicalShape, Error> {
+        let shape = match Shape::new(element_type, dims) {
+            Ok(s) => s,
+            Err(e) => return Err(e),
+        };
+        let layout = match Layout::new(minor_to_major) {
+            Ok(l) => l,
+            Err(e) => return Err(e),
+        };
+        if let Err(e) = validate_layout_for_shape(&layout, &shape) {
+            return Err(e);
+        }
+        Ok(SparsePhysicalShape::from_valid_parts(
+            element_type,
+            dims,
+            layout.minor_to_major(),
+        ))
     }
 }
 

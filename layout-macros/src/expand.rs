@@ -2,7 +2,7 @@
 //! `StaticLayout` type under `$crate::__private`, or one spanned error in
 //! an `Invalid` placeholder type.
 
-use layout_core::typelevel::{element_marker_name, padding_value_code};
+use layout_core::layouts::typelevel::{element_marker_name, padding_value_code};
 use layout_core::{ArrayLayout, Dim, Shape, text};
 use proc_macro2::{Ident, Literal, Span, TokenStream, TokenTree};
 use quote::quote;

@@ -3,7 +3,7 @@
 //! [`SameShape`](layout_core::SameShape), [`KnownLayout`](layout_core::KnownLayout))
 //! come from the engine; tensors accept every layout that implements them.
 
-use layout_core::typelevel::{self, AttrSpec, DimList, ElementSpec, NumList, TileList};
+use layout_core::layouts::typelevel::{self, AttrSpec, DimList, ElementSpec, NumList, TileList};
 use layout_core::{
     AnyLayout, ArrayLayout, KnownLayout, MixedLayout, PreparedLayout, StaticLayout, TileOf,
 };

@@ -67,10 +67,10 @@
 use core::fmt;
 use core::marker::PhantomData;
 
-use layout_core::typelevel::{AttrSpec, DimList, ElementSpec, NumList, TileList};
+use layout_core::layouts::typelevel::{AttrSpec, DimList, ElementSpec, NumList, TileList};
 /// The sub-byte element markers: the engine's
-/// ([`layout_core::typelevel`]), so that `S4` names one type everywhere.
-pub use layout_core::typelevel::{F4e2m1fn, Pred, S1, S2, S4, U1, U2, U4};
+/// ([`layout_core::layouts::typelevel`]), so that `S4` names one type everywhere.
+pub use layout_core::layouts::typelevel::{F4e2m1fn, Pred, S1, S2, S4, U1, U2, U4};
 use layout_core::walk::LoopNest;
 use layout_core::{ArrayLayout, Error, ErrorKind, Locus, PrimitiveType, StaticLayout};
 
@@ -767,7 +767,7 @@ impl<S: Storage<Elem = u8>, L: AnyLayout, E: SubByte> PackedBase<S, L, E> {
             if row[d] >= layout.size(d) {
                 let mut index = [0usize; layout_core::MAX_RANK];
                 index[..row.len()].copy_from_slice(row);
-                return Err(layout_core::traits::bounds_error(
+                return Err(layout_core::layouts::traits::bounds_error(
                     &layout.sizes(),
                     &index[..rank],
                 ));

@@ -388,7 +388,7 @@ where
     fn out_of_bounds(&self, index: &[usize]) -> ! {
         panic!(
             "{}",
-            layout_core::traits::bounds_error(&self.layout.sizes(), index)
+            layout_core::layouts::traits::bounds_error(&self.layout.sizes(), index)
         )
     }
 

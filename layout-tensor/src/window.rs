@@ -469,6 +469,6 @@ where
 fn outside(extent: &[usize], index: &[usize]) -> ! {
     panic!(
         "{}",
-        layout_core::traits::bounds_error(&DimVec::from_slice(extent), index)
+        layout_core::layouts::traits::bounds_error(&DimVec::from_slice(extent), index)
     )
 }

@@ -7,8 +7,8 @@
 //! (`3usize`, `0x10`) is one invalid-integer token, never a number and an
 //! identifier.
 
+use crate::error::message::Snippet;
 use crate::error::{ByteSpan, Error, ErrorKind};
-use crate::message::Snippet;
 
 /// What a token is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -5,12 +5,12 @@ use core::fmt;
 use super::lexer::{Lexer, Token, TokenKind};
 use crate::element::PrimitiveType;
 use crate::error::{ByteSpan, Error, ErrorKind, Locus};
-use crate::layout::{Layout, Padding, PaddingValue, SparsePhysicalShape, SplitConfig};
-use crate::shape::{Dim, Shape};
-use crate::tile::Tile;
-use crate::{
+use crate::limits::{
     MAX_DIM_SIZE, MAX_RANK, MAX_SPLIT_CONFIGS, MAX_SPLIT_INDICES, MAX_TILE_LEVELS, MAX_TUPLE_DEPTH,
 };
+use crate::model::layout::{Layout, Padding, PaddingValue, SparsePhysicalShape, SplitConfig};
+use crate::model::shape::{Dim, Shape};
+use crate::model::tile::Tile;
 
 /// Byte spans of the parts of a parsed shape, so that a rule broken by the
 /// shape can point at the offending text.
@@ -979,7 +979,7 @@ impl core::str::FromStr for PrimitiveType {
         PrimitiveType::from_name(s).ok_or_else(|| {
             Error::spanned(
                 ErrorKind::UnknownElementType {
-                    name: crate::message::Snippet::new(s),
+                    name: crate::error::message::Snippet::new(s),
                 },
                 ByteSpan::new(0, s.len()),
             )

@@ -3,8 +3,8 @@
 
 use core::fmt::{self, Display, Formatter, Write};
 
-use crate::layout::Layout;
-use crate::shape::{Dim, Shape};
+use crate::model::layout::Layout;
+use crate::model::shape::{Dim, Shape};
 
 impl Display for Layout {
     /// XLA's form: `{1,0:T(8,128)(2,1)L(4)E(4)S(1)SC(0:8)M(16)}`, with
@@ -76,7 +76,7 @@ impl Display for Layout {
 }
 
 /// XLA prints `#(invalid)` / `*(invalid)` for a non-integral type.
-fn integral_name(t: crate::PrimitiveType) -> &'static str {
+fn integral_name(t: crate::element::PrimitiveType) -> &'static str {
     if t.is_integral() { t.name() } else { "invalid" }
 }
 

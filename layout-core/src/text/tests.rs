@@ -265,7 +265,7 @@ fn tuples_and_buffers() {
     assert_eq!(
         e.kind(),
         ErrorKind::NestingTooDeep {
-            max: crate::MAX_TUPLE_DEPTH
+            max: crate::limits::MAX_TUPLE_DEPTH
         }
     );
 }
@@ -419,7 +419,7 @@ fn echoed_input_has_controls_escaped() {
         assert!(
             !report
                 .lines()
-                .any(|l| l.chars().any(crate::message::needs_escape)),
+                .any(|l| l.chars().any(crate::error::message::needs_escape)),
             "{report:?}"
         );
     }

@@ -19,10 +19,10 @@
 //!   x % 128  128          [1, 1]
 //! ```
 
-use crate::MAX_RANK;
-use crate::mixed_layout::{probe_extents, tile_span};
-use crate::runtime::ArrayLayout;
-use crate::shape::{Dim, Shape};
+use crate::array::ArrayLayout;
+use crate::layouts::mixed_layout::{probe_extents, tile_span};
+use crate::limits::MAX_RANK;
+use crate::model::shape::{Dim, Shape};
 use crate::walk::{Level, LoopNest};
 
 /// A relayout [`LoopNest`] for two layouts whose dims may be known only at

@@ -8,8 +8,8 @@
 
 use crate::element::PrimitiveType;
 use crate::error::{Error, ErrorKind, Locus};
-use crate::tile::Tile;
-use crate::{MAX_RANK, MAX_SPLIT_CONFIGS, MAX_SPLIT_INDICES, MAX_TILE_LEVELS};
+use crate::limits::{MAX_RANK, MAX_SPLIT_CONFIGS, MAX_SPLIT_INDICES, MAX_TILE_LEVELS};
+use crate::model::tile::Tile;
 
 /// What padding slots of tessera's `pad(...)` extension hold (XLA's old
 /// `PaddingValue`).
@@ -117,7 +117,7 @@ impl Padding {
 /// compares split configs and uses them in [`xla_array_size_bytes`]; they do
 /// not move elements.
 ///
-/// [`xla_array_size_bytes`]: crate::layout_util::xla_array_size_bytes
+/// [`xla_array_size_bytes`]: crate::xla::layout_util::xla_array_size_bytes
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct SplitConfig {
     dimension: usize,
@@ -173,39 +173,28 @@ pub struct SparsePhysicalShape {
 }
 
 impl SparsePhysicalShape {
-    /// A physical shape of static `dims` with `minor_to_major`.
-    ///
-    /// # Errors
-    /// A rank above [`MAX_RANK`], or a `minor_to_major` that is not a
-    /// permutation of the dimensions.
-    pub const fn new(
+    /// A physical shape of `dims` with `minor_to_major`, which the rules
+    /// of [`validate`](crate::validate) accept for them (the checked
+    /// [`SparsePhysicalShape::new`] calls this).
+    pub(crate) const fn from_valid_parts(
         element_type: PrimitiveType,
         dims: &[usize],
-        minor_to_major: &[usize],
-    ) -> Result<SparsePhysicalShape, Error> {
-        let shape = match crate::Shape::new(element_type, dims) {
-            Ok(s) => s,
-            Err(e) => return Err(e),
-        };
-        let layout = match Layout::new(minor_to_major) {
-            Ok(l) => l,
-            Err(e) => return Err(e),
-        };
-        if let Err(e) = crate::validate::validate_layout_for_shape(&layout, &shape) {
-            return Err(e);
-        }
+        minor_to_major: &[u8],
+    ) -> SparsePhysicalShape {
         let mut d = [0usize; MAX_RANK];
+        let mut m = [0u8; MAX_RANK];
         let mut i = 0;
         while i < dims.len() {
             d[i] = dims[i];
+            m[i] = minor_to_major[i];
             i += 1;
         }
-        Ok(SparsePhysicalShape {
+        SparsePhysicalShape {
             element_type,
             rank: dims.len() as u8,
             dims: d,
-            minor_to_major: layout.minor_to_major,
-        })
+            minor_to_major: m,
+        }
     }
 
     /// The element type.
@@ -599,6 +588,28 @@ impl Layout {
     pub const fn with_pointer_primitive_type(mut self, t: Option<PrimitiveType>) -> Layout {
         self.pointer_primitive_type = t;
         self
+    }
+
+    /// The same layout with another `minor_to_major` (of any rank) and
+    /// `padding`, every other attribute kept, `P(..)` included: what XLA's
+    /// utilities do when they permute, insert or delete dimensions (copy
+    /// the layout, edit its `minor_to_major`).
+    ///
+    /// # Errors
+    /// As [`Layout::new`].
+    pub(crate) const fn with_minor_to_major_and_padding(
+        mut self,
+        minor_to_major: &[usize],
+        padding: Option<Padding>,
+    ) -> Result<Layout, Error> {
+        let order = match Layout::new(minor_to_major) {
+            Ok(l) => l,
+            Err(e) => return Err(e),
+        };
+        self.rank = order.rank;
+        self.minor_to_major = order.minor_to_major;
+        self.padding = padding;
+        Ok(self)
     }
 
     /// The same layout with `P(shape)`; see

@@ -1,7 +1,7 @@
 //! One level of tiling: `T(8,128)`, `T(2,*,128)`.
 
-use crate::MAX_RANK;
 use crate::error::{Error, ErrorKind};
+use crate::limits::MAX_RANK;
 
 /// One entry of a [`Tile`]: a size, or `*`, which combines that dimension
 /// into the next more-minor one before tiling (XLA's

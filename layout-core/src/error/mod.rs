@@ -5,8 +5,10 @@
 //! compile-time evaluation panic all say the same sentence. Messages follow
 //! rustc's style: lower case, no final period, code in backticks.
 
+pub mod message;
+
 use crate::element::PrimitiveType;
-use crate::message::{Escaped, Message, Snippet, echo_width};
+use crate::error::message::{Escaped, Message, Snippet, echo_width};
 
 /// A range of bytes `start..end` in the text that was parsed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
@@ -157,7 +159,7 @@ pub enum ErrorKind {
     /// The writer given to [`write_canonical`](crate::text::write_canonical)
     /// failed.
     WriteFailed,
-    /// Tuples nested deeper than [`MAX_TUPLE_DEPTH`](crate::MAX_TUPLE_DEPTH).
+    /// Tuples nested deeper than [`MAX_TUPLE_DEPTH`](crate::limits::MAX_TUPLE_DEPTH).
     NestingTooDeep {
         /// The limit.
         max: usize,
@@ -174,7 +176,7 @@ pub enum ErrorKind {
         /// The type found.
         element_type: PrimitiveType,
     },
-    /// More dimensions than [`MAX_RANK`](crate::MAX_RANK).
+    /// More dimensions than [`MAX_RANK`](crate::limits::MAX_RANK).
     RankTooLarge {
         /// The rank asked for.
         rank: usize,
@@ -223,14 +225,14 @@ pub enum ErrorKind {
         /// The repeated dimension.
         dim: usize,
     },
-    /// More tile levels than [`MAX_TILE_LEVELS`](crate::MAX_TILE_LEVELS).
+    /// More tile levels than [`MAX_TILE_LEVELS`](crate::limits::MAX_TILE_LEVELS).
     TooManyTileLevels {
         /// The limit.
         max: usize,
     },
     /// A tile with no entries, `()`.
     EmptyTile,
-    /// A tile with more entries than [`MAX_RANK`](crate::MAX_RANK).
+    /// A tile with more entries than [`MAX_RANK`](crate::limits::MAX_RANK).
     TileRankTooLarge {
         /// Entries given.
         rank: usize,

@@ -1,15 +1,15 @@
 //! [`PreparedLayout`]: a run-time layout with its offset formula computed
 //! once, for per-element work.
 
+use crate::array::terms::OffsetTerms;
+use crate::array::{ArrayLayout, DimVec, Slot};
 use crate::element::PrimitiveType;
 use crate::error::Error;
-use crate::mixed_layout::MixedLayout;
-use crate::runtime::{ArrayLayout, DimVec, Slot};
-use crate::shape::Shape;
-use crate::static_layout::StaticLayout;
-use crate::terms::OffsetTerms;
-use crate::traits::{AnyLayout, HasRank, SameShape};
-use crate::typelevel::{AttrSpec, DimList, ElementSpec, NumList, TileList};
+use crate::layouts::mixed_layout::MixedLayout;
+use crate::layouts::static_layout::StaticLayout;
+use crate::layouts::traits::{AnyLayout, HasRank, SameShape};
+use crate::layouts::typelevel::{AttrSpec, DimList, ElementSpec, NumList, TileList};
+use crate::model::shape::Shape;
 
 /// A run-time [`ArrayLayout`] prepared for indexing: its offset formula
 /// ([`OffsetTerms`]) is computed once, so each offset costs a few shifts

@@ -2,12 +2,14 @@
 //! face of the engine. Static `layout!` types hold one as an associated
 //! const and call the same methods.
 
+pub mod terms;
+
 use crate::element::PrimitiveType;
 use crate::error::{Error, ErrorKind, Locus};
 use crate::index;
-use crate::layout::Layout;
-use crate::shape::{Dim, Shape};
-use crate::{MAX_PHYSICAL_RANK, MAX_RANK};
+use crate::limits::{MAX_PHYSICAL_RANK, MAX_RANK};
+use crate::model::layout::Layout;
+use crate::model::shape::{Dim, Shape};
 
 /// Up to [`MAX_RANK`] numbers, one per logical dimension: an index, sizes
 /// or strides. Dereferences to `[usize]`.
@@ -224,7 +226,7 @@ impl ArrayLayout {
     ///
     /// # Errors
     /// A non-array type, an unbounded (`?`) dimension, or a buffer whose
-    /// length or byte size is above XLA's `int64` ([`MAX_DIM_SIZE`](crate::MAX_DIM_SIZE)), as
+    /// length or byte size is above XLA's `int64` ([`MAX_DIM_SIZE`](crate::limits::MAX_DIM_SIZE)), as
     /// `L(n)` can make it.
     pub const fn new(shape: Shape) -> Result<ArrayLayout, Error> {
         if !shape.is_array() {
@@ -323,7 +325,7 @@ impl ArrayLayout {
         element_type: PrimitiveType,
         dims: &[usize],
         minor_to_major: &[usize],
-        tiles: &[crate::Tile],
+        tiles: &[crate::model::tile::Tile],
         tail_padding_alignment: usize,
         element_size_in_bits: u32,
         memory_space: u32,
@@ -429,7 +431,7 @@ impl ArrayLayout {
     /// Number of slots in the buffer (elements and padding): what offsets
     /// need, rounded up to `L(n)`. For repeated tiling this is the product
     /// of the final tiled shape, which can exceed XLA's `ArraySize` (see
-    /// [`layout_util::xla_array_size_bytes`](crate::layout_util::xla_array_size_bytes)).
+    /// [`layout_util::xla_array_size_bytes`](crate::xla::layout_util::xla_array_size_bytes)).
     #[inline]
     pub const fn buffer_len(&self) -> usize {
         self.buffer_len

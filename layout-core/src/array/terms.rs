@@ -2,8 +2,8 @@
 //! computed once by the engine and evaluated with a few multiplications
 //! per index, for run-time layouts that index many times.
 
-use crate::MAX_PHYSICAL_RANK;
-use crate::runtime::{ArrayLayout, DigitSource};
+use crate::array::{ArrayLayout, DigitSource};
+use crate::limits::MAX_PHYSICAL_RANK;
 
 /// One term of an offset: `stride * ((index[dim] / div) % modulus)`, with
 /// no modulus when `modulus == 0`.

@@ -30,17 +30,17 @@
 use core::borrow::Borrow;
 use core::marker::PhantomData;
 
-use crate::MAX_RANK;
+use crate::array::terms::OffsetTerms;
+use crate::array::{ArrayLayout, DimVec, Slot};
 use crate::element::PrimitiveType;
 use crate::error::{Error, ErrorKind, Locus};
-use crate::layout::Layout;
-use crate::prepared::PreparedLayout;
-use crate::runtime::{ArrayLayout, DimVec, Slot};
-use crate::shape::{Dim, Shape};
-use crate::static_layout::StaticLayout;
-use crate::terms::OffsetTerms;
-use crate::traits::{AnyLayout, HasRank, KnownLayout};
-use crate::typelevel::{AttrSpec, DimList, ElementSpec, NumList, TileList};
+use crate::layouts::prepared::PreparedLayout;
+use crate::layouts::static_layout::StaticLayout;
+use crate::layouts::traits::{AnyLayout, HasRank, KnownLayout};
+use crate::layouts::typelevel::{AttrSpec, DimList, ElementSpec, NumList, TileList};
+use crate::limits::MAX_RANK;
+use crate::model::layout::Layout;
+use crate::model::shape::{Dim, Shape};
 
 /// The first-level tiles of a tiled layout: how many along each logical
 /// dimension, their memory order, the block of the buffer each one is, and
@@ -727,7 +727,7 @@ impl TiledLayout for PreparedLayout {
 }
 
 impl<const R: usize, const K: usize, T, D, M, Ti, A> TiledLayout
-    for crate::mixed_layout::MixedLayout<R, K, T, D, M, Ti, A>
+    for crate::layouts::mixed_layout::MixedLayout<R, K, T, D, M, Ti, A>
 where
     Self: AnyLayout,
 {

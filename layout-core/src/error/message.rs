@@ -157,7 +157,7 @@ impl Message {
 /// U+200E, U+200F, U+202A..=U+202E, U+2066..=U+2069) that reorder a line.
 ///
 /// ```
-/// use layout_core::message::needs_escape;
+/// use layout_core::error::message::needs_escape;
 /// assert!(needs_escape('\u{1b}') && needs_escape('\u{202e}') && needs_escape('\0'));
 /// assert!(!needs_escape('é') && !needs_escape(' '));
 /// ```
@@ -180,7 +180,7 @@ pub const fn needs_escape(c: char) -> bool {
 /// `\u{1b}`), or `None` when `c` is shown as itself.
 ///
 /// ```
-/// use layout_core::message::escape_char;
+/// use layout_core::error::message::escape_char;
 /// assert_eq!(escape_char('\u{202e}').unwrap().as_str(), "\\u{202e}");
 /// assert_eq!(escape_char('\0').unwrap().as_str(), "\\0");
 /// assert!(escape_char('x').is_none());
@@ -278,7 +278,7 @@ const fn decode_char(bytes: &[u8], i: usize) -> (char, usize) {
 /// echoing input (messages, caret reports, command-line output).
 ///
 /// ```
-/// use layout_core::message::Escaped;
+/// use layout_core::error::message::Escaped;
 /// assert_eq!(Escaped("f32[3\u{1b}[31m]").to_string(), "f32[3\\u{1b}[31m]");
 /// ```
 #[derive(Clone, Copy, Debug)]
@@ -299,7 +299,7 @@ impl core::fmt::Display for Escaped<'_> {
 /// Columns `c` takes when echoed: its escape's length, else 1.
 ///
 /// ```
-/// use layout_core::message::echo_width;
+/// use layout_core::error::message::echo_width;
 /// assert_eq!((echo_width('\u{1b}'), echo_width('é')), (6, 1));
 /// ```
 pub fn echo_width(c: char) -> usize {

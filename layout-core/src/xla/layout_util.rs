@@ -20,16 +20,15 @@
 //! assert_eq!(tessera::ArrayLayout::new(tiled).unwrap().buffer_len(), 64);
 //! ```
 
+use crate::array::{ArrayLayout, DimVec};
 use crate::element::PrimitiveType;
 use crate::error::{Error, ErrorKind};
-use crate::index_util::{layout_or_default, sizes_of};
-use crate::layout::{Layout, LayoutEquality};
-use crate::runtime::{ArrayLayout, DimVec};
-use crate::shape::Shape;
-use crate::shape_util::relayout;
+use crate::limits::{MAX_PHYSICAL_RANK, MAX_RANK};
+use crate::model::layout::{Layout, LayoutEquality};
+use crate::model::shape::Shape;
+use crate::model::tile::Tile;
 use crate::text::TreeEvent;
-use crate::tile::Tile;
-use crate::{MAX_PHYSICAL_RANK, MAX_RANK};
+use crate::xla::index_util::{layout_or_default, sizes_of};
 
 const fn overflow() -> Error {
     Error::new(ErrorKind::Overflow { what: "the size" })
@@ -80,7 +79,7 @@ pub const fn move_dim_to_major(layout: &Layout, dim: usize) -> Result<Layout, Er
         i += 1;
     }
     out[n] = dim;
-    relayout(layout, out.split_at(m.len()).0, layout.padding())
+    layout.with_minor_to_major_and_padding(out.split_at(m.len()).0, layout.padding())
 }
 
 /// `layout` with logical `dim` moved to the most minor position
@@ -104,7 +103,7 @@ pub const fn move_dim_to_minor(layout: &Layout, dim: usize) -> Result<Layout, Er
         }
         i += 1;
     }
-    relayout(layout, out.split_at(m.len()).0, layout.padding())
+    layout.with_minor_to_major_and_padding(out.split_at(m.len()).0, layout.padding())
 }
 
 /// Whether applying `tiles` (outermost first) to an array whose physical
@@ -296,7 +295,7 @@ const fn bytes_of(shape: &Shape, layout: &Layout, elements: usize) -> Option<usi
 ///
 /// `None` when the first tile has a `*` entry (XLA's linearizers do not
 /// implement them), for a non-array shape, a `?` dimension, or on overflow
-/// (of XLA's `int64`: [`MAX_DIM_SIZE`](crate::MAX_DIM_SIZE)). A shape without a
+/// (of XLA's `int64`: [`MAX_DIM_SIZE`](crate::limits::MAX_DIM_SIZE)). A shape without a
 /// layout uses the default one.
 pub const fn xla_array_size_bytes(shape: &Shape) -> Option<usize> {
     let Ok(sizes) = sizes_of(shape) else {
@@ -588,7 +587,7 @@ pub fn copy_layout_between_trees(src: &[TreeEvent], dst: &mut [TreeEvent]) -> Re
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::layout::SplitConfig;
+    use crate::model::layout::SplitConfig;
 
     fn shape(ty: PrimitiveType, dims: &[usize], layout: Layout) -> Shape {
         Shape::new(ty, dims).unwrap().with_layout(layout).unwrap()
@@ -641,6 +640,24 @@ mod tests {
             &[3, 2, 0, 1]
         );
         assert!(move_dim_to_minor(&l, 7).is_err());
+    }
+
+    /// Moving a dim keeps every other attribute: tiles, `pad(..)` and the
+    /// sparse `P(..)`, which the field-by-field rebuild used to drop.
+    #[test]
+    fn move_dims_keeps_the_attributes() {
+        use crate::model::layout::{Padding, PaddingValue, SparsePhysicalShape};
+        let physical = SparsePhysicalShape::new(PrimitiveType::S32, &[10, 20], &[1, 0]).unwrap();
+        let l = tiled(&[2, 1, 0], &[&[2, 4]])
+            .with_padding(Some(Padding::new(&[3, 6, 8], PaddingValue::Zero).unwrap()))
+            .with_sparse_physical_shape(Some(physical));
+        for moved in [move_dim_to_major(&l, 1), move_dim_to_minor(&l, 0)] {
+            let moved = moved.unwrap();
+            assert_ne!(moved.minor_to_major(), l.minor_to_major());
+            assert_eq!(moved.sparse_physical_shape(), Some(physical));
+            assert_eq!(moved.padding(), l.padding());
+            assert_eq!(moved.tiles(), l.tiles());
+        }
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! [`StaticLayout`]: a layout known at compile time, as a zero-sized type.
 //!
 //! `tessera::layout!(f32[3,5]{1,0:T(2,2)})` names one of these types. Its
-//! generic parameters carry only numbers ([`typelevel`](crate::typelevel)),
+//! generic parameters carry only numbers ([`typelevel`](crate::layouts::typelevel)),
 //! written from the engine's canonical parse, so equal layouts are one type
 //! however they are written. One associated const, [`StaticLayout::LAYOUT`],
 //! builds the engine's plain-data [`ArrayLayout`] from those numbers with the
@@ -18,7 +18,7 @@
 //!
 //! | need | mechanism |
 //! | --- | --- |
-//! | the numbers of a layout | const generics: [`N<V>`](crate::typelevel::N) markers in tuples |
+//! | the numbers of a layout | const generics: [`N<V>`](crate::layouts::typelevel::N) markers in tuples |
 //! | rank-typed indices `[usize; RANK]` | the direct const parameter `RANK` |
 //! | "has rank R" in a signature ([`HasRank`](crate::HasRank)) | const generics |
 //! | "same shape and element type" ([`SameShape`](crate::SameShape)) | const generics and type equality |
@@ -40,21 +40,21 @@
 use core::fmt;
 use core::marker::PhantomData;
 
+use crate::array::{ArrayLayout, DigitSource, PhysicalDims, PhysicalShape, Slot};
 use crate::element::PrimitiveType;
 use crate::error::Error;
-use crate::layout::{Layout, Padding, SplitConfig};
-use crate::runtime::{ArrayLayout, DigitSource, PhysicalDims, PhysicalShape, Slot};
-use crate::shape::{Dim, Shape};
-use crate::tile::Tile;
-use crate::traits::KnownLayout;
-use crate::typelevel::{AttrSpec, DimList, ElementSpec, NumList, TileList};
+use crate::layouts::traits::KnownLayout;
+use crate::layouts::typelevel::{AttrSpec, DimList, ElementSpec, NumList, TileList};
+use crate::model::layout::{Layout, Padding, SplitConfig};
+use crate::model::shape::{Dim, Shape};
+use crate::model::tile::Tile;
 
 /// A layout known at compile time: a zero-sized type whose parameters are
 /// the layout's numbers. Write it with `tessera::layout!`, not by hand.
 ///
 /// - `RANK`: the number of dimensions (so indices are `[usize; RANK]`);
-/// - `Element`: the element type as a marker type ([`F32`](crate::typelevel::F32),
-///   [`Bf16`](crate::typelevel::Bf16), ... an [`ElementSpec`]), so that
+/// - `Element`: the element type as a marker type ([`F32`](crate::layouts::typelevel::F32),
+///   [`Bf16`](crate::layouts::typelevel::Bf16), ... an [`ElementSpec`]), so that
 ///   compiler messages name it;
 /// - `ROW_MAJOR_DENSE`: what the engine's
 ///   [`ArrayLayout::is_row_major_dense`] says, so signatures can require it
@@ -146,7 +146,7 @@ pub const fn build_array_layout(
     }
 }
 
-/// Why a layout with [`Attrs`](crate::typelevel::Attrs) all at their
+/// Why a layout with [`Attrs`](crate::layouts::typelevel::Attrs) all at their
 /// defaults does not build.
 pub(crate) const NON_CANONICAL_ATTRS: &str = "attributes all at their defaults are written `DefaultAttrs` (as `layout!` does), so that one layout has one type";
 
@@ -271,8 +271,8 @@ impl<
     /// The physical dims that hold a digit of the index, as
     /// `(dim, div, modulus or 0, stride)`, read from [`Self::PHYSICAL_DIMS`];
     /// the first [`Self::DIGIT_TERM_COUNT`] are used.
-    const DIGIT_TERMS: [(usize, usize, usize, usize); crate::MAX_PHYSICAL_RANK] = {
-        let mut terms = [(0, 1, 0, 0); crate::MAX_PHYSICAL_RANK];
+    const DIGIT_TERMS: [(usize, usize, usize, usize); crate::limits::MAX_PHYSICAL_RANK] = {
+        let mut terms = [(0, 1, 0, 0); crate::limits::MAX_PHYSICAL_RANK];
         let dims = Self::PHYSICAL_DIMS.as_slice();
         let mut n = 0;
         let mut p = 0;

@@ -15,52 +15,18 @@
 //! assert!(shape_util::transpose_is_bitcast(&s, &t, &[1, 2, 0], false));
 //! ```
 
-use crate::MAX_RANK;
+use crate::array::DimVec;
 use crate::error::{Error, ErrorKind, Locus};
-use crate::index_util::{
+use crate::limits::MAX_RANK;
+use crate::model::layout::{Layout, LayoutEquality, Padding};
+use crate::model::shape::{Dim, Shape};
+use crate::text::TreeEvent;
+use crate::xla::index_util::{
     layout_or_default, linear_index_to_multidimensional_index,
     multidimensional_index_to_linear_index, sizes_of,
 };
-use crate::layout::{Layout, LayoutEquality, Padding};
-use crate::runtime::DimVec;
-use crate::shape::{Dim, Shape};
-use crate::text::TreeEvent;
 
 // ---------------------------------------------------------------- helpers
-
-/// `layout` with a new `minor_to_major` and `padding`, every other
-/// attribute kept.
-pub(crate) const fn relayout(
-    layout: &Layout,
-    minor_to_major: &[usize],
-    padding: Option<Padding>,
-) -> Result<Layout, Error> {
-    let l = match Layout::new(minor_to_major) {
-        Ok(l) => l,
-        Err(e) => return Err(e),
-    };
-    let l = match l.with_tiles(layout.tiles()) {
-        Ok(l) => l,
-        Err(e) => return Err(e),
-    };
-    let l = match l.with_tail_padding_alignment(layout.tail_padding_alignment_in_elements()) {
-        Ok(l) => l,
-        Err(e) => return Err(e),
-    };
-    let l = match l.with_memory_space(layout.memory_space()) {
-        Ok(l) => l,
-        Err(e) => return Err(e),
-    };
-    let l = match l.with_split_configs(layout.split_configs()) {
-        Ok(l) => l,
-        Err(e) => return Err(e),
-    };
-    Ok(l.with_element_size_in_bits(layout.element_size_in_bits())
-        .with_dynamic_shape_metadata_prefix_bytes(layout.dynamic_shape_metadata_prefix_bytes())
-        .with_index_primitive_type(layout.index_primitive_type())
-        .with_pointer_primitive_type(layout.pointer_primitive_type())
-        .with_padding(padding))
-}
 
 /// The `minor_to_major` of `layout` as `usize`s.
 const fn m2m_of(layout: &Layout) -> ([usize; MAX_RANK], usize) {
@@ -176,7 +142,7 @@ pub const fn permute_dimensions_ignoring_layout(
                 Ok(p) => p,
                 Err(e) => return Err(e),
             };
-            match relayout(l, m2m.split_at(n).0, padding) {
+            match l.with_minor_to_major_and_padding(m2m.split_at(n).0, padding) {
                 Ok(l) => Some(l),
                 Err(e) => return Err(e),
             }
@@ -216,7 +182,7 @@ pub const fn permute_dimensions(permutation: &[usize], shape: &Shape) -> Result<
                 Ok(p) => p,
                 Err(e) => return Err(e),
             };
-            match relayout(l, m2m.split_at(old.len()).0, padding) {
+            match l.with_minor_to_major_and_padding(m2m.split_at(old.len()).0, padding) {
                 Ok(l) => Some(l),
                 Err(e) => return Err(e),
             }
@@ -689,7 +655,7 @@ pub const fn insert_dimensions_at_index(
                     }
                 }
             };
-            match relayout(l, m2m.split_at(n).0, padding) {
+            match l.with_minor_to_major_and_padding(m2m.split_at(n).0, padding) {
                 Ok(l) => Some(l),
                 Err(e) => return Err(e),
             }
@@ -752,7 +718,7 @@ pub const fn prepend_major_dimension(bound: usize, shape: &Shape) -> Result<Shap
                     }
                 }
             };
-            match relayout(l, m2m.split_at(old.len() + 1).0, padding) {
+            match l.with_minor_to_major_and_padding(m2m.split_at(old.len() + 1).0, padding) {
                 Ok(nl) => inserted.with_layout(nl),
                 Err(e) => Err(e),
             }
@@ -881,7 +847,7 @@ pub const fn move_dim_to_major(shape: &Shape, dim: usize) -> Result<Shape, Error
         return Err(not_array(shape));
     }
     let layout = layout_or_default(shape);
-    match crate::layout_util::move_dim_to_major(&layout, dim) {
+    match crate::xla::layout_util::move_dim_to_major(&layout, dim) {
         Ok(l) => shape.without_layout().with_layout(l),
         Err(e) => Err(e),
     }
@@ -917,7 +883,7 @@ pub const fn make_shape_with_descending_layout_and_same_physical_layout(
         Ok(p) => p,
         Err(e) => return Err(e),
     };
-    let base = match relayout(&layout, m2m.split_at(n).0, padding) {
+    let base = match layout.with_minor_to_major_and_padding(m2m.split_at(n).0, padding) {
         Ok(l) => l,
         Err(e) => return Err(e),
     };
@@ -1142,7 +1108,7 @@ pub fn equal_trees(lhs: &[TreeEvent], rhs: &[TreeEvent], eq: ShapeEquality) -> b
 /// `opaque[]`. Tiles add nothing here, as in XLA's CPU and GPU buffer
 /// assignment; XLA's size padded for the first tile (`ShapeUtil::ArraySize`,
 /// what TPU backends allocate) is
-/// [`layout_util::xla_array_size_bytes`](crate::layout_util::xla_array_size_bytes),
+/// [`layout_util::xla_array_size_bytes`](crate::xla::layout_util::xla_array_size_bytes),
 /// tessera's buffer [`ArrayLayout::physical_byte_size`](crate::ArrayLayout::physical_byte_size).
 /// A tuple's own bytes are its [index table](byte_size_of_tuple_index_table).
 ///
@@ -1157,8 +1123,8 @@ pub fn equal_trees(lhs: &[TreeEvent], rhs: &[TreeEvent], eq: ShapeEquality) -> b
 /// ```
 pub const fn byte_size_of(shape: &Shape, pointer_size: usize) -> Option<usize> {
     match shape.element_type() {
-        crate::PrimitiveType::Token => return Some(0),
-        crate::PrimitiveType::Opaque => return Some(pointer_size),
+        crate::element::PrimitiveType::Token => return Some(0),
+        crate::element::PrimitiveType::Opaque => return Some(pointer_size),
         _ => {}
     }
     let Ok(count) = shape.element_count() else {

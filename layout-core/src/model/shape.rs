@@ -3,8 +3,8 @@
 
 use crate::element::PrimitiveType;
 use crate::error::{Error, ErrorKind, Locus};
-use crate::layout::Layout;
-use crate::{MAX_DIM_SIZE, MAX_RANK, validate};
+use crate::limits::{MAX_DIM_SIZE, MAX_RANK};
+use crate::model::layout::Layout;
 
 /// One dimension of a shape: a size, or XLA's dynamic forms.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -198,26 +198,16 @@ impl Shape {
         }
     }
 
-    /// The same shape with `layout`, checked by
-    /// [`validate_layout_for_shape`](crate::validate::validate_layout_for_shape).
-    ///
-    /// A `token` or `opaque` shape accepts only the empty layout and keeps
-    /// none, as XLA prints none (so `token[]{:}` reads as `token[]`).
-    ///
-    /// # Errors
-    /// The first rule the layout breaks.
-    pub const fn with_layout(mut self, layout: Layout) -> Result<Shape, Error> {
-        match validate::validate_layout_for_shape(&layout, &self) {
-            Ok(()) => {
-                self.layout = if self.element_type.is_array() {
-                    Some(layout)
-                } else {
-                    None
-                };
-                Ok(self)
-            }
-            Err(e) => Err(e),
-        }
+    /// The same shape with `layout`, which the rules of
+    /// [`validate`](crate::validate) accept for it (the checked
+    /// constructors there call this); `token` and `opaque` shapes keep none.
+    pub(crate) const fn with_valid_layout(mut self, layout: Layout) -> Shape {
+        self.layout = if self.element_type.is_array() {
+            Some(layout)
+        } else {
+            None
+        };
+        self
     }
 
     /// The same shape with `layout` before the last rule of
@@ -398,46 +388,12 @@ impl Shape {
         n
     }
 
-    /// The same shape with another element type; `E(n)` is kept only when
-    /// the new type is sub-byte and not `pred`, as
-    /// `ShapeUtil::ChangeElementType` does.
-    ///
-    /// # Errors
-    /// A non-array `element_type`, or a kept `E(n)` the new type rejects.
-    pub const fn with_element_type(mut self, element_type: PrimitiveType) -> Result<Shape, Error> {
-        if !element_type.is_array() || !self.is_array() {
-            return Err(Error::at(
-                ErrorKind::NotAnArrayType { element_type },
-                Locus::ElementType,
-            ));
-        }
+    /// The same shape with another element type and no layout; the
+    /// checked [`Shape::with_element_type`] puts the layout back through
+    /// the rules.
+    pub(crate) const fn retyped(mut self, element_type: PrimitiveType) -> Shape {
         self.element_type = element_type;
-        if let Some(l) = self.layout {
-            let keep = element_type.is_sub_byte() && !matches!(element_type, PrimitiveType::Pred);
-            let l = if keep {
-                l
-            } else {
-                l.with_element_size_in_bits(0)
-            };
-            self.layout = None;
-            return self.with_layout(l);
-        }
-        Ok(self)
-    }
-
-    /// Rebuilds the shape with new dims and layout, checking both; used by
-    /// the dimension-editing helpers.
-    pub(crate) const fn rebuild(
-        element_type: PrimitiveType,
-        dims: &[Dim],
-        layout: Option<Layout>,
-    ) -> Result<Shape, Error> {
-        match Shape::without_layout_from_dims(element_type, dims) {
-            Ok(s) => match layout {
-                Some(l) => s.with_layout(l),
-                None => Ok(s),
-            },
-            Err(e) => Err(e),
-        }
+        self.layout = None;
+        self
     }
 }

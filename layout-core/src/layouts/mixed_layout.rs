@@ -35,14 +35,14 @@
 use core::fmt;
 use core::marker::PhantomData;
 
+use crate::array::{ArrayLayout, DigitSource};
 use crate::error::{Error, ErrorKind, Locus};
-use crate::layout::Padding;
-use crate::runtime::{ArrayLayout, DigitSource};
-use crate::shape::{Dim, Shape};
-use crate::static_layout::{NON_CANONICAL_ATTRS, Params, build_array_layout};
-use crate::tile::Tile;
-use crate::typelevel::{AttrSpec, DimList, ElementSpec, NumList, TileList};
-use crate::{MAX_PHYSICAL_RANK, MAX_RANK};
+use crate::layouts::static_layout::{NON_CANONICAL_ATTRS, Params, build_array_layout};
+use crate::layouts::typelevel::{AttrSpec, DimList, ElementSpec, NumList, TileList};
+use crate::limits::{MAX_PHYSICAL_RANK, MAX_RANK};
+use crate::model::layout::Padding;
+use crate::model::shape::{Dim, Shape};
+use crate::model::tile::Tile;
 
 /// A layout with `K` dims known only at run time (`?` or `<=N`) among its
 /// `RANK`: the value holds their extents, everything else is constant.
@@ -249,7 +249,7 @@ where
     pub const RANK: usize = R;
 
     /// The element type.
-    pub const ELEMENT_TYPE: crate::PrimitiveType = Self::TEMPLATE.element_type();
+    pub const ELEMENT_TYPE: crate::element::PrimitiveType = Self::TEMPLATE.element_type();
 
     /// Bits one element takes in the buffer.
     pub const ELEMENT_SIZE_IN_BITS: usize = Self::probe(Self::PROBES[0]).element_size_in_bits();
@@ -455,7 +455,7 @@ where
             Some(p) => Some(p),
             None if any_bounded => match Padding::new(
                 padded.split_at(R).0,
-                crate::layout::PaddingValue::Unspecified,
+                crate::model::layout::PaddingValue::Unspecified,
             ) {
                 Ok(p) => Some(p),
                 Err(e) => return Err(e),

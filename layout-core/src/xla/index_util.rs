@@ -21,11 +21,11 @@
 
 use core::cmp::Ordering;
 
-use crate::MAX_RANK;
+use crate::array::{ArrayLayout, DimVec, Slot};
 use crate::error::{Error, ErrorKind, Locus};
-use crate::layout::Layout;
-use crate::runtime::{ArrayLayout, DimVec, Slot};
-use crate::shape::Shape;
+use crate::limits::MAX_RANK;
+use crate::model::layout::Layout;
+use crate::model::shape::Shape;
 
 /// The sizes of `shape`'s dimensions (bounds for `<=N`).
 ///

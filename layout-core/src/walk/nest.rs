@@ -1,0 +1,480 @@
+//! Building loop nests: a layout's digits as counters ([`LoopNest::logical`]),
+//! and two layouts' digits refined to common ones ([`LoopNest::relayout`]).
+
+use crate::array::{ArrayLayout, DigitSource, PhysicalDims};
+use crate::error::{Error, ErrorKind, Locus};
+use crate::limits::{MAX_PHYSICAL_RANK, MAX_RANK, MAX_TILE_LEVELS};
+
+/// Most levels of a [`LoopNest`]: a relayout refines the digits of two
+/// layouts, so it can have up to twice the physical rank.
+pub const MAX_LOOP_LEVELS: usize = 2 * MAX_PHYSICAL_RANK;
+
+/// One counter of a [`LoopNest`]: the digit `(index[dim] / div) % extent`
+/// of the logical index, and how far each buffer's offset moves when it
+/// counts up by one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Level {
+    /// The logical dimension this level counts.
+    pub dim: usize,
+    /// The weight of one step in the logical index: one step adds `div`
+    /// to `index[dim]`.
+    pub div: usize,
+    /// Most steps (the trip count before bounds: a tile size, or the
+    /// number of tiles).
+    pub extent: usize,
+    /// Offset change per step in each buffer, in elements (`[source,
+    /// destination]` for a relayout; the second is 0 for one layout).
+    pub strides: [usize; 2],
+}
+
+pub(super) const NO_LEVEL: Level = Level {
+    dim: 0,
+    div: 1,
+    extent: 1,
+    strides: [0, 0],
+};
+
+/// Most digits of one logical dimension: each tile level splits at most
+/// every digit it reaches in two, so `2^MAX_TILE_LEVELS` (a dimension
+/// with more has no nest; callers fall back to element order).
+const MAX_DIGITS: usize = 1 << MAX_TILE_LEVELS;
+
+/// The digits of one logical dimension in one layout, least significant
+/// first, when they form an exact chain.
+#[derive(Clone, Copy)]
+pub(super) struct Chain {
+    len: usize,
+    divs: [usize; MAX_DIGITS],
+    strides: [usize; MAX_DIGITS],
+}
+
+const NO_CHAIN: Chain = Chain {
+    len: 0,
+    divs: [0; MAX_DIGITS],
+    strides: [0; MAX_DIGITS],
+};
+
+/// The digits of `dim` in `layout` (whose physical dims are `dims`), least
+/// significant first, if they form
+/// an exact mixed-radix chain: the first has `div` 1, each next `div` is
+/// the previous `div * modulus`, and the last digit reaches past the size.
+/// A dimension of size 0 or 1 has no digits.
+pub(super) const fn chain(layout: &ArrayLayout, dims: &PhysicalDims, dim: usize) -> Option<Chain> {
+    let size = layout.size(dim);
+    let dims = dims.as_slice();
+    let mut c = NO_CHAIN;
+    let mut mods = [0usize; MAX_DIGITS];
+    let mut p = 0;
+    while p < dims.len() {
+        match dims[p].source {
+            DigitSource::Mixed => return None,
+            DigitSource::Logical {
+                dim: d,
+                div,
+                modulus,
+            } if d == dim => {
+                if c.len == MAX_DIGITS {
+                    return None;
+                }
+                // Insertion by ascending div.
+                let mut i = c.len;
+                while i > 0 && c.divs[i - 1] > div {
+                    c.divs[i] = c.divs[i - 1];
+                    c.strides[i] = c.strides[i - 1];
+                    mods[i] = mods[i - 1];
+                    i -= 1;
+                }
+                c.divs[i] = div;
+                c.strides[i] = dims[p].stride;
+                mods[i] = match modulus {
+                    Some(m) => m,
+                    None => 0,
+                };
+                c.len += 1;
+            }
+            _ => {}
+        }
+        p += 1;
+    }
+    if size <= 1 {
+        return if c.len == 0 { Some(c) } else { None };
+    }
+    if c.len == 0 || c.divs[0] != 1 {
+        return None;
+    }
+    let mut i = 0;
+    while i < c.len {
+        let reach = if mods[i] == 0 {
+            usize::MAX
+        } else {
+            c.divs[i].saturating_mul(mods[i])
+        };
+        if i + 1 < c.len {
+            if mods[i] == 0 || c.divs[i + 1] != reach {
+                return None;
+            }
+        } else if reach < size {
+            return None;
+        }
+        i += 1;
+    }
+    Some(c)
+}
+
+/// Counters over the elements of one layout, or of two layouts of the same
+/// logical shape, outermost first (see the [module docs](super)).
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct LoopNest {
+    pub(super) len: usize,
+    pub(super) rank: usize,
+    pub(super) element_count: usize,
+    pub(super) sizes: [usize; MAX_RANK],
+    pub(super) levels: [Level; MAX_LOOP_LEVELS],
+}
+
+impl core::fmt::Debug for LoopNest {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("LoopNest")
+            .field("sizes", &&self.sizes[..self.rank])
+            .field("levels", &self.levels())
+            .finish()
+    }
+}
+
+impl LoopNest {
+    const fn empty(layout: &ArrayLayout) -> LoopNest {
+        let mut sizes = [0usize; MAX_RANK];
+        let mut d = 0;
+        while d < layout.rank() {
+            sizes[d] = layout.size(d);
+            d += 1;
+        }
+        LoopNest {
+            len: 0,
+            rank: layout.rank(),
+            element_count: layout.element_count(),
+            sizes,
+            levels: [NO_LEVEL; MAX_LOOP_LEVELS],
+        }
+    }
+
+    const fn push(&mut self, level: Level) {
+        if level.extent <= 1 {
+            return; // a counter that never moves
+        }
+        if self.len > 0 {
+            let outer = self.levels[self.len - 1];
+            if outer.dim == level.dim
+                && outer.div == level.div.saturating_mul(level.extent)
+                && outer.strides[0] == level.strides[0].saturating_mul(level.extent)
+                && outer.strides[1] == level.strides[1].saturating_mul(level.extent)
+            {
+                // Contiguous in both buffers: one longer counter.
+                self.levels[self.len - 1] = Level {
+                    dim: level.dim,
+                    div: level.div,
+                    extent: outer.extent.saturating_mul(level.extent),
+                    strides: level.strides,
+                };
+                return;
+            }
+        }
+        self.levels[self.len] = level;
+        self.len += 1;
+    }
+
+    /// The elements of `layout` in logical (row-major index) order, or
+    /// `None` when some dimension's digits do not form an exact chain (a
+    /// `*` that merges two varying dimensions, or tiles that do not nest,
+    /// such as `T(3)(2)`). Strides are `[stride, 0]`.
+    ///
+    /// ```
+    /// use tessera::{walk::LoopNest, ArrayLayout};
+    /// let a: ArrayLayout = "f32[3,5]{1,0:T(2,2)}".parse().unwrap();
+    /// let nest = LoopNest::logical(&a).unwrap();
+    /// let mut offsets = Vec::new();
+    /// nest.for_each_run(|[start, _], len| {
+    ///     let stride = nest.inner_strides()[0];
+    ///     offsets.extend((0..len).map(|i| start + i * stride));
+    /// });
+    /// let expected: Vec<usize> = (0..3)
+    ///     .flat_map(|y| (0..5).map(move |x| (y, x)))
+    ///     .map(|(y, x)| a.offset(&[y, x]))
+    ///     .collect();
+    /// assert_eq!(offsets, expected);
+    /// ```
+    pub const fn logical(layout: &ArrayLayout) -> Option<LoopNest> {
+        let mut nest = LoopNest::empty(layout);
+        let physical = layout.physical_dims();
+        let mut d = 0;
+        while d < layout.rank() {
+            let c = match chain(layout, &physical, d) {
+                Some(c) => c,
+                None => return None,
+            };
+            let mut i = c.len;
+            while i > 0 {
+                i -= 1;
+                let extent = if i + 1 < c.len {
+                    c.divs[i + 1] / c.divs[i]
+                } else {
+                    layout.size(d).div_ceil(c.divs[i])
+                };
+                nest.push(Level {
+                    dim: d,
+                    div: c.divs[i],
+                    extent,
+                    strides: [c.strides[i], 0],
+                });
+            }
+            d += 1;
+        }
+        Some(nest)
+    }
+
+    /// Checks that `src` and `dst` hold the same logical array (element
+    /// type and dims), then builds the nest that copies one into the
+    /// other: levels in the destination's memory order, strides
+    /// `[source, destination]`, runs as long as both buffers allow.
+    ///
+    /// `Ok(None)` when no nest exists (a dimension's digits do not form an
+    /// exact chain in one of the layouts, or the two layouts cut a
+    /// dimension at points that do not divide each other, such as `T(3)`
+    /// and `T(2)`); callers then copy element by element.
+    ///
+    /// # Errors
+    /// The element types, the ranks or a dimension's sizes differ.
+    ///
+    /// ```
+    /// use tessera::{walk::LoopNest, ArrayLayout};
+    /// let src: ArrayLayout = "f32[16,256]{1,0}".parse().unwrap();
+    /// let dst: ArrayLayout = "f32[16,256]{1,0:T(8,128)}".parse().unwrap();
+    /// let nest = LoopNest::relayout(&src, &dst).unwrap().unwrap();
+    /// // Runs of 128 elements, contiguous in both buffers.
+    /// assert_eq!(nest.levels().last().unwrap().extent, 128);
+    /// assert_eq!(nest.inner_strides(), [1, 1]);
+    /// ```
+    pub const fn relayout(src: &ArrayLayout, dst: &ArrayLayout) -> Result<Option<LoopNest>, Error> {
+        if let Err(e) = check_same_array(src, dst) {
+            return Err(e);
+        }
+        let rank = src.rank();
+        // Per dimension, the union of both layouts' cut points.
+        let mut cuts = [[0usize; 2 * MAX_DIGITS]; MAX_RANK];
+        let mut cut_len = [0usize; MAX_RANK];
+        let mut src_chains = [NO_CHAIN; MAX_RANK];
+        let src_physical = src.physical_dims();
+        let dst_physical = dst.physical_dims();
+        let mut d = 0;
+        while d < rank {
+            let (a, b) = match (chain(src, &src_physical, d), chain(dst, &dst_physical, d)) {
+                (Some(a), Some(b)) => (a, b),
+                _ => return Ok(None),
+            };
+            src_chains[d] = a;
+            // Merge two ascending lists, dropping duplicates.
+            let (mut i, mut j, mut n) = (0, 0, 0);
+            while i < a.len || j < b.len {
+                let next = if j >= b.len || (i < a.len && a.divs[i] <= b.divs[j]) {
+                    a.divs[i]
+                } else {
+                    b.divs[j]
+                };
+                if i < a.len && a.divs[i] == next {
+                    i += 1;
+                }
+                if j < b.len && b.divs[j] == next {
+                    j += 1;
+                }
+                if n > 0 && !next.is_multiple_of(cuts[d][n - 1]) {
+                    return Ok(None);
+                }
+                cuts[d][n] = next;
+                n += 1;
+            }
+            cut_len[d] = n;
+            d += 1;
+        }
+        let mut nest = LoopNest::empty(dst);
+        let mut last_div = [usize::MAX; MAX_RANK];
+        let mut used = [0usize; MAX_RANK];
+        let dims = dst_physical.as_slice();
+        let mut p = 0;
+        while p < dims.len() {
+            if let DigitSource::Logical { dim, div, modulus } = dims[p].source {
+                let reach = match modulus {
+                    Some(m) => div.saturating_mul(m),
+                    None => usize::MAX,
+                };
+                // This digit's cut points, most significant first.
+                let mut k = cut_len[dim];
+                while k > 0 {
+                    k -= 1;
+                    let cut = cuts[dim][k];
+                    if cut < div || cut >= reach {
+                        continue;
+                    }
+                    if cut >= last_div[dim] {
+                        return Ok(None); // not most significant first
+                    }
+                    last_div[dim] = cut;
+                    used[dim] += 1;
+                    let extent = if k + 1 < cut_len[dim] {
+                        cuts[dim][k + 1] / cut
+                    } else {
+                        dst.size(dim).div_ceil(cut)
+                    };
+                    // The source digit holding this cut: the largest div
+                    // not above it.
+                    let a = &src_chains[dim];
+                    let mut s = a.len;
+                    while s > 1 && a.divs[s - 1] > cut {
+                        s -= 1;
+                    }
+                    let src_stride = a.strides[s - 1].saturating_mul(cut / a.divs[s - 1]);
+                    let dst_stride = dims[p].stride.saturating_mul(cut / div);
+                    nest.push(Level {
+                        dim,
+                        div: cut,
+                        extent,
+                        strides: [src_stride, dst_stride],
+                    });
+                }
+            }
+            p += 1;
+        }
+        let mut d = 0;
+        while d < rank {
+            if used[d] != cut_len[d] {
+                return Ok(None);
+            }
+            d += 1;
+        }
+        Ok(Some(nest))
+    }
+
+    /// The same nest with level `from` (counted outermost first) moved to
+    /// position `to`, the levels between shifted by one. The nest visits
+    /// the same elements with the same offsets, in another order: a
+    /// level's trip count depends only on the index its outer levels
+    /// reach, whatever their order. Kernels use it to bring the level
+    /// that is contiguous in the source next to the innermost one, which
+    /// is contiguous in the destination (a transpose, copied in square
+    /// blocks).
+    ///
+    /// # Panics
+    /// If `from` or `to` is not below `levels().len()`.
+    ///
+    /// ```
+    /// use layout_core::{walk::LoopNest, ArrayLayout};
+    /// let src: ArrayLayout = "f32[4,6]{1,0}".parse().unwrap();
+    /// let dst: ArrayLayout = "f32[4,6]{0,1:T(2,2)}".parse().unwrap();
+    /// let nest = LoopNest::relayout(&src, &dst).unwrap().unwrap();
+    /// let dims = |n: &LoopNest| n.levels().iter().map(|l| (l.dim, l.div)).collect::<Vec<_>>();
+    /// assert_eq!(dims(&nest), [(1, 2), (0, 2), (1, 1), (0, 1)]);
+    /// let moved = nest.with_level_moved(3, 1);
+    /// assert_eq!(dims(&moved), [(1, 2), (0, 1), (0, 2), (1, 1)]);
+    /// let mut pairs = Vec::new();
+    /// let [ss, ds] = moved.inner_strides();
+    /// moved.for_each_run(|[s, d], len| pairs.extend((0..len).map(|i| (s + i * ss, d + i * ds))));
+    /// pairs.sort();
+    /// let mut expected: Vec<_> = (0..4)
+    ///     .flat_map(|y| (0..6).map(move |x| [y, x]))
+    ///     .map(|i| (src.offset(&i), dst.offset(&i)))
+    ///     .collect();
+    /// expected.sort();
+    /// assert_eq!(pairs, expected);
+    /// ```
+    pub const fn with_level_moved(&self, from: usize, to: usize) -> LoopNest {
+        assert!(from < self.len && to < self.len, "level out of range");
+        let mut nest = *self;
+        let moved = self.levels[from];
+        let mut k = from;
+        while k > to {
+            nest.levels[k] = nest.levels[k - 1];
+            k -= 1;
+        }
+        while k < to {
+            nest.levels[k] = nest.levels[k + 1];
+            k += 1;
+        }
+        nest.levels[to] = moved;
+        nest
+    }
+
+    /// The levels, outermost first.
+    #[inline]
+    pub const fn levels(&self) -> &[Level] {
+        self.levels.split_at(self.len).0
+    }
+
+    /// The strides of the innermost level (the step within a run); `[1,
+    /// 1]` when there are no levels.
+    #[inline]
+    pub const fn inner_strides(&self) -> [usize; 2] {
+        if self.len == 0 {
+            [1, 1]
+        } else {
+            self.levels[self.len - 1].strides
+        }
+    }
+
+    /// The logical dimension sizes.
+    #[inline]
+    pub const fn sizes(&self) -> &[usize] {
+        self.sizes.split_at(self.rank).0
+    }
+
+    /// Number of elements the nest visits.
+    #[inline]
+    pub const fn element_count(&self) -> usize {
+        self.element_count
+    }
+}
+
+/// Checks that two layouts hold the same logical array.
+const fn check_same_array(src: &ArrayLayout, dst: &ArrayLayout) -> Result<(), Error> {
+    if src.element_type() as u32 != dst.element_type() as u32 {
+        return Err(Error::at(
+            ErrorKind::ElementTypeMismatch {
+                expected: src.element_type(),
+                found: dst.element_type(),
+            },
+            Locus::ElementType,
+        ));
+    }
+    check_same_dims(src, dst)
+}
+
+/// Checks that two layouts have the same rank and dims (their element
+/// types may differ: packing `s4` from `s8`, say).
+///
+/// # Errors
+/// [`ErrorKind::RankMismatch`], or [`ErrorKind::DimensionMismatch`] naming
+/// the first dim that differs.
+pub const fn check_same_dims(src: &ArrayLayout, dst: &ArrayLayout) -> Result<(), Error> {
+    if src.rank() != dst.rank() {
+        return Err(Error::at(
+            ErrorKind::RankMismatch {
+                expected: src.rank(),
+                found: dst.rank(),
+            },
+            Locus::Dims,
+        ));
+    }
+    let mut d = 0;
+    while d < src.rank() {
+        if src.size(d) != dst.size(d) {
+            return Err(Error::at(
+                ErrorKind::DimensionMismatch {
+                    dim: d,
+                    expected: src.size(d),
+                    found: dst.size(d),
+                },
+                Locus::Dim(d),
+            ));
+        }
+        d += 1;
+    }
+    Ok(())
+}

@@ -1,0 +1,500 @@
+//! Running a [`LoopNest`]: the odometer over its levels, handing kernels
+//! runs, blocks, planes or volumes, with trip counts bounded per level.
+
+use crate::limits::MAX_RANK;
+use crate::walk::nest::{Level, LoopNest, MAX_LOOP_LEVELS, NO_LEVEL};
+
+impl LoopNest {
+    /// How many steps `level` takes when entered with `index[dim] == base`:
+    /// all of them unless the level reaches past the dimension's end (a
+    /// partial tile), the only case that divides.
+    #[inline(always)]
+    pub(super) const fn trips(&self, level: &Level, base: usize) -> usize {
+        let remaining = self.sizes[level.dim] - base;
+        if remaining >= level.div.saturating_mul(level.extent) {
+            return level.extent;
+        }
+        let div = level.div;
+        if div.is_power_of_two() {
+            // A shift, not a division by a divisor known only at run
+            // time: every row of `f32[M,947]` ends in a partial tile, so
+            // a relayout of it comes here per row (`div` 1 or 128).
+            let shift = div.trailing_zeros();
+            return (remaining >> shift) + (remaining & (div - 1) != 0) as usize;
+        }
+        remaining.div_ceil(div)
+    }
+
+    /// Calls `f(start_offsets, len)` for every run of the innermost level,
+    /// in nest order: the run's elements are at `start + i * inner_strides`
+    /// for `i < len`, in each buffer. Every element is visited once;
+    /// padding is never visited.
+    #[inline]
+    pub fn for_each_run<F: FnMut([usize; 2], usize)>(&self, mut f: F) {
+        let [outer, _] = self.block_strides();
+        self.for_each_block(|start, rows, len| {
+            for_each_step(start, rows, outer, |o| f(o, len));
+        });
+    }
+
+    /// The strides of the innermost two levels as `[outer, inner]`, each
+    /// `[source, destination]` (see [`LoopNest::for_each_block`]).
+    #[inline(always)]
+    pub const fn block_strides(&self) -> [[usize; 2]; 2] {
+        match self.len {
+            0 => [[0, 0], [1, 1]],
+            _ => [self.inner_level(1).strides, self.inner_level(0).strides],
+        }
+    }
+
+    /// Calls `f(start_offsets, rows, len)` for every block of the innermost
+    /// two levels: element `(r, i)` of a block, `r < rows`, `i < len`, is at
+    /// `start + r * outer + i * inner` with `[outer, inner] =
+    /// block_strides()`. Kernels whose innermost run is short (a tile of
+    /// 2 interleaving two rows) handle a whole block per call. With fewer
+    /// than two levels, `rows` is 1. Every element is visited once, in nest
+    /// order; padding never.
+    #[inline]
+    pub fn for_each_block<F: FnMut([usize; 2], usize, usize)>(&self, mut f: F) {
+        let [step, _, _] = self.plane_strides();
+        self.for_each_plane(|start, [steps, rows, len]| {
+            for_each_step(start, steps, step, |o| f(o, rows, len));
+        });
+    }
+
+    /// The strides of the innermost three levels as `[step, row, run]`,
+    /// each `[source, destination]` (see [`LoopNest::for_each_plane`]).
+    #[inline(always)]
+    pub const fn plane_strides(&self) -> [[usize; 2]; 3] {
+        let [row, run] = self.block_strides();
+        [self.inner_level(2).strides, row, run]
+    }
+
+    /// Calls `f(start_offsets, [steps, rows, len])` for every plane of
+    /// blocks: element `(k, r, i)` of a plane is at `start + k * step + r *
+    /// row + i * run` with `[step, row, run] = plane_strides()`. A plane
+    /// holds the blocks of the innermost three levels that have the same
+    /// shape, so that per-call costs are paid once per `steps` blocks (the
+    /// `(y % 8) / 2` level of `T(8,128)(2,1)` makes planes of 4 blocks);
+    /// a plane whose blocks differ (a partial tile) comes as a plane of all
+    /// but its last block and that block, or block by block. With fewer
+    /// than three levels, `steps` is 1. Every element is visited once, in
+    /// nest order; padding never.
+    ///
+    /// ```
+    /// use tessera::{walk::LoopNest, ArrayLayout};
+    /// let src: ArrayLayout = "bf16[16,256]{1,0}".parse().unwrap();
+    /// let dst: ArrayLayout = "bf16[16,256]{1,0:T(8,128)(2,1)}".parse().unwrap();
+    /// let nest = LoopNest::relayout(&src, &dst).unwrap().unwrap();
+    /// let [step, row, run] = nest.plane_strides();
+    /// assert_eq!([step, row, run], [[512, 256], [1, 2], [256, 1]]);
+    /// let mut seen = vec![false; 16 * 256];
+    /// nest.for_each_plane(|start, [steps, rows, len]| {
+    ///     assert_eq!([steps, rows, len], [4, 128, 2]); // pairs of rows, 4 per tile
+    ///     for (k, r, i) in (0..steps).flat_map(|k| (0..rows).flat_map(move |r| (0..len).map(move |i| (k, r, i)))) {
+    ///         let at = |b: usize| start[b] + k * step[b] + r * row[b] + i * run[b];
+    ///         let (y, x) = (at(0) / 256, at(0) % 256);
+    ///         assert_eq!(at(1), dst.offset(&[y, x]));
+    ///         assert!(!std::mem::replace(&mut seen[at(0)], true));
+    ///     }
+    /// });
+    /// assert!(seen.iter().all(|&s| s));
+    /// ```
+    #[inline]
+    pub fn for_each_plane<F: FnMut([usize; 2], [usize; 3])>(&self, mut f: F) {
+        let [outer, _, _, _] = self.volume_strides();
+        self.for_each_volume(|start, [outers, steps, rows, len]| {
+            for_each_step(start, outers, outer, |o| f(o, [steps, rows, len]));
+        });
+    }
+
+    /// The strides of the innermost four levels as `[outer, step, row,
+    /// run]`, each `[source, destination]` (see
+    /// [`LoopNest::for_each_volume`]).
+    #[inline(always)]
+    pub const fn volume_strides(&self) -> [[usize; 2]; 4] {
+        let [step, row, run] = self.plane_strides();
+        [self.inner_level(3).strides, step, row, run]
+    }
+
+    /// Calls `f(start_offsets, [outers, steps, rows, len])` for every
+    /// volume of blocks: element `(o, k, r, i)` of a volume is at `start +
+    /// o * outer + k * step + r * row + i * run` with `[outer, step, row,
+    /// run] = volume_strides()`. A volume holds the blocks of the innermost
+    /// four levels that have the same shape: for `T(8,128)(2,1)` from
+    /// row-major, a whole band of tiles (`outers` tiles of 4 row pairs),
+    /// where a plane is one tile. A volume whose blocks differ (partial
+    /// tiles) comes in parts: the planes before the last one in one call
+    /// when they are alike, then plane by plane, each split the same way
+    /// down to rows. With fewer than four levels, `outers` is 1. Every
+    /// element is visited once, in nest order; padding never.
+    ///
+    /// ```
+    /// use tessera::{walk::LoopNest, ArrayLayout};
+    /// let src: ArrayLayout = "bf16[16,256]{1,0}".parse().unwrap();
+    /// let dst: ArrayLayout = "bf16[16,256]{1,0:T(8,128)(2,1)}".parse().unwrap();
+    /// let nest = LoopNest::relayout(&src, &dst).unwrap().unwrap();
+    /// assert_eq!(nest.volume_strides()[0], [128, 1024]); // the next tile
+    /// let mut volumes = Vec::new();
+    /// nest.for_each_volume(|start, shape| volumes.push((start, shape)));
+    /// // Two bands of two tiles, each tile 4 blocks of 128 row pairs.
+    /// assert_eq!(volumes, [([0, 0], [2, 4, 128, 2]), ([2048, 2048], [2, 4, 128, 2])]);
+    /// ```
+    #[inline(always)]
+    pub fn for_each_volume<F: FnMut([usize; 2], [usize; 4])>(&self, mut f: F) {
+        if self.element_count == 0 {
+            return;
+        }
+        if self.len == 0 {
+            f([0, 0], [1, 1, 1, 1]);
+            return;
+        }
+        // From here the rank is at least 1 and every size at least 1, so
+        // the stand-in levels (`NO_LEVEL`, dimension 0) take one step.
+        let cell = [3, 2, 1, 0].map(|k| self.inner_level(k));
+        self.for_each_outer(
+            self.len.saturating_sub(4),
+            #[inline(always)]
+            |offsets, base| self.volume(&cell, offsets, base, &mut f),
+        );
+    }
+
+    /// Calls `f(index, start_offsets, len)` for every run of the innermost
+    /// level, in nest order, with the logical index of the run's first
+    /// element: element `i < len` of the run has that index with
+    /// `index[run.dim] + i * run.div` and sits at `start + i *
+    /// inner_strides()`, where `run` is the innermost level
+    /// (`levels().last()`; with no levels, every run has length 1). `f`
+    /// may change `index` but must restore it. Element iterators are built
+    /// on this: the index moves by one addition per level, never by a
+    /// division.
+    ///
+    /// ```
+    /// use tessera::{walk::LoopNest, ArrayLayout};
+    /// let a: ArrayLayout = "f32[3,5]{1,0:T(2,2)}".parse().unwrap();
+    /// let nest = LoopNest::logical(&a).unwrap();
+    /// let mut firsts = Vec::new();
+    /// nest.for_each_indexed_run(|index, [start, _], len| firsts.push((index[..2].to_vec(), start, len)));
+    /// assert_eq!(firsts[0], (vec![0, 0], 0, 2)); // x 0..2 of row 0, in tile (0,0)
+    /// assert_eq!(firsts[1], (vec![0, 2], 4, 2)); // x 2..4, in tile (0,1)
+    /// assert_eq!(firsts[2], (vec![0, 4], 8, 1)); // x 4, a partial tile
+    /// ```
+    #[inline(always)]
+    pub fn for_each_indexed_run<F: FnMut(&mut [usize; MAX_RANK], [usize; 2], usize)>(
+        &self,
+        mut f: F,
+    ) {
+        if self.element_count == 0 {
+            return;
+        }
+        if self.len == 0 {
+            let mut index = [0usize; MAX_RANK];
+            f(&mut index, [0, 0], 1);
+            return;
+        }
+        // The odometer counts the levels outside the innermost two; the
+        // runs of one block (the level around the runs) are a plain loop,
+        // so a run costs an addition per buffer and one to the index, not
+        // a step of the general odometer.
+        let run = self.levels[self.len - 1];
+        let row = self.inner_level(1);
+        self.for_each_outer(
+            self.len.saturating_sub(2),
+            #[inline(always)]
+            |offsets, base| {
+                let rows = self.trips(&row, base[row.dim]);
+                let mut at = offsets;
+                for _ in 0..rows {
+                    let len = self.trips(&run, base[run.dim]);
+                    f(base, at, len);
+                    at[0] = at[0].wrapping_add(row.strides[0]);
+                    at[1] = at[1].wrapping_add(row.strides[1]);
+                    base[row.dim] += row.div;
+                }
+                base[row.dim] -= rows * row.div;
+            },
+        );
+    }
+
+    /// Level `k` counted from the innermost (0), or a level of one step
+    /// when the nest has no more.
+    #[inline(always)]
+    const fn inner_level(&self, k: usize) -> Level {
+        if k < self.len {
+            self.levels[self.len - 1 - k]
+        } else {
+            NO_LEVEL
+        }
+    }
+
+    /// An odometer over the outermost `levels` levels (no recursion, so
+    /// `body` is inlined into one loop): calls `body(offsets, base)` for
+    /// every combination of their digits, `base` the logical index they
+    /// reach, per dimension (`body` may change it but must restore it).
+    #[inline(always)]
+    fn for_each_outer(
+        &self,
+        levels: usize,
+        mut body: impl FnMut([usize; 2], &mut [usize; MAX_RANK]),
+    ) {
+        // `count[k]` steps taken by level `k`, `trips[k]` its trip count
+        // since it was last entered.
+        let mut count = [0usize; MAX_LOOP_LEVELS];
+        let mut trips = [0usize; MAX_LOOP_LEVELS];
+        let mut base = [0usize; MAX_RANK];
+        let mut offsets = [0usize; 2];
+        let mut k = 0;
+        while k < levels {
+            trips[k] = self.trips(&self.levels[k], 0);
+            k += 1;
+        }
+        loop {
+            body(offsets, &mut base);
+            // Count up, innermost first.
+            let mut k = levels;
+            loop {
+                if k == 0 {
+                    return;
+                }
+                k -= 1;
+                let l = &self.levels[k];
+                count[k] += 1;
+                offsets[0] = offsets[0].wrapping_add(l.strides[0]);
+                offsets[1] = offsets[1].wrapping_add(l.strides[1]);
+                base[l.dim] += l.div;
+                if count[k] < trips[k] {
+                    break;
+                }
+                // Level `k` is done: back to its start, carry outwards.
+                let t = trips[k];
+                offsets[0] = offsets[0].wrapping_sub(t.wrapping_mul(l.strides[0]));
+                offsets[1] = offsets[1].wrapping_sub(t.wrapping_mul(l.strides[1]));
+                base[l.dim] -= t * l.div;
+                count[k] = 0;
+            }
+            // Levels inside `k` start again, at the new outer index.
+            let mut j = k + 1;
+            while j < levels {
+                trips[j] = self.trips(&self.levels[j], base[self.levels[j].dim]);
+                j += 1;
+            }
+        }
+    }
+
+    /// The volume of levels `[outer, step, row, run]` at `offsets`, the
+    /// outer digits having reached `base`: one call when all its blocks
+    /// have the same shape, else one for the planes before the last if
+    /// they do, and plane by plane for the rest.
+    #[inline(always)]
+    fn volume<F: FnMut([usize; 2], [usize; 4])>(
+        &self,
+        [outer, step, row, run]: &[Level; 4],
+        offsets: [usize; 2],
+        base: &mut [usize; MAX_RANK],
+        f: &mut F,
+    ) {
+        let outers = self.trips(outer, base[outer.dim]);
+        let (steps, rows, len) = (
+            self.trips(step, base[step.dim]),
+            self.trips(row, base[row.dim]),
+            self.trips(run, base[run.dim]),
+        );
+        // Trip counts only shrink as the index grows, so when the first
+        // and the last of the first `k` planes have as many blocks, their
+        // first and last block as many rows, and their first and last row
+        // the same length, all of them do. The last row's index differs
+        // from the first's by the last step of each level above it in the
+        // same dimension (no copy of `base`: a copy right after the
+        // odometer's stores stalls on store forwarding).
+        let uniform = |k: usize| {
+            steps == self.trips(step, base[step.dim] + to_last(step, outer, k))
+                && rows
+                    == self.trips(
+                        row,
+                        base[row.dim] + to_last(row, outer, k) + to_last(row, step, steps),
+                    )
+                && len
+                    == self.trips(
+                        run,
+                        base[run.dim]
+                            + to_last(run, outer, k)
+                            + to_last(run, step, steps)
+                            + to_last(run, row, rows),
+                    )
+        };
+        // All planes alike; or all but the last (a partial tile at the
+        // end of the outer level's dimension); or plane by plane.
+        let alike = if uniform(outers) {
+            outers
+        } else if outers > 1 && uniform(outers - 1) {
+            outers - 1
+        } else {
+            0
+        };
+        if alike > 0 {
+            (*f)(offsets, [alike, steps, rows, len]);
+            if alike == outers {
+                return;
+            }
+        }
+        let saved = base[outer.dim];
+        let mut o = [
+            offsets[0].wrapping_add(alike.wrapping_mul(outer.strides[0])),
+            offsets[1].wrapping_add(alike.wrapping_mul(outer.strides[1])),
+        ];
+        base[outer.dim] += alike * outer.div;
+        let mut i = alike;
+        while i < outers {
+            self.plane(step, row, run, o, base, f);
+            o[0] = o[0].wrapping_add(outer.strides[0]);
+            o[1] = o[1].wrapping_add(outer.strides[1]);
+            base[outer.dim] += outer.div;
+            i += 1;
+        }
+        base[outer.dim] = saved;
+    }
+
+    /// The plane of levels `step`, `row` and `run` at `offsets`, the outer
+    /// digits having reached `base`, as volumes of one plane: one call
+    /// when all its blocks have the same shape, else one for the blocks
+    /// before the last if they do, and block by block for the rest.
+    #[inline(always)]
+    fn plane<F: FnMut([usize; 2], [usize; 4])>(
+        &self,
+        step: &Level,
+        row: &Level,
+        run: &Level,
+        offsets: [usize; 2],
+        base: &mut [usize; MAX_RANK],
+        f: &mut F,
+    ) {
+        let steps = self.trips(step, base[step.dim]);
+        let (rows, len) = (
+            self.trips(row, base[row.dim]),
+            self.trips(run, base[run.dim]),
+        );
+        let uniform = |k: usize| {
+            rows == self.trips(row, base[row.dim] + to_last(row, step, k))
+                && len
+                    == self.trips(
+                        run,
+                        base[run.dim] + to_last(run, step, k) + to_last(run, row, rows),
+                    )
+        };
+        let alike = if uniform(steps) {
+            steps
+        } else if steps > 1 && uniform(steps - 1) {
+            steps - 1
+        } else {
+            0
+        };
+        if alike > 0 {
+            (*f)(offsets, [1, alike, rows, len]);
+            if alike == steps {
+                return;
+            }
+        }
+        let saved = base[step.dim];
+        let mut o = [
+            offsets[0].wrapping_add(alike.wrapping_mul(step.strides[0])),
+            offsets[1].wrapping_add(alike.wrapping_mul(step.strides[1])),
+        ];
+        base[step.dim] += alike * step.div;
+        // One split serves every block left: either only the last block
+        // is left, or even the first blocks split (trip counts shrink only
+        // at a dimension's end, so those are full in the step's
+        // dimension), and then by a partial tile in a dimension the step
+        // does not count, the same in every block (every row of
+        // `f32[M,947]` ends in one).
+        let split = self.block_split(row, run, base);
+        let mut i = alike;
+        while i < steps {
+            self.block(split, row, run, o, base, f);
+            o[0] = o[0].wrapping_add(step.strides[0]);
+            o[1] = o[1].wrapping_add(step.strides[1]);
+            base[step.dim] += step.div;
+            i += 1;
+        }
+        base[step.dim] = saved;
+    }
+
+    /// How the block of levels `row` and `run`, the outer digits having
+    /// reached `base`, splits into calls: `[rows, len, alike]`, the first
+    /// `alike` rows as long as the first (`len`).
+    #[inline(always)]
+    fn block_split(&self, row: &Level, run: &Level, base: &[usize; MAX_RANK]) -> [usize; 3] {
+        let rows = self.trips(row, base[row.dim]);
+        let len = self.trips(run, base[run.dim]);
+        let row_len = |k: usize| self.trips(run, base[run.dim] + to_last(run, row, k));
+        let alike = if row_len(rows) == len {
+            // The last row as long as the first: one block.
+            rows
+        } else if rows > 1 && row_len(rows - 1) == len {
+            // A partial tile in the row's dimension: all rows but the last.
+            rows - 1
+        } else {
+            0
+        };
+        [rows, len, alike]
+    }
+
+    /// The block of levels `row` and `run` at `offsets`, the outer digits
+    /// having reached `base`, as volumes of one block: the rows as long as
+    /// the first in one call, then row by row ([`LoopNest::block_split`]).
+    #[inline(always)]
+    fn block<F: FnMut([usize; 2], [usize; 4])>(
+        &self,
+        [rows, len, alike]: [usize; 3],
+        row: &Level,
+        run: &Level,
+        offsets: [usize; 2],
+        base: &[usize; MAX_RANK],
+        f: &mut F,
+    ) {
+        if alike > 0 {
+            (*f)(offsets, [1, 1, alike, len]);
+        }
+        let mut r = alike;
+        let mut o = [
+            offsets[0].wrapping_add(r.wrapping_mul(row.strides[0])),
+            offsets[1].wrapping_add(r.wrapping_mul(row.strides[1])),
+        ];
+        while r < rows {
+            (*f)(o, [1, 1, 1, self.trips(run, base[run.dim] + r * row.div)]);
+            o[0] = o[0].wrapping_add(row.strides[0]);
+            o[1] = o[1].wrapping_add(row.strides[1]);
+            r += 1;
+        }
+    }
+}
+
+/// How much further `level`'s dimension is at the last of `trips` steps of
+/// `outer` than at the first: `(trips - 1) * outer.div` if they count the
+/// same dimension, else 0.
+#[inline(always)]
+const fn to_last(level: &Level, outer: &Level, trips: usize) -> usize {
+    if level.dim == outer.dim {
+        (trips - 1) * outer.div
+    } else {
+        0
+    }
+}
+
+/// Calls `f(start + k * stride)` for `k < count`, each `[source,
+/// destination]` (wrapping, as a stride of 0 or an unused buffer's may).
+#[inline(always)]
+fn for_each_step(
+    start: [usize; 2],
+    count: usize,
+    stride: [usize; 2],
+    mut f: impl FnMut([usize; 2]),
+) {
+    let mut o = start;
+    let mut k = 0;
+    while k < count {
+        f(o);
+        o[0] = o[0].wrapping_add(stride[0]);
+        o[1] = o[1].wrapping_add(stride[1]);
+        k += 1;
+    }
+}
