@@ -30,7 +30,9 @@ pub mod walk;
 
 pub use element::PrimitiveType;
 pub use error::{ByteSpan, Error, ErrorKind, Locus, Report};
-pub use layout::{Layout, LayoutEquality, Padding, PaddingValue, SparsePhysicalShape, SplitConfig};
+pub use layout::{
+    Layout, LayoutEquality, LayoutParts, Padding, PaddingValue, SparsePhysicalShape, SplitConfig,
+};
 pub use message::{Message, Snippet};
 pub use mixed_layout::MixedLayout;
 pub use prepared::PreparedLayout;

@@ -36,12 +36,14 @@ use core::fmt;
 use core::marker::PhantomData;
 
 use crate::error::{Error, ErrorKind, Locus};
+use crate::layout::LayoutParts;
 use crate::layout::Padding;
 use crate::runtime::{ArrayLayout, DigitSource};
 use crate::shape::{Dim, Shape};
 use crate::static_layout::{NON_CANONICAL_ATTRS, Params, build_array_layout};
+use crate::terms::{Arithmetic, Term, evaluate};
 use crate::tile::Tile;
-use crate::typelevel::{AttrSpec, DimList, ElementSpec, NumList, TileList};
+use crate::typelevel::{AttrSpec, DimList, ElementSpec, NumList, TileList, layout_parts};
 use crate::{MAX_PHYSICAL_RANK, MAX_RANK};
 
 /// A layout with `K` dims known only at run time (`?` or `<=N`) among its
@@ -53,22 +55,16 @@ pub struct MixedLayout<const RANK: usize, const K: usize, Element, Dims, MinorTo
     params: Params<Element, Dims, MinorToMajor, Tiles, A>,
 }
 
-/// One term of a mixed layout's offset: `stride * ((index[dim] / div) %
-/// modulus)` where `stride` is `static_stride` times the tile counts of
-/// the `?` dims in `dynamic_factors` (a bit set over
-/// [`MixedPlan::dynamic_sizes`]).
+/// One term of a mixed layout's offset: the engine's [`Term`], whose
+/// `stride` is the product of the static physical sizes more minor than
+/// it, times the tile counts of the `?` dims that `dynamic_factors` names.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct MixedTerm {
-    /// The logical dimension.
-    pub dim: usize,
-    /// The divisor.
-    pub div: usize,
-    /// The modulus, or 0 for none.
-    pub modulus: usize,
-    /// The product of the static physical sizes more minor than this one.
-    pub static_stride: usize,
+    /// The term, with the static part of the stride.
+    pub term: Term,
     /// Bit `j` set: the stride also has the factor
-    /// `ceil(extent[dynamic_sizes[j].0] / dynamic_sizes[j].1)`.
+    /// `ceil(extent[dynamic_sizes[j].0] / dynamic_sizes[j].1)` (see
+    /// [`MixedPlan::dynamic_sizes`]).
     pub dynamic_factors: u64,
 }
 
@@ -98,10 +94,12 @@ impl MixedPlan {
 }
 
 const NO_TERM: MixedTerm = MixedTerm {
-    dim: 0,
-    div: 1,
-    modulus: 0,
-    static_stride: 0,
+    term: Term {
+        dim: 0,
+        div: 1,
+        modulus: 0,
+        stride: 0,
+    },
     dynamic_factors: 0,
 };
 
@@ -208,15 +206,12 @@ const fn derive_plan(a: &ArrayLayout, b: &ArrayLayout, probes: [usize; 2]) -> Mi
     let mut n = 0;
     while p > 0 {
         p -= 1;
-        if let DigitSource::Logical { dim, div, modulus } = pa[p].source {
+        if let Some(term) = Term::of_physical_dim(&pa[p]) {
             terms_rev[n] = MixedTerm {
-                dim,
-                div,
-                modulus: match modulus {
-                    Some(m) => m,
-                    None => 0,
+                term: Term {
+                    stride: static_stride,
+                    ..term
                 },
-                static_stride,
                 dynamic_factors: factors,
             };
             n += 1;
@@ -304,21 +299,11 @@ where
     /// Builds the engine's layout with `dims`.
     const fn build(dims: &[Dim], padding: Option<Padding>) -> Result<ArrayLayout, Error> {
         assert!(A::CANONICAL, "{}", NON_CANONICAL_ATTRS);
-        build_array_layout(
-            R,
-            T::TYPE,
-            dims,
-            M::VALUES,
-            Ti::TILES,
-            (
-                A::TAIL_PADDING_ALIGNMENT,
-                A::ELEMENT_SIZE_IN_BITS,
-                A::MEMORY_SPACE,
-                A::DYNAMIC_SHAPE_METADATA_PREFIX_BYTES,
-            ),
-            A::SPLITS,
+        let parts = LayoutParts {
             padding,
-        )
+            ..layout_parts::<A>(M::VALUES, Ti::TILES)
+        };
+        build_array_layout(R, T::TYPE, dims, &parts)
     }
 
     const fn probe(probe: usize) -> ArrayLayout {
@@ -509,32 +494,29 @@ where
         if !plan.separable {
             return self.to_runtime().offset_in_bounds(&index);
         }
-        // The tile counts of the `?` dims (a constant trip count, usually 0).
-        let mut dynamic = [1usize; MAX_PHYSICAL_RANK];
+        // The engine's terms, each stride scaled by the tile counts of the
+        // `?` dims it spans (a constant trip count, usually 0: then every
+        // term is a constant and the evaluator folds them).
+        let mut terms = [NO_TERM.term; MAX_PHYSICAL_RANK];
+        let mut p = 0;
+        while p < plan.len {
+            terms[p] = plan.terms[p].term;
+            p += 1;
+        }
         let mut j = 0;
         while j < plan.dynamic_len {
             let (dim, div) = plan.dynamic_sizes[j];
-            dynamic[j] = self.extents[Self::DYNAMIC_POSITION[dim]].div_ceil(div);
+            let count = self.extents[Self::DYNAMIC_POSITION[dim]].div_ceil(div);
+            let mut p = 0;
+            while p < plan.len {
+                if plan.terms[p].dynamic_factors & (1 << j) != 0 {
+                    terms[p].stride = terms[p].stride.wrapping_mul(count);
+                }
+                p += 1;
+            }
             j += 1;
         }
-        let mut offset = 0usize;
-        let mut p = 0;
-        while p < plan.len {
-            let t = &plan.terms[p];
-            let q = index[t.dim] / t.div;
-            let digit = if t.modulus == 0 { q } else { q % t.modulus };
-            let mut stride = t.static_stride;
-            let mut j = 0;
-            while j < plan.dynamic_len {
-                if t.dynamic_factors & (1 << j) != 0 {
-                    stride = stride.wrapping_mul(dynamic[j]);
-                }
-                j += 1;
-            }
-            offset = offset.wrapping_add(digit.wrapping_mul(stride));
-            p += 1;
-        }
-        offset
+        evaluate(terms.split_at(plan.len).0, &index, Arithmetic::DivMod)
     }
 
     /// The offset of the element at `index`.

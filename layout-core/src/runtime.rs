@@ -5,7 +5,7 @@
 use crate::element::PrimitiveType;
 use crate::error::{Error, ErrorKind, Locus};
 use crate::index;
-use crate::layout::Layout;
+use crate::layout::{Layout, LayoutParts};
 use crate::shape::{Dim, Shape};
 use crate::{MAX_PHYSICAL_RANK, MAX_RANK};
 
@@ -340,13 +340,15 @@ impl ArrayLayout {
             } else {
                 element_size_in_bits
             };
-        let layout = match Layout::dense(
-            minor_to_major,
+        let layout = match (LayoutParts {
             tiles,
             tail_padding_alignment,
-            bits,
+            element_size_in_bits: bits,
             memory_space,
-        ) {
+            ..LayoutParts::new(minor_to_major)
+        })
+        .build()
+        {
             Ok(l) => l,
             Err(e) => return Err(e),
         };
