@@ -76,6 +76,9 @@ pub struct MixedPlan {
     pub separable: bool,
     len: usize,
     terms: [MixedTerm; MAX_PHYSICAL_RANK],
+    /// `terms` without their factors, for the evaluator.
+    static_terms: [Term; MAX_PHYSICAL_RANK],
+    arithmetic: Arithmetic,
     dynamic_len: usize,
     dynamic_sizes: [(usize, usize); MAX_PHYSICAL_RANK],
 }
@@ -154,6 +157,8 @@ const fn derive_plan(a: &ArrayLayout, b: &ArrayLayout, probes: [usize; 2]) -> Mi
         separable: true,
         len: 0,
         terms: [NO_TERM; MAX_PHYSICAL_RANK],
+        static_terms: [NO_TERM.term; MAX_PHYSICAL_RANK],
+        arithmetic: Arithmetic::DivMod,
         dynamic_len: 0,
         dynamic_sizes: [(0, 1); MAX_PHYSICAL_RANK],
     };
@@ -226,9 +231,11 @@ const fn derive_plan(a: &ArrayLayout, b: &ArrayLayout, probes: [usize; 2]) -> Mi
     let mut i = 0;
     while i < n {
         plan.terms[i] = terms_rev[n - 1 - i];
+        plan.static_terms[i] = plan.terms[i].term;
         i += 1;
     }
     plan.len = n;
+    plan.arithmetic = Arithmetic::of(plan.static_terms.split_at(n).0);
     plan
 }
 
@@ -494,15 +501,14 @@ where
         if !plan.separable {
             return self.to_runtime().offset_in_bounds(&index);
         }
-        // The engine's terms, each stride scaled by the tile counts of the
-        // `?` dims it spans (a constant trip count, usually 0: then every
-        // term is a constant and the evaluator folds them).
-        let mut terms = [NO_TERM.term; MAX_PHYSICAL_RANK];
-        let mut p = 0;
-        while p < plan.len {
-            terms[p] = plan.terms[p].term;
-            p += 1;
+        let static_terms = plan.static_terms.split_at(plan.len).0;
+        if plan.dynamic_len == 0 {
+            // Every stride a constant (the usual case): the evaluator
+            // folds the terms as a static layout's.
+            return evaluate(static_terms, &index, plan.arithmetic);
         }
+        // Each stride scaled by the tile counts of the `?` dims it spans.
+        let mut terms = plan.static_terms;
         let mut j = 0;
         while j < plan.dynamic_len {
             let (dim, div) = plan.dynamic_sizes[j];
@@ -516,7 +522,7 @@ where
             }
             j += 1;
         }
-        evaluate(terms.split_at(plan.len).0, &index, Arithmetic::DivMod)
+        evaluate(terms.split_at(plan.len).0, &index, plan.arithmetic)
     }
 
     /// The offset of the element at `index`.

@@ -45,8 +45,8 @@ use crate::error::Error;
 use crate::layout::LayoutParts;
 use crate::runtime::{ArrayLayout, PhysicalDims, PhysicalShape, Slot};
 use crate::shape::{Dim, Shape};
-use crate::terms::OffsetTerms;
 pub use crate::terms::{OFFSET_TABLE_CAPACITY, OffsetPlan};
+use crate::terms::{OffsetTable, OffsetTerms};
 use crate::tile::Tile;
 use crate::traits::KnownLayout;
 use crate::typelevel::{AttrSpec, DimList, ElementSpec, NumList, TileList, layout_parts};
@@ -251,40 +251,11 @@ impl<
     /// [`OffsetPlan`]).
     pub const OFFSET_PLAN: OffsetPlan = OffsetPlan::of(&Self::LAYOUT);
 
-    /// For [`OffsetPlan::Table`]: where dimension `d`'s entries start in
-    /// [`Self::OFFSET_TABLE`].
-    const TABLE_BASES: [usize; R] = {
-        let mut bases = [0usize; R];
-        let mut sum = 0;
-        let mut d = 0;
-        while d < R {
-            bases[d] = sum;
-            sum += Self::DIMS[d];
-            d += 1;
-        }
-        bases
-    };
-
-    /// For [`OffsetPlan::Table`]: entry `TABLE_BASES[d] + x` is the engine's
-    /// offset of the index that is `x` in dimension `d` and 0 elsewhere.
-    /// All zeros for the other plans.
-    const OFFSET_TABLE: [usize; OFFSET_TABLE_CAPACITY] = {
-        let mut table = [0usize; OFFSET_TABLE_CAPACITY];
-        if let OffsetPlan::Table = Self::OFFSET_PLAN {
-            let mut unit = [0usize; R];
-            let mut d = 0;
-            while d < R {
-                let mut x = 0;
-                while x < Self::DIMS[d] {
-                    unit[d] = x;
-                    table[Self::TABLE_BASES[d] + x] = Self::LAYOUT.offset_in_bounds(&unit);
-                    x += 1;
-                }
-                unit[d] = 0;
-                d += 1;
-            }
-        }
-        table
+    /// For [`OffsetPlan::Table`]: the engine's offsets of each
+    /// dimension's indices alone. Empty for the other plans.
+    const OFFSET_TABLE: OffsetTable = match Self::OFFSET_PLAN {
+        OffsetPlan::Table => OffsetTable::new(&Self::LAYOUT),
+        _ => OffsetTable::EMPTY,
     };
 
     /// The offset of an in-bounds `index` by [`Self::OFFSET_PLAN`]: what
@@ -296,17 +267,7 @@ impl<
             // Constant terms: the evaluator's loop unrolls and every
             // divisor and stride is an immediate.
             OffsetPlan::Strided | OffsetPlan::Digits => Self::OFFSET_TERMS.offset(index),
-            OffsetPlan::Table => {
-                let mut offset = 0usize;
-                let mut d = 0;
-                while d < R {
-                    // In bounds (callers check), so the slot is in the table.
-                    let slot = Self::TABLE_BASES[d] + index[d];
-                    offset = offset.wrapping_add(Self::OFFSET_TABLE[slot]);
-                    d += 1;
-                }
-                offset
-            }
+            OffsetPlan::Table => Self::OFFSET_TABLE.offset(index),
             OffsetPlan::Engine => Self::LAYOUT.offset_in_bounds(index),
         }
     }

@@ -7,8 +7,8 @@
 //! evaluates the same loop after scaling strides by its run-time tile
 //! counts.
 
-use crate::MAX_PHYSICAL_RANK;
 use crate::runtime::{ArrayLayout, DigitSource, PhysicalDim};
+use crate::{MAX_PHYSICAL_RANK, MAX_RANK};
 
 /// One term of an offset: `stride * ((index[dim] / div) % modulus)`, with
 /// no modulus when `modulus == 0`.
@@ -65,7 +65,7 @@ pub(crate) enum Arithmetic {
 
 impl Arithmetic {
     /// The cheapest arithmetic exact for all of `terms`.
-    const fn of(terms: &[Term]) -> Arithmetic {
+    pub(crate) const fn of(terms: &[Term]) -> Arithmetic {
         let mut plain = true;
         let mut p = 0;
         while p < terms.len() {
@@ -192,6 +192,7 @@ impl OffsetTerms {
     }
 
     /// The terms.
+    #[inline]
     pub const fn terms(&self) -> &[Term] {
         self.terms.split_at(self.len).0
     }
@@ -219,6 +220,68 @@ impl OffsetTerms {
 /// Entries in a static layout's offset table ([`OffsetPlan::Table`]); a
 /// power of two.
 pub const OFFSET_TABLE_CAPACITY: usize = 512;
+
+/// The offsets of a layout in which every physical coordinate comes from
+/// one logical dimension ([`OffsetPlan::Table`]): the offset is the sum
+/// of each dimension's part, `table[bases[d] + index[d]]`, each part the
+/// engine's offset of the index that is `index[d]` in dimension `d` and 0
+/// elsewhere.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) struct OffsetTable {
+    rank: usize,
+    bases: [usize; MAX_RANK],
+    table: [usize; OFFSET_TABLE_CAPACITY],
+}
+
+impl OffsetTable {
+    /// No dimensions.
+    pub(crate) const EMPTY: OffsetTable = OffsetTable {
+        rank: 0,
+        bases: [0; MAX_RANK],
+        table: [0; OFFSET_TABLE_CAPACITY],
+    };
+
+    /// The table of `layout`.
+    ///
+    /// # Panics
+    /// If the dims add up to more than [`OFFSET_TABLE_CAPACITY`]
+    /// ([`OffsetPlan::of`] picks the table only when they do not).
+    pub(crate) const fn new(layout: &ArrayLayout) -> OffsetTable {
+        let mut out = OffsetTable::EMPTY;
+        out.rank = layout.rank();
+        let mut unit = [0usize; MAX_RANK];
+        let mut base = 0;
+        let mut d = 0;
+        while d < out.rank {
+            out.bases[d] = base;
+            let mut x = 0;
+            while x < layout.size(d) {
+                unit[d] = x;
+                out.table[base + x] = layout.offset_in_bounds(unit.split_at(out.rank).0);
+                x += 1;
+            }
+            unit[d] = 0;
+            base += layout.size(d);
+            d += 1;
+        }
+        out
+    }
+
+    /// The offset of an in-bounds `index`.
+    ///
+    /// # Panics
+    /// If an entry is past its dimension's part of the table.
+    #[inline(always)]
+    pub(crate) const fn offset(&self, index: &[usize]) -> usize {
+        let mut offset = 0usize;
+        let mut d = 0;
+        while d < self.rank {
+            offset = offset.wrapping_add(self.table[self.bases[d] + index[d]]);
+            d += 1;
+        }
+        offset
+    }
+}
 
 /// How a [`StaticLayout`](crate::StaticLayout) computes run-time offsets.
 /// Every plan evaluates numbers the engine computed at compile time, so
