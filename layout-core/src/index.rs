@@ -127,7 +127,6 @@ const fn start(shape: &Shape, index: &[usize]) -> Work {
 
 /// Step 3 for one tile level on the numbers alone: [`tile_step`] without
 /// digits, for the per-element paths.
-#[inline]
 const fn apply_tile(w: &mut Work, tile: &Tile) -> Result<(), Error> {
     tile_step(w, None, tile)
 }
