@@ -97,12 +97,7 @@ impl MixedPlan {
 }
 
 const NO_TERM: MixedTerm = MixedTerm {
-    term: Term {
-        dim: 0,
-        div: 1,
-        modulus: 0,
-        stride: 0,
-    },
+    term: Term::new(0, 1, 0, 0),
     dynamic_factors: 0,
 };
 
@@ -213,10 +208,7 @@ const fn derive_plan(a: &ArrayLayout, b: &ArrayLayout, probes: [usize; 2]) -> Mi
         p -= 1;
         if let Some(term) = Term::of_physical_dim(&pa[p]) {
             terms_rev[n] = MixedTerm {
-                term: Term {
-                    stride: static_stride,
-                    ..term
-                },
+                term: Term::new(term.dim, term.div, term.modulus, static_stride),
                 dynamic_factors: factors,
             };
             n += 1;

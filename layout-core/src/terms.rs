@@ -11,7 +11,14 @@ use crate::runtime::{ArrayLayout, DigitSource, PhysicalDim};
 use crate::{MAX_PHYSICAL_RANK, MAX_RANK};
 
 /// One term of an offset: `stride * ((index[dim] / div) % modulus)`, with
-/// no modulus when `modulus == 0`.
+/// no modulus when `modulus == 0`. Made by the engine ([`OffsetTerms`]) or
+/// with [`Term::new`].
+///
+/// ```
+/// use tessera::terms::Term;
+/// let t = Term::new(1, 2, 4, 8); // 8 * ((index[1] / 2) % 4)
+/// assert_eq!((t.dim, t.div, t.modulus, t.stride), (1, 2, 4, 8));
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Term {
     /// The logical dimension.
@@ -22,29 +29,42 @@ pub struct Term {
     pub modulus: usize,
     /// Elements per unit of the digit.
     pub stride: usize,
+    /// `div` as a shift, for [`Arithmetic::ShiftMask`].
+    shift: u32,
+    /// `modulus - 1` (all ones for no modulus), for
+    /// [`Arithmetic::ShiftMask`].
+    mask: usize,
 }
 
-const NO_TERM: Term = Term {
-    dim: 0,
-    div: 1,
-    modulus: 0,
-    stride: 0,
-};
+const NO_TERM: Term = Term::new(0, 1, 0, 0);
 
 impl Term {
+    /// The term `stride * ((index[dim] / div) % modulus)` (no modulus when
+    /// `modulus == 0`).
+    pub const fn new(dim: usize, div: usize, modulus: usize, stride: usize) -> Term {
+        Term {
+            dim,
+            div,
+            modulus,
+            stride,
+            shift: div.trailing_zeros(),
+            mask: modulus.wrapping_sub(1),
+        }
+    }
+
     /// The term of one physical dim of the engine's digit map, or `None`
     /// when its index is constant or mixed.
     pub(crate) const fn of_physical_dim(p: &PhysicalDim) -> Option<Term> {
         match p.source {
-            DigitSource::Logical { dim, div, modulus } => Some(Term {
+            DigitSource::Logical { dim, div, modulus } => Some(Term::new(
                 dim,
                 div,
-                modulus: match modulus {
+                match modulus {
                     Some(m) => m,
                     None => 0,
                 },
-                stride: p.stride,
-            }),
+                p.stride,
+            )),
             _ => None,
         }
     }
@@ -103,8 +123,7 @@ pub(crate) const fn evaluate(terms: &[Term], index: &[usize], arithmetic: Arithm
         let x = index[t.dim];
         let digit = match arithmetic {
             Arithmetic::Plain => x,
-            // `modulus - 1` wraps to all ones for no modulus.
-            Arithmetic::ShiftMask => (x >> t.div.trailing_zeros()) & t.modulus.wrapping_sub(1),
+            Arithmetic::ShiftMask => (x >> t.shift) & t.mask,
             Arithmetic::DivMod => {
                 let q = x / t.div;
                 if t.modulus == 0 { q } else { q % t.modulus }
@@ -162,12 +181,7 @@ impl OffsetTerms {
             let mut d = 0;
             while d < s.len() {
                 if layout.size(d) > 1 {
-                    out.terms[out.len] = Term {
-                        dim: d,
-                        div: 1,
-                        modulus: 0,
-                        stride: s[d],
-                    };
+                    out.terms[out.len] = Term::new(d, 1, 0, s[d]);
                     out.len += 1;
                 }
                 d += 1;
