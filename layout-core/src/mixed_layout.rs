@@ -36,8 +36,7 @@ use core::fmt;
 use core::marker::PhantomData;
 
 use crate::error::{Error, ErrorKind, Locus};
-use crate::layout::LayoutParts;
-use crate::layout::Padding;
+use crate::layout::{LayoutParts, Padding};
 use crate::runtime::{ArrayLayout, DigitSource};
 use crate::shape::{Dim, Shape};
 use crate::static_layout::{NON_CANONICAL_ATTRS, Params, build_array_layout};
