@@ -9,9 +9,9 @@ pub use layout_core::{
 };
 // What a layout is made of, and what its queries return.
 pub use layout_core::{
-    DigitSource, Dim, DimVec, Layout, LayoutEquality, Padding, PaddingValue, PhysicalDim,
-    PhysicalDims, PhysicalShape, PrimitiveType, Shape, Slot, SlotOf, SparsePhysicalShape,
-    SplitConfig, Tile, TileDim,
+    DigitSource, Dim, DimVec, Layout, LayoutEquality, LayoutParts, Padding, PaddingValue,
+    PhysicalDim, PhysicalDims, PhysicalShape, PrimitiveType, Shape, Slot, SlotOf,
+    SparsePhysicalShape, SplitConfig, Tile, TileDim,
 };
 // Errors, with the text they point at.
 pub use layout_core::{ByteSpan, Error, ErrorKind, Locus, Message, Report, Snippet};

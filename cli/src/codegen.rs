@@ -1,17 +1,26 @@
 //! `tessera codegen`: a standalone C99 or Rust function computing the
 //! offset of a logical index for one layout, every constant folded in.
 //!
-//! The code is made by walking the engine's documented transform
-//! (`layout_core`'s index module: pad, permute by `minor_to_major`, then
-//! each tile level with `*` merges and leading 1-dims, then row-major
-//! linearization) over the layout's data, symbolically: each step emits a
-//! temporary only where the value is not known. Tests compile the output
-//! and compare it with [`ArrayLayout::offset`] on every index of several
-//! layouts.
+//! The code is the engine's offset terms ([`OffsetTerms`]: the offset is
+//! `sum(stride * ((index[dim] / div) % modulus))`, one term per physical
+//! dim that holds a digit of the index): one temporary per digit that is
+//! not a whole index, then their sum weighted by the strides. Only layouts
+//! without terms (a physical dim that is [`DigitSource::Mixed`]: a `*`
+//! merged two varying dims into one the tile then cuts, or a tile that
+//! does not divide the one before it, `T(3)(2)`) take the symbolic path,
+//! [`walk`]: the engine's documented transform (`layout_core`'s index
+//! module: pad, permute by `minor_to_major`, each tile level with `*`
+//! merges and leading 1-dims, row-major linearization) replayed on
+//! expressions, a temporary only where a value is not known. Tests
+//! compile the output and compare it with [`ArrayLayout::offset`] on
+//! every index of layouts of both kinds.
+//!
+//! [`DigitSource::Mixed`]: layout_core::DigitSource::Mixed
 
 use std::fmt;
 
 use layout_core::ArrayLayout;
+use layout_core::array::terms::{OffsetTerms, Term};
 
 use crate::dims;
 use crate::spec::CliError;
@@ -28,16 +37,16 @@ pub(crate) enum Lang {
 
 /// A value during the walk: known, or held in a variable.
 #[derive(Clone, Debug, PartialEq, Eq)]
-enum Term {
+enum Value {
     Const(usize),
     Var(String),
 }
 
-impl fmt::Display for Term {
+impl fmt::Display for Value {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Term::Const(n) => write!(f, "{n}"),
-            Term::Var(v) => f.write_str(v),
+            Value::Const(n) => write!(f, "{n}"),
+            Value::Var(v) => f.write_str(v),
         }
     }
 }
@@ -49,28 +58,28 @@ struct Body {
 }
 
 impl Body {
-    fn bind(&mut self, expr: String) -> Term {
+    fn bind(&mut self, expr: String) -> Value {
         let name = format!("t{}", self.lets.len());
         self.lets.push((name.clone(), expr));
-        Term::Var(name)
+        Value::Var(name)
     }
 
     /// `p * d + e`, folded; `None` when a folded constant overflows.
-    fn merge(&mut self, p: &Term, d: usize, e: &Term) -> Option<Term> {
+    fn merge(&mut self, p: &Value, d: usize, e: &Value) -> Option<Value> {
         Some(match (p, e) {
-            (Term::Const(0), e) => e.clone(),
-            (Term::Const(a), Term::Const(b)) => Term::Const(a.checked_mul(d)?.checked_add(*b)?),
-            (p, Term::Const(0)) => self.bind(format!("{p} * {d}")),
+            (Value::Const(0), e) => e.clone(),
+            (Value::Const(a), Value::Const(b)) => Value::Const(a.checked_mul(d)?.checked_add(*b)?),
+            (p, Value::Const(0)) => self.bind(format!("{p} * {d}")),
             (p, e) => self.bind(format!("{p} * {d} + {e}")),
         })
     }
 
     /// `(m / t, m % t)` for `m < d`, folded.
-    fn split(&mut self, m: &Term, d: usize, t: usize) -> (Term, Term) {
+    fn split(&mut self, m: &Value, d: usize, t: usize) -> (Value, Value) {
         match m {
-            Term::Const(v) => (Term::Const(v / t), Term::Const(v % t)),
-            _ if t == 1 => (m.clone(), Term::Const(0)),
-            _ if d <= t => (Term::Const(0), m.clone()),
+            Value::Const(v) => (Value::Const(v / t), Value::Const(v % t)),
+            _ if t == 1 => (m.clone(), Value::Const(0)),
+            _ if d <= t => (Value::Const(0), m.clone()),
             _ => (
                 self.bind(format!("{m} / {t}")),
                 self.bind(format!("{m} % {t}")),
@@ -79,10 +88,12 @@ impl Body {
     }
 }
 
-/// The walk: the final physical dims and index terms, and the body;
-/// `None` when a merged dim overflows (only possible when the array has
-/// no elements, as the engine bounds every product of a buffer's dims).
-fn walk(a: &ArrayLayout) -> Option<(Vec<usize>, Vec<Term>, Body)> {
+/// The symbolic path, for layouts without [`OffsetTerms`]: the engine's
+/// transform replayed on [`Value`]s, giving the final physical dims and
+/// index values, and the body; `None` when a merged dim overflows (only
+/// possible when the array has no elements, as the engine bounds every
+/// product of a buffer's dims).
+fn walk(a: &ArrayLayout) -> Option<(Vec<usize>, Vec<Value>, Body)> {
     let n = a.rank();
     let layout = a.layout();
     let m2m = layout.minor_to_major();
@@ -94,9 +105,9 @@ fn walk(a: &ArrayLayout) -> Option<(Vec<usize>, Vec<Term>, Body)> {
         let logical = usize::from(m2m[n - 1 - i]);
         dims.push(padding.map_or(a.size(logical), |p| p.padded_dims()[logical]));
         idx.push(if a.size(logical) <= 1 {
-            Term::Const(0)
+            Value::Const(0)
         } else {
-            Term::Var(format!("i{logical}"))
+            Value::Var(format!("i{logical}"))
         });
     }
     for tile in layout.tiles() {
@@ -105,11 +116,11 @@ fn walk(a: &ArrayLayout) -> Option<(Vec<usize>, Vec<Term>, Body)> {
         if k > dims.len() {
             let extra = k - dims.len();
             dims.splice(0..0, std::iter::repeat_n(1, extra));
-            idx.splice(0..0, std::iter::repeat_n(Term::Const(0), extra));
+            idx.splice(0..0, std::iter::repeat_n(Value::Const(0), extra));
         }
         let base = dims.len() - k;
         let mut regions = Vec::new();
-        let (mut pending_dim, mut pending_idx) = (1usize, Term::Const(0));
+        let (mut pending_dim, mut pending_idx) = (1usize, Value::Const(0));
         for j in 0..k {
             let d = dims[base + j];
             let merged_dim = pending_dim.checked_mul(d)?;
@@ -118,7 +129,7 @@ fn walk(a: &ArrayLayout) -> Option<(Vec<usize>, Vec<Term>, Body)> {
                 (pending_dim, pending_idx) = (merged_dim, merged_idx);
             } else {
                 regions.push((merged_dim, merged_idx, t[j]));
-                (pending_dim, pending_idx) = (1, Term::Const(0));
+                (pending_dim, pending_idx) = (1, Value::Const(0));
             }
         }
         dims.truncate(base);
@@ -138,19 +149,74 @@ fn walk(a: &ArrayLayout) -> Option<(Vec<usize>, Vec<Term>, Body)> {
     Some((dims, idx, body))
 }
 
+/// The body and offset expression from the engine's `terms`: a
+/// temporary per digit that is not a whole index (by logical index, most
+/// significant digit first), and the sum of every digit times its stride,
+/// major to minor. `None` when a stride saturated (only for arrays with no
+/// elements whose dims multiply past `usize`).
+fn from_terms(terms: &[Term]) -> Option<(Body, String)> {
+    // Major to minor: the engine lists plain strides by logical dim.
+    let mut terms: Vec<&Term> = terms.iter().filter(|t| t.stride != 0).collect();
+    terms.sort_by_key(|t| std::cmp::Reverse(t.stride));
+    if terms.iter().any(|t| t.stride == usize::MAX) {
+        return None;
+    }
+    let mut body = Body::default();
+    let mut names: Vec<String> = terms.iter().map(|t| format!("i{}", t.dim)).collect();
+    let mut digits: Vec<usize> = (0..terms.len())
+        .filter(|&p| terms[p].div != 1 || terms[p].modulus != 0)
+        .collect();
+    digits.sort_by_key(|&p| (terms[p].dim, std::cmp::Reverse(terms[p].div)));
+    for p in digits {
+        let (i, div, modulus) = (&names[p], terms[p].div, terms[p].modulus);
+        let expr = match (div, modulus) {
+            (1, m) => format!("{i} % {m}"),
+            (d, 0) => format!("{i} / {d}"),
+            (d, m) => format!("{i} / {d} % {m}"),
+        };
+        names[p] = body.bind(expr).to_string();
+    }
+    let sum: Vec<String> = terms
+        .iter()
+        .zip(&names)
+        .map(|(t, name)| match t.stride {
+            1 => name.clone(),
+            s => format!("{name} * {s}"),
+        })
+        .collect();
+    let result = if sum.is_empty() {
+        "0".to_string()
+    } else {
+        sum.join(" + ")
+    };
+    Some((body, result))
+}
+
+/// The body and offset expression of `a`: from its terms when it has
+/// them, else by the symbolic [`walk`]; `None` when a constant overflows.
+fn offset_code(a: &ArrayLayout) -> Option<(Body, String)> {
+    match OffsetTerms::new(a) {
+        Some(terms) => from_terms(terms.terms()),
+        None => {
+            let (dims, idx, body) = walk(a)?;
+            Some((body, linearize(&dims, &idx)?))
+        }
+    }
+}
+
 /// The offset expression: the row-major linearization of `idx` in `dims`;
 /// `None` when a stride or the constant overflows.
-fn linearize(dims: &[usize], idx: &[Term]) -> Option<String> {
+fn linearize(dims: &[usize], idx: &[Value]) -> Option<String> {
     let mut stride = Some(1usize);
     let mut constant = 0usize;
     let mut terms = Vec::new();
     for (d, e) in dims.iter().zip(idx).rev() {
         // A stride past `usize` is only an error where a term uses it.
         match e {
-            Term::Const(0) => {}
-            Term::Const(v) => constant = constant.checked_add(v.checked_mul(stride?)?)?,
-            Term::Var(v) if stride == Some(1) => terms.push(v.clone()),
-            Term::Var(v) => terms.push(format!("{v} * {}", stride?)),
+            Value::Const(0) => {}
+            Value::Const(v) => constant = constant.checked_add(v.checked_mul(stride?)?)?,
+            Value::Var(v) if stride == Some(1) => terms.push(v.clone()),
+            Value::Var(v) => terms.push(format!("{v} * {}", stride?)),
         }
         stride = stride.and_then(|s| s.checked_mul(*d));
     }
@@ -275,8 +341,7 @@ pub(crate) fn generate(a: &ArrayLayout, lang: Lang, name: &str) -> Result<String
             "`{a}` has no elements, and its dims multiply past 2^64: no offset function to generate"
         ))
     };
-    let (dims, idx, body) = walk(a).ok_or_else(overflow)?;
-    let result = linearize(&dims, &idx).ok_or_else(overflow)?;
+    let (body, result) = offset_code(a).ok_or_else(overflow)?;
     let rank = a.rank();
     let uses = |d: usize| {
         let v = format!("i{d}");
@@ -358,13 +423,43 @@ mod tests {
 
     #[test]
     fn folds_linearization() {
-        let t = |s: &str| Term::Var(s.to_string());
-        let lin = |d: &[usize], i: &[Term]| linearize(d, i).unwrap();
+        let t = |s: &str| Value::Var(s.to_string());
+        let lin = |d: &[usize], i: &[Value]| linearize(d, i).unwrap();
         assert_eq!(lin(&[3, 5], &[t("a"), t("b")]), "a * 5 + b");
-        assert_eq!(lin(&[3, 5], &[Term::Const(1), t("b")]), "b + 5");
-        assert_eq!(lin(&[3, 5], &[Term::Const(0), Term::Const(0)]), "0");
+        assert_eq!(lin(&[3, 5], &[Value::Const(1), t("b")]), "b + 5");
+        assert_eq!(lin(&[3, 5], &[Value::Const(0), Value::Const(0)]), "0");
         let huge = 1 << 40;
         assert_eq!(linearize(&[2, huge, huge], &[t("a"), t("b"), t("c")]), None);
+    }
+
+    /// A layout with terms gets one temporary per digit, from the
+    /// engine's terms; one without (a `*` merging two varying dims) the
+    /// symbolic walk.
+    #[test]
+    fn code_from_the_engine_terms() {
+        let a: ArrayLayout = "bf16[8,16]{1,0:T(4,8)(2,1)}".parse().unwrap();
+        let (body, result) = offset_code(&a).unwrap();
+        let lets: Vec<String> = body
+            .lets
+            .iter()
+            .map(|(v, e)| format!("{v} = {e}"))
+            .collect();
+        assert_eq!(
+            lets,
+            [
+                "t0 = i0 / 4",
+                "t1 = i0 / 2 % 2",
+                "t2 = i0 % 2",
+                "t3 = i1 / 8",
+                "t4 = i1 % 8"
+            ]
+        );
+        assert_eq!(result, "t0 * 64 + t3 * 32 + t1 * 16 + t4 * 2 + t2");
+        let merged: ArrayLayout = "f32[3,5]{1,0:T(*,4)}".parse().unwrap();
+        assert!(OffsetTerms::new(&merged).is_none());
+        let (body, result) = offset_code(&merged).unwrap();
+        assert_eq!(body.lets[0].1, "i0 * 5 + i1");
+        assert!(result.starts_with("t"), "{result}");
     }
 
     #[test]

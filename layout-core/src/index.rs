@@ -125,10 +125,27 @@ const fn start(shape: &Shape, index: &[usize]) -> Work {
     w
 }
 
-/// Step 3 for one tile level. Dims are computed with overflow checks; the
-/// index with wrapping arithmetic, so an out-of-range index (unchecked
-/// APIs) gives a meaningless number but never a panic.
+/// Step 3 for one tile level on the numbers alone: [`tile_step`] without
+/// digits, for the per-element paths.
 const fn apply_tile(w: &mut Work, tile: &Tile) -> Result<(), Error> {
+    tile_step(w, None, tile)
+}
+
+/// Step 3 for one tile level, the one definition of it: prepend 1-dims
+/// when the tile has more entries than the shape, merge each `*` entry's
+/// dim into the next kept one (row-major), and split every merged region
+/// into its tile-grid and in-tile dims. Dims are computed with overflow
+/// checks; the index with wrapping arithmetic, so an out-of-range index
+/// (unchecked APIs) gives a meaningless number but never a panic. With
+/// `digits`, the same step is replayed on the [`Digit`] each position
+/// holds (see [`digit_map`]). Inlined into each caller, so the numeric
+/// path carries no digit work.
+#[inline(always)]
+const fn tile_step(
+    w: &mut Work,
+    mut digits: Option<&mut Digits>,
+    tile: &Tile,
+) -> Result<(), Error> {
     let t = tile.raw();
     let k = t.len();
     if k > w.rank {
@@ -138,11 +155,17 @@ const fn apply_tile(w: &mut Work, tile: &Tile) -> Result<(), Error> {
             i -= 1;
             w.dims[i + shift] = w.dims[i];
             w.idx[i + shift] = w.idx[i];
+            if let Some(g) = &mut digits {
+                g.digits[i + shift] = g.digits[i];
+            }
         }
         let mut i = 0;
         while i < shift {
             w.dims[i] = 1;
             w.idx[i] = 0;
+            if let Some(g) = &mut digits {
+                g.digits[i] = Digit::ZERO;
+            }
             i += 1;
         }
         w.rank = k;
@@ -150,10 +173,12 @@ const fn apply_tile(w: &mut Work, tile: &Tile) -> Result<(), Error> {
     let base = w.rank - k;
     let mut region_dims = [0usize; MAX_RANK];
     let mut region_idx = [0usize; MAX_RANK];
+    let mut region_digit = [Digit::ZERO; MAX_RANK];
     let mut region_tile = [0usize; MAX_RANK];
     let mut m = 0;
     let mut pending_dim = 1usize;
     let mut pending_idx = 0usize;
+    let mut pending_digit = Digit::ZERO;
     let mut j = 0;
     while j < k {
         let d = w.dims[base + j];
@@ -163,16 +188,23 @@ const fn apply_tile(w: &mut Work, tile: &Tile) -> Result<(), Error> {
             None => return Err(overflow()),
         };
         let merged_idx = pending_idx.wrapping_mul(d).wrapping_add(e);
+        let merged_digit = match &digits {
+            Some(g) => g.merge(pending_digit, d, g.digits[base + j]),
+            None => Digit::ZERO,
+        };
         if t[j] == 0 {
             pending_dim = merged_dim;
             pending_idx = merged_idx;
+            pending_digit = merged_digit;
         } else {
             region_dims[m] = merged_dim;
             region_idx[m] = merged_idx;
+            region_digit[m] = merged_digit;
             region_tile[m] = t[j];
             m += 1;
             pending_dim = 1;
             pending_idx = 0;
+            pending_digit = Digit::ZERO;
         }
         j += 1;
     }
@@ -183,6 +215,11 @@ const fn apply_tile(w: &mut Work, tile: &Tile) -> Result<(), Error> {
         w.idx[base + i] = region_idx[i] / tt;
         w.dims[base + m + i] = tt;
         w.idx[base + m + i] = region_idx[i] % tt;
+        if let Some(g) = &mut digits {
+            let (q, r) = region_digit[i].split(tt, g.sizes);
+            g.digits[base + i] = q;
+            g.digits[base + m + i] = r;
+        }
         i += 1;
     }
     w.rank = base + 2 * m;
@@ -476,6 +513,27 @@ impl Digit {
     }
 }
 
+/// The [`Digit`] each physical position holds while [`tile_step`] runs,
+/// with the logical sizes that say how many values each digit takes.
+pub(crate) struct Digits<'a> {
+    digits: [Digit; MAX_PHYSICAL_RANK],
+    sizes: &'a [usize],
+}
+
+impl Digits<'_> {
+    /// The digit of `pending * size + cur` (a `*` merge): a plain digit
+    /// only when one side never varies and the other is not scaled.
+    const fn merge(&self, pending: Digit, size: usize, cur: Digit) -> Digit {
+        if pending.range(self.sizes) <= 1 {
+            cur
+        } else if cur.range(self.sizes) <= 1 && size == 1 {
+            pending
+        } else {
+            Digit::MIXED
+        }
+    }
+}
+
 /// The logical dimension sizes (a bounded dimension's bound; 0 for `?`,
 /// which callers reject first).
 const fn logical_sizes(shape: &Shape) -> [usize; MAX_RANK] {
@@ -510,9 +568,11 @@ pub(crate) const fn digit_map(shape: &Shape) -> DigitMap {
     let layout = layout_of(shape);
     let n = shape.rank();
     let sizes = logical_sizes(shape);
-    let sizes = sizes.split_at(n).0;
     let mut w = start(shape, &[]);
-    let mut digits = [Digit::ZERO; MAX_PHYSICAL_RANK];
+    let mut g = Digits {
+        digits: [Digit::ZERO; MAX_PHYSICAL_RANK],
+        sizes: sizes.split_at(n).0,
+    };
     let m2m = layout.minor_to_major();
     let mut i = 0;
     while i < n {
@@ -521,68 +581,22 @@ pub(crate) const fn digit_map(shape: &Shape) -> DigitMap {
             div: 1,
             modulus: 0,
         };
-        digits[i] = if d.range(sizes) <= 1 { Digit::ZERO } else { d };
+        g.digits[i] = if d.range(g.sizes) <= 1 {
+            Digit::ZERO
+        } else {
+            d
+        };
         i += 1;
     }
     let tiles = layout.tiles();
     let mut level = 0;
     while level < tiles.len() {
-        let t = tiles[level].raw();
-        let k = t.len();
-        // Mirror apply_tile: prepend, merge `*`, split.
-        let shift = k.saturating_sub(w.rank);
-        let r1 = w.rank + shift;
-        let base = r1 - k;
-        let mut d = [Digit::ZERO; MAX_PHYSICAL_RANK];
-        let mut i = 0;
-        while i < w.rank {
-            d[i + shift] = digits[i];
-            i += 1;
-        }
-        let mut region = [Digit::ZERO; MAX_RANK];
-        let mut region_tile = [0usize; MAX_RANK];
-        let mut m = 0;
-        let mut pending = Digit::ZERO;
-        let mut j = 0;
-        while j < k {
-            let cur = d[base + j];
-            let cur_size = if base + j < shift {
-                1
-            } else {
-                w.dims[base + j - shift]
-            };
-            // merged = pending * cur_size + cur: a plain digit only when one
-            // side is 0 and the other is not scaled.
-            let merged = if pending.range(sizes) <= 1 {
-                cur
-            } else if cur.range(sizes) <= 1 && cur_size == 1 {
-                pending
-            } else {
-                Digit::MIXED
-            };
-            if t[j] == 0 {
-                pending = merged;
-            } else {
-                region[m] = merged;
-                region_tile[m] = t[j];
-                m += 1;
-                pending = Digit::ZERO;
-            }
-            j += 1;
-        }
-        let mut i = 0;
-        while i < m {
-            let (q, r) = region[i].split(region_tile[i], sizes);
-            d[base + i] = q;
-            d[base + m + i] = r;
-            i += 1;
-        }
-        digits = d;
-        if apply_tile(&mut w, &tiles[level]).is_err() {
+        if tile_step(&mut w, Some(&mut g), &tiles[level]).is_err() {
             break; // unreachable for layouts ArrayLayout accepted
         }
         level += 1;
     }
+    let digits = g.digits;
     let mut strides = [0usize; MAX_PHYSICAL_RANK];
     let mut acc = 1usize;
     let mut p = w.rank;

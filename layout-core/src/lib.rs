@@ -51,7 +51,7 @@ pub use limits::{
     MAX_TILE_LEVELS, MAX_TUPLE_DEPTH,
 };
 pub use model::layout::{
-    Layout, LayoutEquality, Padding, PaddingValue, SparsePhysicalShape, SplitConfig,
+    Layout, LayoutEquality, LayoutParts, Padding, PaddingValue, SparsePhysicalShape, SplitConfig,
 };
 pub use model::shape::{Dim, Shape};
 pub use model::tile::{Tile, TileDim};

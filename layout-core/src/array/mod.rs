@@ -8,7 +8,7 @@ use crate::element::PrimitiveType;
 use crate::error::{Error, ErrorKind, Locus};
 use crate::index;
 use crate::limits::{MAX_PHYSICAL_RANK, MAX_RANK};
-use crate::model::layout::Layout;
+use crate::model::layout::{Layout, LayoutParts};
 use crate::model::shape::{Dim, Shape};
 
 /// Up to [`MAX_RANK`] numbers, one per logical dimension: an index, sizes
@@ -342,13 +342,15 @@ impl ArrayLayout {
             } else {
                 element_size_in_bits
             };
-        let layout = match Layout::dense(
-            minor_to_major,
+        let layout = match (LayoutParts {
             tiles,
             tail_padding_alignment,
-            bits,
+            element_size_in_bits: bits,
             memory_space,
-        ) {
+            ..LayoutParts::new(minor_to_major)
+        })
+        .build()
+        {
             Ok(l) => l,
             Err(e) => return Err(e),
         };

@@ -35,12 +35,13 @@
 use core::fmt;
 use core::marker::PhantomData;
 
+use crate::array::terms::{Arithmetic, Term, evaluate};
 use crate::array::{ArrayLayout, DigitSource};
 use crate::error::{Error, ErrorKind, Locus};
 use crate::layouts::static_layout::{NON_CANONICAL_ATTRS, Params, build_array_layout};
-use crate::layouts::typelevel::{AttrSpec, DimList, ElementSpec, NumList, TileList};
+use crate::layouts::typelevel::{AttrSpec, DimList, ElementSpec, NumList, TileList, layout_parts};
 use crate::limits::{MAX_PHYSICAL_RANK, MAX_RANK};
-use crate::model::layout::Padding;
+use crate::model::layout::{LayoutParts, Padding};
 use crate::model::shape::{Dim, Shape};
 use crate::model::tile::Tile;
 
@@ -53,22 +54,16 @@ pub struct MixedLayout<const RANK: usize, const K: usize, Element, Dims, MinorTo
     params: Params<Element, Dims, MinorToMajor, Tiles, A>,
 }
 
-/// One term of a mixed layout's offset: `stride * ((index[dim] / div) %
-/// modulus)` where `stride` is `static_stride` times the tile counts of
-/// the `?` dims in `dynamic_factors` (a bit set over
-/// [`MixedPlan::dynamic_sizes`]).
+/// One term of a mixed layout's offset: the engine's [`Term`], whose
+/// `stride` is the product of the static physical sizes more minor than
+/// it, times the tile counts of the `?` dims that `dynamic_factors` names.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct MixedTerm {
-    /// The logical dimension.
-    pub dim: usize,
-    /// The divisor.
-    pub div: usize,
-    /// The modulus, or 0 for none.
-    pub modulus: usize,
-    /// The product of the static physical sizes more minor than this one.
-    pub static_stride: usize,
+    /// The term, with the static part of the stride.
+    pub term: Term,
     /// Bit `j` set: the stride also has the factor
-    /// `ceil(extent[dynamic_sizes[j].0] / dynamic_sizes[j].1)`.
+    /// `ceil(extent[dynamic_sizes[j].0] / dynamic_sizes[j].1)` (see
+    /// [`MixedPlan::dynamic_sizes`]).
     pub dynamic_factors: u64,
 }
 
@@ -80,6 +75,9 @@ pub struct MixedPlan {
     pub separable: bool,
     len: usize,
     terms: [MixedTerm; MAX_PHYSICAL_RANK],
+    /// `terms` without their factors, for the evaluator.
+    static_terms: [Term; MAX_PHYSICAL_RANK],
+    arithmetic: Arithmetic,
     dynamic_len: usize,
     dynamic_sizes: [(usize, usize); MAX_PHYSICAL_RANK],
 }
@@ -98,10 +96,7 @@ impl MixedPlan {
 }
 
 const NO_TERM: MixedTerm = MixedTerm {
-    dim: 0,
-    div: 1,
-    modulus: 0,
-    static_stride: 0,
+    term: Term::new(0, 1, 0, 0),
     dynamic_factors: 0,
 };
 
@@ -156,6 +151,8 @@ const fn derive_plan(a: &ArrayLayout, b: &ArrayLayout, probes: [usize; 2]) -> Mi
         separable: true,
         len: 0,
         terms: [NO_TERM; MAX_PHYSICAL_RANK],
+        static_terms: [NO_TERM.term; MAX_PHYSICAL_RANK],
+        arithmetic: Arithmetic::DivMod,
         dynamic_len: 0,
         dynamic_sizes: [(0, 1); MAX_PHYSICAL_RANK],
     };
@@ -208,15 +205,9 @@ const fn derive_plan(a: &ArrayLayout, b: &ArrayLayout, probes: [usize; 2]) -> Mi
     let mut n = 0;
     while p > 0 {
         p -= 1;
-        if let DigitSource::Logical { dim, div, modulus } = pa[p].source {
+        if let Some(term) = Term::of_physical_dim(&pa[p]) {
             terms_rev[n] = MixedTerm {
-                dim,
-                div,
-                modulus: match modulus {
-                    Some(m) => m,
-                    None => 0,
-                },
-                static_stride,
+                term: Term::new(term.dim, term.div, term.modulus, static_stride),
                 dynamic_factors: factors,
             };
             n += 1;
@@ -231,9 +222,11 @@ const fn derive_plan(a: &ArrayLayout, b: &ArrayLayout, probes: [usize; 2]) -> Mi
     let mut i = 0;
     while i < n {
         plan.terms[i] = terms_rev[n - 1 - i];
+        plan.static_terms[i] = plan.terms[i].term;
         i += 1;
     }
     plan.len = n;
+    plan.arithmetic = Arithmetic::of(plan.static_terms.split_at(n).0);
     plan
 }
 
@@ -304,21 +297,11 @@ where
     /// Builds the engine's layout with `dims`.
     const fn build(dims: &[Dim], padding: Option<Padding>) -> Result<ArrayLayout, Error> {
         assert!(A::CANONICAL, "{}", NON_CANONICAL_ATTRS);
-        build_array_layout(
-            R,
-            T::TYPE,
-            dims,
-            M::VALUES,
-            Ti::TILES,
-            (
-                A::TAIL_PADDING_ALIGNMENT,
-                A::ELEMENT_SIZE_IN_BITS,
-                A::MEMORY_SPACE,
-                A::DYNAMIC_SHAPE_METADATA_PREFIX_BYTES,
-            ),
-            A::SPLITS,
+        let parts = LayoutParts {
             padding,
-        )
+            ..layout_parts::<A>(M::VALUES, Ti::TILES)
+        };
+        build_array_layout(R, T::TYPE, dims, &parts)
     }
 
     const fn probe(probe: usize) -> ArrayLayout {
@@ -509,32 +492,28 @@ where
         if !plan.separable {
             return self.to_runtime().offset_in_bounds(&index);
         }
-        // The tile counts of the `?` dims (a constant trip count, usually 0).
-        let mut dynamic = [1usize; MAX_PHYSICAL_RANK];
+        let static_terms = plan.static_terms.split_at(plan.len).0;
+        if plan.dynamic_len == 0 {
+            // Every stride a constant (the usual case): the evaluator
+            // folds the terms as a static layout's.
+            return evaluate(static_terms, &index, plan.arithmetic);
+        }
+        // Each stride scaled by the tile counts of the `?` dims it spans.
+        let mut terms = plan.static_terms;
         let mut j = 0;
         while j < plan.dynamic_len {
             let (dim, div) = plan.dynamic_sizes[j];
-            dynamic[j] = self.extents[Self::DYNAMIC_POSITION[dim]].div_ceil(div);
+            let count = self.extents[Self::DYNAMIC_POSITION[dim]].div_ceil(div);
+            let mut p = 0;
+            while p < plan.len {
+                if plan.terms[p].dynamic_factors & (1 << j) != 0 {
+                    terms[p].stride = terms[p].stride.wrapping_mul(count);
+                }
+                p += 1;
+            }
             j += 1;
         }
-        let mut offset = 0usize;
-        let mut p = 0;
-        while p < plan.len {
-            let t = &plan.terms[p];
-            let q = index[t.dim] / t.div;
-            let digit = if t.modulus == 0 { q } else { q % t.modulus };
-            let mut stride = t.static_stride;
-            let mut j = 0;
-            while j < plan.dynamic_len {
-                if t.dynamic_factors & (1 << j) != 0 {
-                    stride = stride.wrapping_mul(dynamic[j]);
-                }
-                j += 1;
-            }
-            offset = offset.wrapping_add(digit.wrapping_mul(stride));
-            p += 1;
-        }
-        offset
+        evaluate(terms.split_at(plan.len).0, &index, plan.arithmetic)
     }
 
     /// The offset of the element at `index`.

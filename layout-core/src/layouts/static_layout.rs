@@ -40,12 +40,14 @@
 use core::fmt;
 use core::marker::PhantomData;
 
-use crate::array::{ArrayLayout, DigitSource, PhysicalDims, PhysicalShape, Slot};
+pub use crate::array::terms::{OFFSET_TABLE_CAPACITY, OffsetPlan};
+use crate::array::terms::{OffsetTable, OffsetTerms};
+use crate::array::{ArrayLayout, PhysicalDims, PhysicalShape, Slot};
 use crate::element::PrimitiveType;
 use crate::error::Error;
 use crate::layouts::traits::KnownLayout;
-use crate::layouts::typelevel::{AttrSpec, DimList, ElementSpec, NumList, TileList};
-use crate::model::layout::{Layout, Padding, SplitConfig};
+use crate::layouts::typelevel::{AttrSpec, DimList, ElementSpec, NumList, TileList, layout_parts};
+use crate::model::layout::LayoutParts;
 use crate::model::shape::{Dim, Shape};
 use crate::model::tile::Tile;
 
@@ -95,7 +97,8 @@ pub enum SlotOf<const RANK: usize> {
 }
 
 /// Builds the engine's [`ArrayLayout`] from the numbers a [`StaticLayout`]
-/// carries, with the engine's constructors and checks only.
+/// or [`MixedLayout`](crate::MixedLayout) carries, with the engine's
+/// constructors and checks only.
 ///
 /// # Errors
 /// The first rule the numbers break, as the engine reports it.
@@ -103,18 +106,12 @@ pub enum SlotOf<const RANK: usize> {
 /// # Panics
 /// If `rank` is not the number of `dims` (never for types made by
 /// `layout!`).
-#[allow(clippy::too_many_arguments)] // one argument per layout field
 pub const fn build_array_layout(
     rank: usize,
     element_type: PrimitiveType,
     dims: &[Dim],
-    minor_to_major: &[usize],
-    tiles: &[Tile],
-    attrs: (usize, u32, u32, usize),
-    splits: &[SplitConfig],
-    padding: Option<Padding>,
+    parts: &LayoutParts,
 ) -> Result<ArrayLayout, Error> {
-    let (tail_padding_alignment, element_size_in_bits, memory_space, metadata_prefix) = attrs;
     assert!(
         rank == dims.len(),
         "RANK differs from the number of dimensions"
@@ -123,23 +120,10 @@ pub const fn build_array_layout(
         Ok(s) => s,
         Err(e) => return Err(e),
     };
-    let layout = match Layout::dense(
-        minor_to_major,
-        tiles,
-        tail_padding_alignment,
-        element_size_in_bits,
-        memory_space,
-    ) {
+    let layout = match parts.build() {
         Ok(l) => l,
         Err(e) => return Err(e),
     };
-    let layout = match layout.with_split_configs(splits) {
-        Ok(l) => l,
-        Err(e) => return Err(e),
-    };
-    let layout = layout
-        .with_dynamic_shape_metadata_prefix_bytes(metadata_prefix)
-        .with_padding(padding);
     match shape.with_layout(layout) {
         Ok(s) => ArrayLayout::new(s),
         Err(e) => Err(e),
@@ -188,21 +172,8 @@ impl<
     /// error with the engine's message.
     pub const LAYOUT: ArrayLayout = {
         assert!(A::CANONICAL, "{}", NON_CANONICAL_ATTRS);
-        let layout = match build_array_layout(
-            R,
-            T::TYPE,
-            D::DIMS,
-            M::VALUES,
-            Ti::TILES,
-            (
-                A::TAIL_PADDING_ALIGNMENT,
-                A::ELEMENT_SIZE_IN_BITS,
-                A::MEMORY_SPACE,
-                A::DYNAMIC_SHAPE_METADATA_PREFIX_BYTES,
-            ),
-            A::SPLITS,
-            A::PADDING,
-        ) {
+        let parts = layout_parts::<A>(M::VALUES, Ti::TILES);
+        let layout = match build_array_layout(R, T::TYPE, D::DIMS, &parts) {
             Ok(l) => l,
             Err(e) => e.panic(),
         };
@@ -268,80 +239,23 @@ impl<
     /// The physical (tiled) dims with their strides and digit formulas.
     pub const PHYSICAL_DIMS: PhysicalDims = Self::LAYOUT.physical_dims();
 
-    /// The physical dims that hold a digit of the index, as
-    /// `(dim, div, modulus or 0, stride)`, read from [`Self::PHYSICAL_DIMS`];
-    /// the first [`Self::DIGIT_TERM_COUNT`] are used.
-    const DIGIT_TERMS: [(usize, usize, usize, usize); crate::limits::MAX_PHYSICAL_RANK] = {
-        let mut terms = [(0, 1, 0, 0); crate::limits::MAX_PHYSICAL_RANK];
-        let dims = Self::PHYSICAL_DIMS.as_slice();
-        let mut n = 0;
-        let mut p = 0;
-        while p < dims.len() {
-            if let DigitSource::Logical { dim, div, modulus } = dims[p].source {
-                let m = match modulus {
-                    Some(m) => m,
-                    None => 0,
-                };
-                terms[n] = (dim, div, m, dims[p].stride);
-                n += 1;
-            }
-            p += 1;
-        }
-        terms
-    };
-
-    /// How many of [`Self::DIGIT_TERMS`] are used.
-    const DIGIT_TERM_COUNT: usize = {
-        let dims = Self::PHYSICAL_DIMS.as_slice();
-        let mut n = 0;
-        let mut p = 0;
-        while p < dims.len() {
-            if let DigitSource::Logical { .. } = dims[p].source {
-                n += 1;
-            }
-            p += 1;
-        }
-        n
+    /// For [`OffsetPlan::Strided`] and [`OffsetPlan::Digits`]: the
+    /// engine's offset terms, evaluated by the one term evaluator. No
+    /// terms for the other plans.
+    const OFFSET_TERMS: OffsetTerms = match OffsetTerms::new(&Self::LAYOUT) {
+        Some(t) => t,
+        None => OffsetTerms::EMPTY,
     };
 
     /// How run-time offsets are computed from engine results (see
     /// [`OffsetPlan`]).
-    pub const OFFSET_PLAN: OffsetPlan = offset_plan(&Self::LAYOUT);
+    pub const OFFSET_PLAN: OffsetPlan = OffsetPlan::of(&Self::LAYOUT);
 
-    /// For [`OffsetPlan::Table`]: where dimension `d`'s entries start in
-    /// [`Self::OFFSET_TABLE`].
-    const TABLE_BASES: [usize; R] = {
-        let mut bases = [0usize; R];
-        let mut sum = 0;
-        let mut d = 0;
-        while d < R {
-            bases[d] = sum;
-            sum += Self::DIMS[d];
-            d += 1;
-        }
-        bases
-    };
-
-    /// For [`OffsetPlan::Table`]: entry `TABLE_BASES[d] + x` is the engine's
-    /// offset of the index that is `x` in dimension `d` and 0 elsewhere.
-    /// All zeros for the other plans.
-    const OFFSET_TABLE: [usize; OFFSET_TABLE_CAPACITY] = {
-        let mut table = [0usize; OFFSET_TABLE_CAPACITY];
-        if let OffsetPlan::Table = Self::OFFSET_PLAN {
-            let mut unit = [0usize; R];
-            let mut d = 0;
-            while d < R {
-                let mut x = 0;
-                while x < Self::DIMS[d] {
-                    unit[d] = x;
-                    table[Self::TABLE_BASES[d] + x] = Self::LAYOUT.offset_in_bounds(&unit);
-                    x += 1;
-                }
-                unit[d] = 0;
-                d += 1;
-            }
-        }
-        table
+    /// For [`OffsetPlan::Table`]: the engine's offsets of each
+    /// dimension's indices alone. Empty for the other plans.
+    const OFFSET_TABLE: OffsetTable = match Self::OFFSET_PLAN {
+        OffsetPlan::Table => OffsetTable::new(&Self::LAYOUT),
+        _ => OffsetTable::EMPTY,
     };
 
     /// The offset of an in-bounds `index` by [`Self::OFFSET_PLAN`]: what
@@ -350,48 +264,10 @@ impl<
     #[inline(always)]
     const fn planned_offset(index: &[usize; R]) -> usize {
         match Self::OFFSET_PLAN {
-            OffsetPlan::Strided => {
-                let strides = match Self::STRIDES {
-                    Some(s) => s,
-                    None => [0; R],
-                };
-                let mut offset = 0usize;
-                let mut d = 0;
-                while d < R {
-                    offset = offset.wrapping_add(index[d].wrapping_mul(strides[d]));
-                    d += 1;
-                }
-                offset
-            }
-            OffsetPlan::Digits => {
-                // A literal trip count over constant terms, so the loop
-                // unrolls and every divisor and stride is an immediate.
-                let mut offset = 0usize;
-                let mut p = 0;
-                while p < Self::DIGIT_TERM_COUNT {
-                    let (dim, div, modulus, stride) = Self::DIGIT_TERMS[p];
-                    let quotient = index[dim] / div;
-                    let digit = if modulus == 0 {
-                        quotient
-                    } else {
-                        quotient % modulus
-                    };
-                    offset = offset.wrapping_add(digit.wrapping_mul(stride));
-                    p += 1;
-                }
-                offset
-            }
-            OffsetPlan::Table => {
-                let mut offset = 0usize;
-                let mut d = 0;
-                while d < R {
-                    // In bounds (callers check), so the slot is in the table.
-                    let slot = Self::TABLE_BASES[d] + index[d];
-                    offset = offset.wrapping_add(Self::OFFSET_TABLE[slot]);
-                    d += 1;
-                }
-                offset
-            }
+            // Constant terms: the evaluator's loop unrolls and every
+            // divisor and stride is an immediate.
+            OffsetPlan::Strided | OffsetPlan::Digits => Self::OFFSET_TERMS.offset(index),
+            OffsetPlan::Table => Self::OFFSET_TABLE.offset(index),
             OffsetPlan::Engine => Self::LAYOUT.offset_in_bounds(index),
         }
     }
@@ -533,63 +409,6 @@ impl<
             Ok(Slot::Padding) => Ok(SlotOf::Padding),
             Err(e) => Err(e),
         }
-    }
-}
-
-/// Entries in a static layout's offset table ([`OffsetPlan::Table`]); a
-/// power of two.
-pub const OFFSET_TABLE_CAPACITY: usize = 512;
-
-/// How a [`StaticLayout`] computes run-time offsets. Every plan evaluates
-/// numbers the engine computed at compile time, so the run-time cost is
-/// that of hand-written arithmetic, while the engine's general transform
-/// (which the optimiser does not fold) is the fallback.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum OffsetPlan {
-    /// Offsets are linear in the index ([`ArrayLayout::strides`] is
-    /// `Some`): `sum(index[d] * STRIDES[d])`.
-    Strided,
-    /// Every physical dimension holds a digit `(index[d] / div) % modulus`
-    /// of one logical index ([`ArrayLayout::physical_dims`] is
-    /// separable): `sum(stride[p] * digit[p])`, the arithmetic one writes
-    /// by hand for tiled layouts.
-    Digits,
-    /// No tile combines dimensions (`*`), so every physical coordinate
-    /// comes from one logical dimension and the offset is the sum of each
-    /// dimension's part: a lookup per dimension in a table of the engine's
-    /// offsets. Used when the dims add up to at most
-    /// [`OFFSET_TABLE_CAPACITY`].
-    Table,
-    /// The engine's transform at run time.
-    Engine,
-}
-
-/// Chooses the [`OffsetPlan`] for `layout`.
-const fn offset_plan(layout: &ArrayLayout) -> OffsetPlan {
-    if layout.strides().is_some() {
-        return OffsetPlan::Strided;
-    }
-    if layout.physical_dims().is_separable() {
-        return OffsetPlan::Digits;
-    }
-    let tiles = layout.layout().tiles();
-    let mut t = 0;
-    while t < tiles.len() {
-        if tiles[t].has_combined_dims() {
-            return OffsetPlan::Engine;
-        }
-        t += 1;
-    }
-    let mut sum = 0usize;
-    let mut d = 0;
-    while d < layout.rank() {
-        sum = sum.saturating_add(layout.size(d));
-        d += 1;
-    }
-    if sum <= OFFSET_TABLE_CAPACITY {
-        OffsetPlan::Table
-    } else {
-        OffsetPlan::Engine
     }
 }
 

@@ -36,7 +36,7 @@
 use core::marker::PhantomData;
 
 use crate::element::PrimitiveType;
-use crate::model::layout::{Padding, PaddingValue, SplitConfig};
+use crate::model::layout::{LayoutParts, Padding, PaddingValue, SplitConfig};
 use crate::model::shape::Dim;
 use crate::model::tile::Tile;
 
@@ -331,6 +331,25 @@ pub trait AttrSpec {
     /// [`Attrs`] with every value at its default, which must be
     /// [`DefaultAttrs`] (static and mixed layouts refuse to build).
     const CANONICAL: bool;
+}
+
+/// The parts of a layout with `minor_to_major`, `tiles` and the
+/// attributes `A` carries: how static and mixed layouts name their fields
+/// for [`LayoutParts::build`].
+pub(crate) const fn layout_parts<'a, A: AttrSpec>(
+    minor_to_major: &'a [usize],
+    tiles: &'a [Tile],
+) -> LayoutParts<'a> {
+    LayoutParts {
+        minor_to_major,
+        tiles,
+        tail_padding_alignment: A::TAIL_PADDING_ALIGNMENT,
+        element_size_in_bits: A::ELEMENT_SIZE_IN_BITS,
+        memory_space: A::MEMORY_SPACE,
+        split_configs: A::SPLITS,
+        dynamic_shape_metadata_prefix_bytes: A::DYNAMIC_SHAPE_METADATA_PREFIX_BYTES,
+        padding: A::PADDING,
+    }
 }
 
 impl AttrSpec for DefaultAttrs {

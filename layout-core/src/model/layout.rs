@@ -500,38 +500,6 @@ impl Layout {
         Ok(self)
     }
 
-    /// A dense layout from the fields that most layouts set, checked in
-    /// this order as [`Layout::new`] and the `with_` methods check them:
-    /// `minor_to_major`, `tiles`, `L(tail_padding_alignment)`,
-    /// `E(element_size_in_bits)` (stored as given) and `S(memory_space)`.
-    /// The one chain behind [`ArrayLayout::make_shape_with_dense_layout`]
-    /// and the static layouts' constructor.
-    ///
-    /// [`ArrayLayout::make_shape_with_dense_layout`]: crate::ArrayLayout::make_shape_with_dense_layout
-    pub(crate) const fn dense(
-        minor_to_major: &[usize],
-        tiles: &[Tile],
-        tail_padding_alignment: usize,
-        element_size_in_bits: u32,
-        memory_space: u32,
-    ) -> Result<Layout, Error> {
-        let layout = match Layout::new(minor_to_major) {
-            Ok(l) => l,
-            Err(e) => return Err(e),
-        };
-        let layout = match layout.with_tiles(tiles) {
-            Ok(l) => l,
-            Err(e) => return Err(e),
-        };
-        let layout = match layout.with_tail_padding_alignment(tail_padding_alignment) {
-            Ok(l) => l,
-            Err(e) => return Err(e),
-        };
-        layout
-            .with_element_size_in_bits(element_size_in_bits)
-            .with_memory_space(memory_space)
-    }
-
     /// The same layout with `SC(...)`.
     ///
     /// # Errors
@@ -826,5 +794,101 @@ impl Layout {
             || self.dynamic_shape_metadata_prefix_bytes > 0
             || self.physical_shape.is_some()
             || self.padding.is_some()
+    }
+}
+
+/// A [`Layout`]'s fields by name, to assemble one from parts: the one
+/// constructor behind the static and mixed layouts' types and
+/// [`ArrayLayout::make_shape_with_dense_layout`]. Start from
+/// [`LayoutParts::new`] (every attribute at its default) and set fields
+/// with struct update syntax; [`LayoutParts::build`] checks them in the
+/// order [`Layout::new`] and the `with_` methods do.
+///
+/// ```
+/// use tessera::{LayoutParts, Tile};
+/// let tiles = [Tile::from_sizes(&[2, 2])?];
+/// let layout = LayoutParts {
+///     tiles: &tiles,
+///     tail_padding_alignment: 8,
+///     ..LayoutParts::new(&[1, 0])
+/// }
+/// .build()?;
+/// assert_eq!(layout.tiles().len(), 1);
+/// assert_eq!(layout.tail_padding_alignment_in_elements(), 8);
+/// # Ok::<(), tessera::Error>(())
+/// ```
+///
+/// [`ArrayLayout::make_shape_with_dense_layout`]: crate::ArrayLayout::make_shape_with_dense_layout
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LayoutParts<'a> {
+    /// `minor_to_major`: logical dimensions from most minor to most major.
+    pub minor_to_major: &'a [usize],
+    /// `T(..)`: the tile levels, outermost first.
+    pub tiles: &'a [Tile],
+    /// `L(n)`: tail padding alignment in elements (1 for none).
+    pub tail_padding_alignment: usize,
+    /// `E(n)`: element size in bits, stored as given (0 for natural).
+    pub element_size_in_bits: u32,
+    /// `S(n)`: memory space.
+    pub memory_space: u32,
+    /// `SC(..)`: split configs.
+    pub split_configs: &'a [SplitConfig],
+    /// `M(n)`: dynamic shape metadata prefix bytes.
+    pub dynamic_shape_metadata_prefix_bytes: usize,
+    /// `pad(..)`: padded dims, if any.
+    pub padding: Option<Padding>,
+}
+
+impl<'a> LayoutParts<'a> {
+    /// `minor_to_major` with every other attribute at its default.
+    pub const fn new(minor_to_major: &'a [usize]) -> LayoutParts<'a> {
+        LayoutParts {
+            minor_to_major,
+            tiles: &[],
+            tail_padding_alignment: 1,
+            element_size_in_bits: 0,
+            memory_space: 0,
+            split_configs: &[],
+            dynamic_shape_metadata_prefix_bytes: 0,
+            padding: None,
+        }
+    }
+
+    /// The layout, checked field by field in this order: `minor_to_major`,
+    /// `tiles`, `L`, `S`, `SC` (`E`, `M` and `pad` are stored as given;
+    /// `pad` is checked against a shape by [`Shape::with_layout`]).
+    ///
+    /// # Errors
+    /// The first field that breaks a rule, as [`Layout::new`] and the
+    /// `with_` methods report it.
+    ///
+    /// [`Shape::with_layout`]: crate::Shape::with_layout
+    pub const fn build(&self) -> Result<Layout, Error> {
+        let layout = match Layout::new(self.minor_to_major) {
+            Ok(l) => l,
+            Err(e) => return Err(e),
+        };
+        let layout = match layout.with_tiles(self.tiles) {
+            Ok(l) => l,
+            Err(e) => return Err(e),
+        };
+        let layout = match layout.with_tail_padding_alignment(self.tail_padding_alignment) {
+            Ok(l) => l,
+            Err(e) => return Err(e),
+        };
+        let layout = match layout
+            .with_element_size_in_bits(self.element_size_in_bits)
+            .with_memory_space(self.memory_space)
+        {
+            Ok(l) => l,
+            Err(e) => return Err(e),
+        };
+        let layout = match layout.with_split_configs(self.split_configs) {
+            Ok(l) => l,
+            Err(e) => return Err(e),
+        };
+        Ok(layout
+            .with_dynamic_shape_metadata_prefix_bytes(self.dynamic_shape_metadata_prefix_bytes)
+            .with_padding(self.padding))
     }
 }
