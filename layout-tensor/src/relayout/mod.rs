@@ -13,20 +13,25 @@
 //! 16-byte aligned), an interleave for `T(2,1)`/`T(4,1)` sub-tiles and a
 //! deinterleave for their unpack (`T(2,1)`), a transpose in square blocks
 //! of vectors when the source's contiguous level is not the
-//! destination's (`crate::transpose`), or a strided loop. Padding slots
+//! destination's ([`transpose`]), or a strided loop. Padding slots
 //! of the destination are never written.
+
+mod kernel;
+mod simd;
+mod stream;
+mod transpose;
+
+pub use kernel::RelayoutKernel;
 
 use bytemuck::NoUninit;
 use layout_core::walk::{LoopNest, NestTemplate};
-use layout_core::{ArrayLayout, Error, Shape};
+use layout_core::{AnyLayout, ArrayLayout, Error, SameShape, Shape};
 
 use crate::element::Element;
-use crate::kernel::{RelayoutKernel, arrange};
-use layout_core::{AnyLayout, SameShape};
-
 use crate::storage::{Storage, StorageMut};
-use crate::stream::{STREAM_FROM_BYTES, StreamWriter};
 use crate::tensor::TensorBase;
+use kernel::arrange;
+use stream::{STREAM_FROM_BYTES, StreamWriter};
 
 /// How a relayout between two layout types gets its loop nest, decided
 /// while compiling.
@@ -317,7 +322,7 @@ fn copy_volumes<T: NoUninit, S: Sink<T>>(
                         #[inline(always)]
                         |[s, d]| {
                             if band > 0 {
-                                crate::stream::prefetch(src, s + band, len);
+                                stream::prefetch(src, s + band, len);
                             }
                             out.run(&src[s..s + len], d);
                         },
@@ -337,14 +342,14 @@ fn copy_volumes<T: NoUninit, S: Sink<T>>(
                 |start, [outers, steps, rows, len]| {
                     let dst = out.buffer();
                     if pairs && len == 2 {
-                        let grid = crate::simd::BlockGrid {
+                        let grid = simd::BlockGrid {
                             start,
                             counts: [outers, steps],
                             strides: [outer, step],
                             row_stride: si,
                             rows,
                         };
-                        crate::simd::interleave2_grid(src, dst, &grid, S::STREAMING);
+                        simd::interleave2_grid(src, dst, &grid, S::STREAMING);
                     } else {
                         let shape = [outers, steps, rows, len];
                         transpose_volume(src, dst, start, shape, strides, S::STREAMING);
@@ -361,14 +366,14 @@ fn copy_volumes<T: NoUninit, S: Sink<T>>(
                 |start, [outers, steps, rows, len]| {
                     let dst = out.buffer();
                     if steps == 2 {
-                        let grid = crate::simd::BlockGrid {
+                        let grid = simd::BlockGrid {
                             start,
                             counts: [outers, rows],
                             strides: [outer, row],
                             row_stride: step[1],
                             rows: len,
                         };
-                        crate::simd::deinterleave2_grid(src, dst, &grid, S::STREAMING);
+                        simd::deinterleave2_grid(src, dst, &grid, S::STREAMING);
                     } else {
                         let shape = [outers, steps, rows, len];
                         strided_volume(src, dst, start, shape, [outer, step, row, [si, di]]);
@@ -405,7 +410,7 @@ fn copy_volumes<T: NoUninit, S: Sink<T>>(
 
 /// One volume of blocks whose rows are contiguous in the source
 /// (`strides[2][0] == 1`) and runs in the destination (`strides[3][1] ==
-/// 1`), with the transpose kernel (`crate::transpose`).
+/// 1`), with the transpose kernel ([`transpose`]).
 #[inline(always)]
 fn transpose_volume<T: NoUninit>(
     src: &[T],
@@ -415,7 +420,7 @@ fn transpose_volume<T: NoUninit>(
     [outer, step, row, [run_stride, _]]: [[usize; 2]; 4],
     streaming: bool,
 ) {
-    let grid = crate::transpose::TransposeGrid {
+    let grid = transpose::TransposeGrid {
         start,
         counts: [outers, steps],
         strides: [outer, step],
@@ -424,7 +429,7 @@ fn transpose_volume<T: NoUninit>(
         run_stride,
         row_stride: row[1],
     };
-    crate::transpose::transpose_grid(src, dst, &grid, streaming);
+    transpose::transpose_grid(src, dst, &grid, streaming);
 }
 
 /// How far ahead of each run to prefetch the source, in elements, when

@@ -6,7 +6,7 @@
 //! unpack per 16 bytes written; with SSE2's 16-byte loads and
 //! `unpacklo`/`unpackhi` it measured 1.2–1.3× faster (BENCHMARKS.md).
 //! Destinations too large for the caches take streaming stores for the
-//! lines the vectors cover whole (as [`StreamWriter`](crate::stream::StreamWriter)), and the source
+//! lines the vectors cover whole (as [`StreamWriter`](super::stream::StreamWriter)), and the source
 //! is prefetched a grid ahead ([`ReadAhead`]). The kernels,
 //! [`interleave2_grid`] and [`deinterleave2_grid`], take a whole grid of
 //! blocks, checked against the buffers once; they are safe functions over
@@ -15,7 +15,7 @@
 
 use bytemuck::NoUninit;
 
-use crate::stream::ReadAhead;
+use super::stream::ReadAhead;
 
 /// Where the blocks of a row interleave lie: block `(o, k)`, `o <
 /// counts[0]`, `k < counts[1]`, interleaves the `rows` elements at source
@@ -119,7 +119,7 @@ pub(crate) fn whole_lines(from: usize, bytes: usize) -> [usize; 2] {
 /// every `r < rows`. With `streaming`, the 64-byte lines that the output
 /// covers whole are written with streaming stores, and the lines at its
 /// ends, shared with other writes, with normal ones (see
-/// [`StreamWriter`](crate::stream::StreamWriter)): the output of the whole grid when its blocks are
+/// [`StreamWriter`](super::stream::StreamWriter)): the output of the whole grid when its blocks are
 /// adjacent (as a band of `T(8,128)(2,1)` tiles is), else of each block.
 /// Streaming grids also prefetch, a piece per block, the source span that
 /// follows the grid's own ([`ReadAhead`]): the next band's rows.
@@ -436,7 +436,7 @@ pub(crate) unsafe fn store_vector<const STREAMING: bool>(
     // target.
     unsafe {
         if STREAMING && (p as usize).wrapping_sub(lo) < hi.wrapping_sub(lo) {
-            crate::stream::stream_store(p, v);
+            super::stream::stream_store(p, v);
         } else {
             core::arch::x86_64::_mm_storeu_si128(p, v);
         }
