@@ -6,8 +6,9 @@ use bytemuck::NoUninit;
 
 use super::stream::StreamWriter;
 
-/// Where a relayout's kernels write: the destination itself, or a
-/// [`StreamWriter`] over it.
+/// Where a relayout's kernels write: the destination itself, a
+/// [`StreamWriter`] over it, or the destination with its runs copied by
+/// `memcpy` ([`Memcpy`]).
 pub(super) trait Sink<T> {
     /// Whether the destination takes streaming stores: the interleave and
     /// deinterleave then stream the lines they write whole, and every
