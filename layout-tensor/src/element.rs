@@ -15,6 +15,9 @@
 //! read their buffers as `u8` through the packed API's raw bytes.
 
 use layout_core::PrimitiveType;
+use layout_core::layouts::typelevel::{self, ElementSpec};
+
+use crate::layout::StoredAs;
 
 /// A Rust type that holds elements of one XLA element type, byte for byte
 /// (`bytemuck::NoUninit`, so a buffer can be viewed as bytes).
@@ -36,57 +39,51 @@ pub trait Element: Copy + bytemuck::NoUninit + Send + Sync + 'static {
     const HIGHEST: Option<Self>;
 }
 
-macro_rules! element {
-    ($($t:ty => $xla:ident, $zero:expr, $one:expr, $lo:expr, $hi:expr;)*) => {$(
+/// The one table of Rust types and XLA element types: each row makes
+/// the Rust type an [`Element`] of the element type its marker
+/// ([`typelevel`]) names, and the marker [`StoredAs`] the Rust type, so
+/// that run-time and static layouts agree on it.
+macro_rules! elements {
+    ($($(#[$cfg:meta])* $t:ty => $xla:ident, $zero:expr, $one:expr, $lo:expr, $hi:expr;)*) => {$(
+        $(#[$cfg])*
         impl Element for $t {
-            const TYPE: PrimitiveType = PrimitiveType::$xla;
+            const TYPE: PrimitiveType = <typelevel::$xla as ElementSpec>::TYPE;
             const ZERO: Self = $zero;
             const ONE: Self = $one;
-            const LOWEST: Option<Self> = Some($lo);
-            const HIGHEST: Option<Self> = Some($hi);
+            const LOWEST: Option<Self> = $lo;
+            const HIGHEST: Option<Self> = $hi;
         }
+
+        $(#[$cfg])*
+        impl StoredAs<$t> for typelevel::$xla {}
     )*};
 }
 
-element! {
-    bool => Pred, false, true, false, true;
-    i8 => S8, 0, 1, i8::MIN, i8::MAX;
-    i16 => S16, 0, 1, i16::MIN, i16::MAX;
-    i32 => S32, 0, 1, i32::MIN, i32::MAX;
-    i64 => S64, 0, 1, i64::MIN, i64::MAX;
-    u8 => U8, 0, 1, u8::MIN, u8::MAX;
-    u16 => U16, 0, 1, u16::MIN, u16::MAX;
-    u32 => U32, 0, 1, u32::MIN, u32::MAX;
-    u64 => U64, 0, 1, u64::MIN, u64::MAX;
-    f32 => F32, 0.0, 1.0, f32::NEG_INFINITY, f32::INFINITY;
-    f64 => F64, 0.0, 1.0, f64::NEG_INFINITY, f64::INFINITY;
-}
-
-#[cfg(feature = "half")]
-element! {
-    half::f16 => F16, half::f16::ZERO, half::f16::ONE, half::f16::NEG_INFINITY, half::f16::INFINITY;
-    half::bf16 => Bf16, half::bf16::ZERO, half::bf16::ONE, half::bf16::NEG_INFINITY, half::bf16::INFINITY;
-}
-
-#[cfg(feature = "num-complex")]
-macro_rules! complex {
-    ($($t:ty => $xla:ident;)*) => {$(
-        impl Element for num_complex::Complex<$t> {
-            const TYPE: PrimitiveType = PrimitiveType::$xla;
-            const ZERO: Self = num_complex::Complex::new(0.0, 0.0);
-            const ONE: Self = num_complex::Complex::new(1.0, 0.0);
-            /// Complex numbers are not ordered.
-            const LOWEST: Option<Self> = None;
-            /// Complex numbers are not ordered.
-            const HIGHEST: Option<Self> = None;
-        }
-    )*};
-}
-
-#[cfg(feature = "num-complex")]
-complex! {
-    f32 => C64;
-    f64 => C128;
+// Complex numbers are not ordered: no lowest or highest value.
+elements! {
+    bool => Pred, false, true, Some(false), Some(true);
+    i8 => S8, 0, 1, Some(i8::MIN), Some(i8::MAX);
+    i16 => S16, 0, 1, Some(i16::MIN), Some(i16::MAX);
+    i32 => S32, 0, 1, Some(i32::MIN), Some(i32::MAX);
+    i64 => S64, 0, 1, Some(i64::MIN), Some(i64::MAX);
+    u8 => U8, 0, 1, Some(u8::MIN), Some(u8::MAX);
+    u16 => U16, 0, 1, Some(u16::MIN), Some(u16::MAX);
+    u32 => U32, 0, 1, Some(u32::MIN), Some(u32::MAX);
+    u64 => U64, 0, 1, Some(u64::MIN), Some(u64::MAX);
+    f32 => F32, 0.0, 1.0, Some(f32::NEG_INFINITY), Some(f32::INFINITY);
+    f64 => F64, 0.0, 1.0, Some(f64::NEG_INFINITY), Some(f64::INFINITY);
+    #[cfg(feature = "half")]
+    half::f16 => F16, half::f16::ZERO, half::f16::ONE,
+        Some(half::f16::NEG_INFINITY), Some(half::f16::INFINITY);
+    #[cfg(feature = "half")]
+    half::bf16 => Bf16, half::bf16::ZERO, half::bf16::ONE,
+        Some(half::bf16::NEG_INFINITY), Some(half::bf16::INFINITY);
+    #[cfg(feature = "num-complex")]
+    num_complex::Complex<f32> => C64, num_complex::Complex::new(0.0, 0.0),
+        num_complex::Complex::new(1.0, 0.0), None, None;
+    #[cfg(feature = "num-complex")]
+    num_complex::Complex<f64> => C128, num_complex::Complex::new(0.0, 0.0),
+        num_complex::Complex::new(1.0, 0.0), None, None;
 }
 
 #[cfg(test)]

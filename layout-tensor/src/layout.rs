@@ -3,7 +3,7 @@
 //! [`SameShape`](layout_core::SameShape), [`KnownLayout`](layout_core::KnownLayout))
 //! come from the engine; tensors accept every layout that implements them.
 
-use layout_core::layouts::typelevel::{self, AttrSpec, DimList, ElementSpec, NumList, TileList};
+use layout_core::layouts::typelevel::{AttrSpec, DimList, ElementSpec, NumList, TileList};
 use layout_core::{
     AnyLayout, ArrayLayout, KnownLayout, MixedLayout, PreparedLayout, StaticLayout, TileOf,
 };
@@ -51,7 +51,7 @@ where
 {
 }
 
-/// An XLA element type (its marker, [`typelevel::F32`], ...) whose
+/// An XLA element type (its marker, [`typelevel::F32`](layout_core::layouts::typelevel::F32), ...) whose
 /// elements a tensor holds as the Rust type `E`: `F32` as `f32`, `S32`
 /// as `i32`, `Pred` as `bool` (the table in
 /// [`element`](crate::element)). The bound behind [`Stores`] for static
@@ -75,36 +75,3 @@ where
     note = "each XLA element type has one Rust type: `f32[..]` holds `f32`, `s32[..]` holds `i32`, `bf16[..]` holds `half::bf16` (the table in `tessera::tensor_element`)"
 )]
 pub trait StoredAs<E: Element>: ElementSpec {}
-
-macro_rules! stores {
-    ($($(#[$cfg:meta])* $t:ty => $xla:ident;)*) => {$(
-        $(#[$cfg])*
-        impl StoredAs<$t> for typelevel::$xla {}
-
-        // The marker and the Rust type name one XLA element type.
-        $(#[$cfg])*
-        const _: () = assert!(
-            <$t as Element>::TYPE as u8 == <typelevel::$xla as ElementSpec>::TYPE as u8
-        );
-    )*};
-}
-
-// The Rust type of each element type (see `Element`), for static and
-// mixed layouts alike.
-stores! {
-    bool => Pred;
-    i8 => S8;
-    i16 => S16;
-    i32 => S32;
-    i64 => S64;
-    u8 => U8;
-    u16 => U16;
-    u32 => U32;
-    u64 => U64;
-    f32 => F32;
-    f64 => F64;
-    #[cfg(feature = "half")] half::f16 => F16;
-    #[cfg(feature = "half")] half::bf16 => Bf16;
-    #[cfg(feature = "num-complex")] num_complex::Complex<f32> => C64;
-    #[cfg(feature = "num-complex")] num_complex::Complex<f64> => C128;
-}

@@ -1,6 +1,7 @@
 #![no_std]
-// The exceptions are `stream` (streaming stores), `simd` and `transpose`
-// (vector kernels), all tested under Miri.
+// The exceptions are `iter` (element iterators), and the relayout
+// kernels' `relayout::stream` (streaming stores), `relayout::simd` and
+// `relayout::transpose` (vector kernels), all tested under Miri.
 #![deny(unsafe_code)]
 //! Typed tensor buffers over tessera layouts.
 //!
@@ -37,7 +38,6 @@ extern crate alloc;
 
 pub mod element;
 mod iter;
-mod kernel;
 mod layout;
 #[cfg(feature = "ndarray")]
 mod ndarray_view;
@@ -46,23 +46,20 @@ pub mod packed;
 mod parallel;
 mod relayout;
 mod runs;
-mod simd;
 mod storage;
-mod stream;
 mod tensor;
 mod tiles;
-mod transpose;
 mod window;
 
 pub use element::Element;
 pub use iter::{Indexed, Iter, IterMut, Slots};
-pub use kernel::RelayoutKernel;
 pub use layout::{StoredAs, Stores};
 #[cfg(feature = "alloc")]
 pub use packed::PackedBuf;
 pub use packed::{
     Packed, PackedBase, PackedIter, PackedView, PackedViewMut, StoresPacked, SubByte, SubByteLayout,
 };
+pub use relayout::RelayoutKernel;
 pub use storage::{Storage, StorageMut};
 #[cfg(feature = "alloc")]
 pub use tensor::TensorBuf;

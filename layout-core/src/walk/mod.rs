@@ -48,3 +48,4 @@ mod iter;
 pub use iter::{Elements, Slots};
 pub use nest::{Level, LoopNest, MAX_LOOP_LEVELS, check_same_dims};
 pub use template::NestTemplate;
+pub use traverse::{for_each_run_start, for_each_step};

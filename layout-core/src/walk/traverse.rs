@@ -481,9 +481,19 @@ const fn to_last(level: &Level, outer: &Level, trips: usize) -> usize {
 }
 
 /// Calls `f(start + k * stride)` for `k < count`, each `[source,
-/// destination]` (wrapping, as a stride of 0 or an unused buffer's may).
+/// destination]` (wrapping, as a stride of 0 or an unused buffer's may):
+/// one level of a nest, stepped. The levels of a volume
+/// ([`LoopNest::for_each_volume`]) are walked with it, here and in the
+/// relayout kernels.
+///
+/// ```
+/// use tessera::walk::for_each_step;
+/// let mut starts = Vec::new();
+/// for_each_step([1, 10], 3, [4, 100], |o| starts.push(o));
+/// assert_eq!(starts, [[1, 10], [5, 110], [9, 210]]);
+/// ```
 #[inline(always)]
-fn for_each_step(
+pub fn for_each_step(
     start: [usize; 2],
     count: usize,
     stride: [usize; 2],
@@ -497,4 +507,51 @@ fn for_each_step(
         o[1] = o[1].wrapping_add(stride[1]);
         k += 1;
     }
+}
+
+/// Calls `f(start + o * outer + k * step + r * row)` for every `o <
+/// outers`, `k < steps` and `r < rows`, in that order, each `[source,
+/// destination]`: the start of every run of a volume that
+/// [`LoopNest::for_each_volume`] hands over, with `[outer, step, row, _]
+/// = volume_strides()` ([`LoopNest::volume_strides`]). Three levels of
+/// [`for_each_step`], inlined into `f`'s caller.
+///
+/// ```
+/// use tessera::{walk::{for_each_run_start, LoopNest}, ArrayLayout};
+/// let src: ArrayLayout = "f32[16,256]{1,0}".parse().unwrap();
+/// let dst: ArrayLayout = "f32[16,256]{1,0:T(8,128)}".parse().unwrap();
+/// let nest = LoopNest::relayout(&src, &dst).unwrap().unwrap();
+/// let [outer, step, row, _] = nest.volume_strides();
+/// let mut runs = 0;
+/// nest.for_each_volume(|start, [outers, steps, rows, len]| {
+///     for_each_run_start(start, [outers, steps, rows], [outer, step, row], |[s, d]| {
+///         assert_eq!(len, 128); // a tile row, contiguous in both buffers
+///         assert_eq!(d, dst.offset(&[s / 256, s % 256]));
+///         runs += 1;
+///     });
+/// });
+/// assert_eq!(runs, 16 * 2);
+/// ```
+#[inline(always)]
+pub fn for_each_run_start(
+    start: [usize; 2],
+    [outers, steps, rows]: [usize; 3],
+    [outer, step, row]: [[usize; 2]; 3],
+    mut f: impl FnMut([usize; 2]),
+) {
+    for_each_step(
+        start,
+        outers,
+        outer,
+        #[inline(always)]
+        |plane| {
+            for_each_step(
+                plane,
+                steps,
+                step,
+                #[inline(always)]
+                |block| for_each_step(block, rows, row, &mut f),
+            );
+        },
+    );
 }

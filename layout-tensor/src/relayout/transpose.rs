@@ -10,7 +10,7 @@
 //! destination rows. The blocks are visited a cache line of rows and of
 //! runs at a time, so that every line read or written is used whole while
 //! it is in the L1 cache. Destinations of
-//! [`STREAM_FROM_BYTES`](crate::stream::STREAM_FROM_BYTES) or more take
+//! [`STREAM_FROM_BYTES`](super::stream::STREAM_FROM_BYTES) or more take
 //! streaming stores for the lines a destination row covers whole. Other
 //! element sizes, other targets and the edges of a block (fewer than `V`
 //! rows or runs left) take a plain loop.
@@ -199,7 +199,7 @@ mod vector {
     use bytemuck::NoUninit;
 
     use super::{TransposeGrid, scalar_part, tile};
-    use crate::simd::{store_vector, whole_lines};
+    use crate::relayout::simd::{store_vector, whole_lines};
 
     /// Every block of a checked `grid` with `V × V` vector blocks
     /// ([`square`]); `V` is [`lanes::<T>()`](super::lanes).
@@ -294,7 +294,7 @@ mod vector {
                                     let first = next[1] + (r1 - r0) / V * chunk;
                                     for i in first..(first + chunk).min(len) {
                                         let from = at[0] + next[0] + i * run_stride;
-                                        crate::stream::prefetch(src, from, t);
+                                        crate::relayout::stream::prefetch(src, from, t);
                                     }
                                 }
                                 let lines: [[usize; 2]; V] =

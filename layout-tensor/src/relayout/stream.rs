@@ -8,18 +8,19 @@
 //! when the destination would not stay in the cache anyway: below about
 //! half the last-level cache, normal stores win (the data is reused from
 //! the cache by whoever reads it next, and streaming stores have their own
-//! cost). Measured in `benches/relayout.rs` (BENCHMARKS.md).
+//! cost). `benches/relayout.rs` measures both (BENCHMARKS.md).
 //!
-//! One of the crate's two modules with `unsafe` code (with `simd`):
+//! One of the relayout kernels' modules with `unsafe` code (with `simd`
+//! and `transpose`):
 //! [`StreamWriter`] is safe to use, and `.ci/run` runs its tests under
 //! Miri.
 #![allow(unsafe_code)]
 
 /// Destinations of at least this many bytes are written with streaming
 /// stores where the target has them (x86-64): half the last-level cache of
-/// a typical 16 MiB-L3 part. Tuned on the benchmark machine (32 MiB L3):
-/// streaming was 1.2–1.6× faster than normal stores at 16 MiB, and slower
-/// at 1 MiB (BENCHMARKS.md).
+/// a typical 16 MiB-L3 part: above it streaming stores are faster than
+/// normal ones, below it slower (the benchmark groups of 1 and 16 MiB in
+/// `benches/relayout.rs`).
 pub(crate) const STREAM_FROM_BYTES: usize = 8 << 20;
 
 /// Bytes per cache line, the unit of a streaming store's write.
@@ -37,7 +38,7 @@ struct Line([u8; LINE]);
 /// A streaming store writes a whole 64-byte line. A line that a run covers
 /// only in part is shared with the neighbouring run, and writing it partly
 /// with streaming stores and partly with normal ones costs a round trip to
-/// memory (3–10× slower in the benchmarks); writing it with normal stores
+/// memory; writing it with normal stores
 /// reads the line first. So the writer keeps the part of a line at a run's
 /// end and, when the next run continues right there (the next row of a
 /// tile, the next piece of a row-major row), completes the line and
@@ -232,20 +233,15 @@ pub(crate) unsafe fn stream_store(
 /// the source (the bands of a row-major array), and that span is brought
 /// into the caches while the current one is copied.
 ///
-/// Measured on the pack of `bf16[M,1024]` into `T(8,128)(2,1)`, whose
-/// bands are 16 KiB of source read as eight rows of 2 KiB, 256 bytes of
-/// each per tile: the hardware's own prefetchers do not learn streams that
-/// short. Timed in one process in turns with `memcpy` at 256 MiB, the pack
-/// ran at 0.67–0.70× `memcpy`'s throughput without prefetch; prefetching
-/// each block's rows one band further on, 0.89–0.93×; and the next band in
-/// address order, a piece per block (this type), 0.96–1.05×. The unpack,
-/// which reads the tiles' row pairs side by side, went from 0.46–0.54× to
-/// 0.60–0.81× with it (both with streaming stores). The benchmark's
-/// figures are in BENCHMARKS.md. Contiguous runs prefetch by another rule
+/// The pack of `bf16[M,1024]` into `T(8,128)(2,1)` reads bands of 16 KiB
+/// of source as eight rows of 2 KiB, 256 bytes of each per tile: the
+/// hardware's own prefetchers do not learn streams that short, so the
+/// next band is prefetched in address order, a piece per block (rather
+/// than each block's rows one band further on, which touches as many
+/// streams as the copy). Contiguous runs prefetch by another rule
 /// (`relayout::read_ahead`): a volume of them can be a single destination
 /// row whose source is spread over a band, where the span after it is not
-/// what is read next (prefetched so, the unpack of rows of 947 `f32` fell
-/// from 0.79–0.85× `memcpy` to 0.63–0.67×).
+/// what is read next.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct ReadAhead {
     /// The first element not yet prefetched.

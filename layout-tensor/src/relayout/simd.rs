@@ -3,10 +3,11 @@
 //! `T(8,128)(2,1)`) and the deinterleave that undoes it.
 //!
 //! Written as plain loops, the interleave becomes 8-byte loads and one
-//! unpack per 16 bytes written; with SSE2's 16-byte loads and
-//! `unpacklo`/`unpackhi` it measured 1.2–1.3× faster (BENCHMARKS.md).
+//! unpack per 16 bytes written; here it takes SSE2's 16-byte loads and
+//! `unpacklo`/`unpackhi`, a vector of output per unpack.
 //! Destinations too large for the caches take streaming stores for the
-//! lines the vectors cover whole (as [`StreamWriter`](crate::stream::StreamWriter)), and the source
+//! lines the vectors cover whole (as
+//! [`StreamWriter`](super::stream::StreamWriter)), and the source
 //! is prefetched a grid ahead ([`ReadAhead`]). The kernels,
 //! [`interleave2_grid`] and [`deinterleave2_grid`], take a whole grid of
 //! blocks, checked against the buffers once; they are safe functions over
@@ -14,8 +15,9 @@
 #![allow(unsafe_code)]
 
 use bytemuck::NoUninit;
+use layout_core::walk::for_each_step;
 
-use crate::stream::ReadAhead;
+use super::stream::ReadAhead;
 
 /// Where the blocks of a row interleave lie: block `(o, k)`, `o <
 /// counts[0]`, `k < counts[1]`, interleaves the `rows` elements at source
@@ -84,19 +86,17 @@ impl BlockGrid {
     }
 
     /// Calls `f([s, d])` with the source and destination offsets of every
-    /// block, plane by plane.
+    /// block, plane by plane (the engine's [`for_each_step`] per level).
     #[inline(always)]
     fn for_each_block(&self, mut f: impl FnMut([usize; 2])) {
         let ([outers, steps], [outer, step]) = (self.counts, self.strides);
-        let mut at_plane = self.start;
-        for _ in 0..outers {
-            let mut at = at_plane;
-            for _ in 0..steps {
-                f(at);
-                at = [at[0] + step[0], at[1] + step[1]];
-            }
-            at_plane = [at_plane[0] + outer[0], at_plane[1] + outer[1]];
-        }
+        for_each_step(
+            self.start,
+            outers,
+            outer,
+            #[inline(always)]
+            |plane| for_each_step(plane, steps, step, &mut f),
+        );
     }
 }
 
@@ -119,14 +119,14 @@ pub(crate) fn whole_lines(from: usize, bytes: usize) -> [usize; 2] {
 /// every `r < rows`. With `streaming`, the 64-byte lines that the output
 /// covers whole are written with streaming stores, and the lines at its
 /// ends, shared with other writes, with normal ones (see
-/// [`StreamWriter`](crate::stream::StreamWriter)): the output of the whole grid when its blocks are
-/// adjacent (as a band of `T(8,128)(2,1)` tiles is), else of each block.
+/// [`StreamWriter`](super::stream::StreamWriter)): the output of the
+/// whole grid when its blocks are adjacent (as a band of `T(8,128)(2,1)` tiles is), else of each block.
 /// Streaming grids also prefetch, a piece per block, the source span that
 /// follows the grid's own ([`ReadAhead`]): the next band's rows.
 ///
-/// The bounds are checked once for the whole grid, not per block: with
-/// 512-byte blocks (`bf16` `T(8,128)(2,1)`), checks and slicing per block
-/// measured about 10% of the copy. On x86-64, elements of 2 or 4 bytes go
+/// The bounds are checked once for the whole grid, not per block: blocks
+/// are as small as 512 bytes (`bf16` `T(8,128)(2,1)`), where checks and
+/// slicing per block are a sizeable part of the copy. On x86-64, elements of 2 or 4 bytes go
 /// 16 bytes of each row at a time through SSE2 unpacks; other sizes, other
 /// targets and the last few elements of each row take a plain loop.
 ///
@@ -227,9 +227,7 @@ fn interleave_blocks<T: NoUninit, const STREAMING: bool>(
 /// ones: the rows of a whole plane of blocks when its blocks continue
 /// each other's rows (as the tiles of a band do), else of each block. The
 /// source that follows the grid's is prefetched ([`ReadAhead`]), as in
-/// [`interleave2_grid`]. Timed in one process in turns with `memcpy`, the
-/// unpack of `bf16[M,1024]` at 16 and 256 MiB went from 0.41–0.49×
-/// `memcpy`'s throughput with normal stores to 0.60–0.81×.
+/// [`interleave2_grid`].
 ///
 /// # Panics
 /// If a block reaches past either buffer, or its two destination rows
@@ -289,12 +287,10 @@ fn deinterleave_blocks<T: NoUninit, const STREAMING: bool>(
         false => rows * size,
     };
     let mut ahead = grid.read_ahead::<STREAMING>(1);
-    let mut plane = start;
-    for _ in 0..outers {
+    for_each_step(start, outers, outer, |plane| {
         let row_lines = |row: usize| lines_in(dst[plane[1] + row..].as_ptr(), bytes);
         let plane_lines = [row_lines(0), row_lines(row_stride)];
-        let [mut s, mut d] = plane;
-        for _ in 0..steps {
+        for_each_step(plane, steps, step, |[s, d]| {
             ahead.step(src);
             // In bounds: `s + 2 * rows <= src.len()` and `d + row_stride +
             // rows <= dst.len()` for every block (checked by the caller).
@@ -327,10 +323,8 @@ fn deinterleave_blocks<T: NoUninit, const STREAMING: bool>(
                     *o = pair[1];
                 }
             }
-            [s, d] = [s + step[0], d + step[1]];
-        }
-        plane = [plane[0] + outer[0], plane[1] + outer[1]];
-    }
+        });
+    });
 }
 
 /// Splits `2 * vectors` 16-byte vectors at `a` into their even elements,
@@ -436,7 +430,7 @@ pub(crate) unsafe fn store_vector<const STREAMING: bool>(
     // target.
     unsafe {
         if STREAMING && (p as usize).wrapping_sub(lo) < hi.wrapping_sub(lo) {
-            crate::stream::stream_store(p, v);
+            super::stream::stream_store(p, v);
         } else {
             core::arch::x86_64::_mm_storeu_si128(p, v);
         }

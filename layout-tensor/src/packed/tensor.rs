@@ -1,277 +1,26 @@
-//! Packed storage for sub-byte element types: [`PackedBase`] and its
-//! aliases [`Packed`] (inline, `const`-constructible), [`PackedView`],
-//! [`PackedViewMut`] and `PackedBuf` (with `alloc`).
-//!
-//! # Which layouts
-//!
-//! Every element type narrower than a byte
-//! ([`PrimitiveType::is_sub_byte`]): `s4`, `u4`, `s2`, `u2`, `s1`, `u1`,
-//! `f4e2m1fn` and `pred`. Each slot of the layout (element or padding)
-//! takes [`ArrayLayout::element_size_in_bits`] bits: `n` = the layout's
-//! `E(n)`, or 8 when it has none (one element per byte). `n` is 1, 2, 4
-//! or 8; a layout with a wider `E(n)` (`s4` under `E(16)`) is rejected
-//! with [`ErrorKind::ElementWidthMismatch`], a layout of another element
-//! type with [`ErrorKind::ElementTypeMismatch`]. The buffer is the
-//! layout's [`physical_byte_size`](ArrayLayout::physical_byte_size)
-//! bytes.
-//!
-//! # Where the bits go
-//!
-//! This module follows XLA's `PackIntN` (`xla/util.h`), which packs
-//! literals for `E(n)` layouts: within each byte, the slot with the lower
-//! offset occupies the **more** significant bits. The slot at offset `o`
-//! (from the layout's offset function, padding slots included) lives in
-//! byte `(o * n) / 8`, shifted left by `8 - n - (o * n) % 8`:
-//!
-//! ```text
-//! s4[2,3]{1,0:E(4)}: offsets 0..6, two per byte
-//!
-//!   bit     7 6 5 4   3 2 1 0
-//!   byte 0  [0,0]     [0,1]
-//!   byte 1  [0,2]     [1,0]
-//!   byte 2  [1,1]     [1,2]
-//! ```
-//!
-//! A slot's `n` bits hold the value's own `w` bits (`w` =
-//! [`PrimitiveType::bit_width`]: 4 for `s4`) in their low part, upper
-//! bits zero, as `PackIntN` writes them (`input & LsbMask(n)` of a value
-//! that ml_dtypes keeps in the low `w` bits of its byte). Reads use the low
-//! `w` bits and ignore the rest, as ml_dtypes does; signed types are
-//! sign-extended from bit `w - 1`.
-//!
-//! # Values
-//!
-//! Each element type has a marker type implementing [`SubByte`], which
-//! names the Rust type of its values:
-//!
-//! | XLA type | marker | value | range |
-//! | --- | --- | --- | --- |
-//! | `s4` `s2` `s1` | [`S4`] [`S2`] [`S1`] | `i8` | `-8..=7`, `-2..=1`, `-1..=0` |
-//! | `u4` `u2` `u1` | [`U4`] [`U2`] [`U1`] | `u8` | `0..=15`, `0..=3`, `0..=1` |
-//! | `f4e2m1fn` | [`F4e2m1fn`] | `u8` (raw bits) | `0..=15`; [`F4e2m1fn::to_f32`] decodes |
-//! | `pred` | [`Pred`] | `bool` | |
-//!
-//! Writing a value outside the range is an error
-//! ([`ErrorKind::ValueOutOfRange`]); nothing wraps silently.
-//!
-//! For a static layout (`tessera::layout!`) the marker follows from the
-//! layout type ([`SubByteLayout`]), so `Packed<W, N>` needs no third
-//! argument; with a [`PreparedLayout`], name it:
-//! `PackedView<'_, PreparedLayout, S4>`.
-//!
-//! Element access goes through the layout's own offset function
-//! ([`AnyLayout::offset_in_bounds`]) and iteration through the engine's
-//! loop nests ([`layout_core::walk`]); this module only adds the bit
-//! arithmetic of the table above.
+//! [`PackedBase`], the packed tensor, and its aliases: construction,
+//! element access and iteration.
 
 use core::fmt;
 use core::marker::PhantomData;
 
-use layout_core::layouts::typelevel::{AttrSpec, DimList, ElementSpec, NumList, TileList};
-/// The sub-byte element markers: the engine's
-/// ([`layout_core::layouts::typelevel`]), so that `S4` names one type everywhere.
-pub use layout_core::layouts::typelevel::{F4e2m1fn, Pred, S1, S2, S4, U1, U2, U4};
-use layout_core::walk::LoopNest;
-use layout_core::{ArrayLayout, Error, ErrorKind, Locus, PrimitiveType, StaticLayout};
+use layout_core::layouts::typelevel::F4e2m1fn;
+use layout_core::{
+    AnyLayout, ArrayLayout, Error, ErrorKind, HasRank, KnownLayout, Locus, PrimitiveType,
+};
 
 use crate::element::Element;
-use layout_core::{AnyLayout, HasRank, KnownLayout, PreparedLayout, SameShape};
-
-use crate::runs::{self, Position, Run};
+use crate::runs::{self, Position};
 use crate::storage::{Storage, StorageMut};
 use crate::tensor::TensorBase;
 
-// ---------------------------------------------------------------------
-// Element types
-// ---------------------------------------------------------------------
-
-mod sealed {
-    /// Only the sub-byte markers implement [`SubByte`](super::SubByte).
-    #[allow(unreachable_pub)] // named by a public trait's bound, on purpose
-    pub trait Sealed {}
-}
-
-/// A sub-byte XLA element type, as a marker type ([`S4`], [`U2`],
-/// [`Pred`], ...), with the Rust type of its values and how a value maps
-/// to its bits. Implemented by the sub-byte markers only.
-///
-/// The element type is the marker's [`ElementSpec::TYPE`].
-pub trait SubByte: sealed::Sealed + ElementSpec {
-    /// The Rust type values are read and written as: `i8` for signed
-    /// integers, `u8` for unsigned ones and the raw bits of `f4e2m1fn`,
-    /// `bool` for `pred`.
-    type Value: Copy + PartialEq + fmt::Debug + Send + Sync + 'static;
-
-    /// The value whose bits are all zero.
-    const ZERO: Self::Value;
-
-    /// The value's `w` bits (`w` = [`PrimitiveType::bit_width`]), in the
-    /// low bits of the byte.
-    ///
-    /// # Errors
-    /// [`ErrorKind::ValueOutOfRange`] when the value does not fit in `w`
-    /// bits of this type (9 for `s4`).
-    fn to_bits(value: Self::Value) -> Result<u8, Error>;
-
-    /// The value of the low `w` bits of `bits` (the rest are ignored;
-    /// signed types are sign-extended).
-    fn from_bits(bits: u8) -> Self::Value;
-}
-
-/// The mask of the low `bits` bits of a byte (`bits <= 8`).
-const fn low_mask(bits: u32) -> u8 {
-    if bits >= 8 { 0xFF } else { (1u8 << bits) - 1 }
-}
-
-/// The error for a value that does not fit `element_type`.
-const fn out_of_range(value: i64, element_type: PrimitiveType) -> Error {
-    Error::at(
-        ErrorKind::ValueOutOfRange {
-            value,
-            element_type,
-        },
-        Locus::ElementType,
-    )
-}
-
-macro_rules! signed {
-    ($($marker:ident),*) => {$(
-        impl sealed::Sealed for $marker {}
-
-        impl SubByte for $marker {
-            type Value = i8;
-            const ZERO: i8 = 0;
-
-            #[inline]
-            fn to_bits(value: i8) -> Result<u8, Error> {
-                let w = Self::TYPE.bit_width();
-                let max = (1i8 << (w - 1)) - 1;
-                let min = -max - 1;
-                if value < min || value > max {
-                    return Err(out_of_range(value as i64, Self::TYPE));
-                }
-                Ok(value as u8 & low_mask(w))
-            }
-
-            #[inline]
-            fn from_bits(bits: u8) -> i8 {
-                let shift = 8 - Self::TYPE.bit_width();
-                ((bits << shift) as i8) >> shift
-            }
-        }
-    )*};
-}
-
-macro_rules! unsigned {
-    ($($marker:ident),*) => {$(
-        impl sealed::Sealed for $marker {}
-
-        impl SubByte for $marker {
-            type Value = u8;
-            const ZERO: u8 = 0;
-
-            #[inline]
-            fn to_bits(value: u8) -> Result<u8, Error> {
-                if value > low_mask(Self::TYPE.bit_width()) {
-                    return Err(out_of_range(value as i64, Self::TYPE));
-                }
-                Ok(value)
-            }
-
-            #[inline]
-            fn from_bits(bits: u8) -> u8 {
-                bits & low_mask(Self::TYPE.bit_width())
-            }
-        }
-    )*};
-}
-
-// The markers are the engine's element markers (`typelevel`), the same
-// types a static layout of these element types names: `s4` integers,
-// `-8..=7`, as `i8`; `u4`, `0..=15`, as `u8`; and so on.
-signed!(S4, S2, S1);
-// `f4e2m1fn` is read and written as its raw bits `0..=15`;
-// `F4e2m1fn::to_f32` and `F4e2m1fn::from_f32` convert.
-unsigned!(U4, U2, U1, F4e2m1fn);
-
-impl sealed::Sealed for Pred {}
-
-/// `pred` packed (under `E(1)`, `E(2)`, `E(4)`, or one per byte without
-/// `E`), as `bool`.
-impl SubByte for Pred {
-    type Value = bool;
-    const ZERO: bool = false;
-
-    #[inline]
-    fn to_bits(value: bool) -> Result<u8, Error> {
-        Ok(value as u8)
-    }
-
-    #[inline]
-    fn from_bits(bits: u8) -> bool {
-        bits & 1 != 0
-    }
-}
-
-/// A layout whose elements packed storage of `E` can hold: every
-/// [`PreparedLayout`] (the element type is checked when a tensor is built),
-/// and a static layout only for its own element type, so a mismatch is a
-/// compile error.
-#[diagnostic::on_unimplemented(
-    message = "`{Self}` does not hold packed `{E}` elements",
-    label = "the layout's element type is not `{E}`'s"
-)]
-pub trait StoresPacked<E: SubByte>: AnyLayout {}
-
-impl<E: SubByte> StoresPacked<E> for PreparedLayout {}
-impl<E: SubByte> StoresPacked<E> for ArrayLayout {}
-
-/// A static layout type (`tessera::layout!`) of a sub-byte element type:
-/// names its [`SubByte`] marker, so that [`Packed<W, N>`](Packed) and the
-/// other aliases need no element argument.
-#[diagnostic::on_unimplemented(
-    message = "`{Self}` is not a static layout of a sub-byte element type",
-    label = "packed storage needs `s4`, `u4`, `s2`, `u2`, `s1`, `u1`, `f4e2m1fn` or `pred`",
-    note = "for a `PreparedLayout`, name the element type: `PackedView<'_, PreparedLayout, S4>`"
-)]
-pub trait SubByteLayout: KnownLayout + StoresPacked<Self::Elem> {
-    /// The element type's marker.
-    type Elem: SubByte;
-}
-
-macro_rules! sub_byte_layout {
-    ($($marker:ident),*) => {$(
-        impl<const R: usize, const RMD: bool, D, M, Ti, A> StoresPacked<$marker>
-            for StaticLayout<R, $marker, RMD, D, M, Ti, A>
-        where
-            D: DimList,
-            M: NumList,
-            Ti: TileList,
-            A: AttrSpec,
-        {
-        }
-
-        impl<const R: usize, const RMD: bool, D, M, Ti, A> SubByteLayout
-            for StaticLayout<R, $marker, RMD, D, M, Ti, A>
-        where
-            D: DimList,
-            M: NumList,
-            Ti: TileList,
-            A: AttrSpec,
-        {
-            type Elem = $marker;
-        }
-    )*};
-}
-
-sub_byte_layout!(S4, S2, S1, U4, U2, U1, F4e2m1fn, Pred);
-
-// ---------------------------------------------------------------------
-// The tensor type
-// ---------------------------------------------------------------------
+use super::bits::{read_field, unpack_contiguous, write_field};
+use super::iter::PackedIter;
+use super::stores::{StoresPacked, SubByteLayout};
+use super::sub_byte::SubByte;
 
 /// Sub-byte elements of type `E` packed into bytes, placed by layout `L`
-/// (see the [module docs](self) for where the bits go).
+/// (see the [module docs](crate::packed) for where the bits go).
 ///
 /// Every packed tensor type is this struct with some byte storage `S`;
 /// all methods are written once here. The storage is always exactly the
@@ -382,84 +131,6 @@ fn checked_len(
     Ok(needed)
 }
 
-/// The `n`-bit field of slot `offset` (`n` is 1, 2, 4 or 8).
-#[inline(always)]
-fn read_field(bytes: &[u8], offset: usize, n: u32) -> u8 {
-    // Callers pass offsets inside the buffer; `get` instead of indexing
-    // keeps the panic path (and with it `core::fmt`) out of every access,
-    // which matters on microcontrollers.
-    if n == 8 {
-        return bytes.get(offset).copied().unwrap_or(0);
-    }
-    let bit = offset.wrapping_mul(n as usize);
-    let shift = 8 - n - (bit % 8) as u32;
-    (bytes.get(bit / 8).copied().unwrap_or(0) >> shift) & low_mask(n)
-}
-
-/// Unpacks `out.len()` consecutive slots from `offset` on: the slots
-/// before the first whole byte one at a time, then whole bytes (`8 / n`
-/// values each, first in the high bits), then the rest.
-#[inline(always)]
-fn unpack_contiguous<E: SubByte>(bytes: &[u8], offset: usize, n: u32, out: &mut [E::Value]) {
-    let per_byte = (8 / n) as usize;
-    let head = ((per_byte - offset % per_byte) % per_byte).min(out.len());
-    let (head_out, rest) = out.split_at_mut(head);
-    for (i, v) in head_out.iter_mut().enumerate() {
-        *v = E::from_bits(read_field(bytes, offset + i, n));
-    }
-    let first_byte = (offset + head) / per_byte;
-    let whole = rest.len() / per_byte;
-    let (body, tail) = rest.split_at_mut(whole * per_byte);
-    match bytes.get(first_byte..first_byte + whole) {
-        Some(src) => {
-            for (&b, chunk) in src.iter().zip(body.chunks_exact_mut(per_byte)) {
-                for (j, v) in chunk.iter_mut().enumerate() {
-                    // Slot `j` of the byte sits in the high bits first.
-                    *v = E::from_bits(b >> (8 - n * (j as u32 + 1)));
-                }
-            }
-        }
-        None => {
-            for (i, v) in body.iter_mut().enumerate() {
-                *v = E::from_bits(read_field(bytes, offset + head + i, n));
-            }
-        }
-    }
-    let tail_start = offset + head + whole * per_byte;
-    for (i, v) in tail.iter_mut().enumerate() {
-        *v = E::from_bits(read_field(bytes, tail_start + i, n));
-    }
-}
-
-/// Writes the `n`-bit field of slot `offset`, leaving the byte's other
-/// bits as they are.
-#[inline(always)]
-fn write_field(bytes: &mut [u8], offset: usize, n: u32, field: u8) {
-    // As in `read_field`: no panic path in an access.
-    if n == 8 {
-        if let Some(byte) = bytes.get_mut(offset) {
-            *byte = field;
-        }
-        return;
-    }
-    let bit = offset.wrapping_mul(n as usize);
-    let shift = 8 - n - (bit % 8) as u32;
-    let mask = low_mask(n) << shift;
-    if let Some(byte) = bytes.get_mut(bit / 8) {
-        *byte = (*byte & !mask) | ((field << shift) & mask);
-    }
-}
-
-/// Checks at compile time that two layout types fixed at compile time
-/// hold the same logical array.
-const fn check_static(src: Option<ArrayLayout>, dst: Option<ArrayLayout>) {
-    if let (Some(a), Some(b)) = (src, dst)
-        && let Err(e) = LoopNest::relayout(&a, &b)
-    {
-        e.panic();
-    }
-}
-
 impl<L: KnownLayout + StoresPacked<E>, E: SubByte, const N: usize> PackedBase<[u8; N], L, E> {
     /// Compile-time checks of a static packed type.
     const CHECK: () = {
@@ -486,7 +157,7 @@ impl<L: KnownLayout + StoresPacked<E>, E: SubByte, const N: usize> PackedBase<[u
         Self::from_bytes([0; N])
     }
 
-    /// A tensor over `bytes`, laid out as the [module docs](self) say (as
+    /// A tensor over `bytes`, laid out as the [module docs](crate::packed) say (as
     /// produced by XLA, or by [`PackedBase::as_bytes`]).
     pub const fn from_bytes(bytes: [u8; N]) -> Self {
         let () = Self::CHECK;
@@ -832,121 +503,6 @@ impl<S: Storage<Elem = u8>, L: AnyLayout, E: SubByte> PackedBase<S, L, E> {
             f(index, E::from_bits(read_field(bytes, offset, bits)));
         });
     }
-
-    /// Copies every element into `dst`, which holds the same logical array
-    /// (element type and dims) in its own layout, with the same or another
-    /// `E(n)` (`s4` under `E(4)` into `s4` one per byte, say). Padding bits
-    /// of `dst` are left as they are; so are the bits of other slots that
-    /// share a byte with a written one.
-    ///
-    /// Runs that are contiguous in both buffers and equally aligned are
-    /// copied a byte at a time; other elements one at a time, along the
-    /// engine's relayout nest ([`LoopNest::relayout`]), or in logical
-    /// order when there is none. Each written slot gets the value's bits
-    /// with its upper bits zero.
-    ///
-    /// For two static layouts a shape mismatch is a compile error.
-    ///
-    /// ```
-    /// use tessera::{PackedBuf, PreparedLayout};
-    /// use tessera::packed::S4;
-    /// let packed = PreparedLayout::parse("s4[2,3]{1,0:E(4)}").unwrap();
-    /// let wide = PreparedLayout::parse("s4[2,3]{0,1}").unwrap(); // column-major, a byte each
-    /// let src = PackedBuf::<_, S4>::from_values(packed, [1, 2, 3, -1, -2, -3]).unwrap();
-    /// let mut dst = PackedBuf::<_, S4>::zeroed(wide).unwrap();
-    /// src.relayout_into(&mut dst).unwrap();
-    /// assert_eq!(dst.as_bytes(), &[1, 0x0F, 2, 0x0E, 3, 0x0D]);
-    /// ```
-    ///
-    /// # Errors
-    /// The layouts differ in rank or a dimension's size.
-    pub fn relayout_into<S2, L2>(&self, dst: &mut PackedBase<S2, L2, E>) -> Result<(), Error>
-    where
-        S2: StorageMut<Elem = u8>,
-        L2: SameShape<L>,
-    {
-        const { check_static(L::FIXED_LAYOUT, L2::FIXED_LAYOUT) };
-        let (a, b) = (self.to_array_layout(), dst.to_array_layout());
-        let nest = LoopNest::relayout(&a, &b)?;
-        let (na, nb) = (self.bits_per_slot(), dst.bits_per_slot());
-        let value_mask = low_mask(E::TYPE.bit_width());
-        let src = self.storage.as_slice();
-        let out = dst.storage.as_mut_slice();
-        let copy_one = |out: &mut [u8], s: usize, d: usize| {
-            write_field(out, d, nb, read_field(src, s, na) & value_mask);
-        };
-        match nest {
-            Some(nest) => {
-                let [si, di] = nest.inner_strides();
-                // Whole bytes can be copied when a slot is exactly the
-                // value's width (no upper bits to clear).
-                let bytewise = si == 1 && di == 1 && na == nb && na == E::TYPE.bit_width();
-                nest.for_each_run(|[s, d], len| {
-                    if bytewise {
-                        copy_run(src, out, s, d, len, na, &copy_one);
-                    } else {
-                        for i in 0..len {
-                            copy_one(out, s + i * si, d + i * di);
-                        }
-                    }
-                });
-            }
-            None => {
-                // No common digits (a `*` merge, or cuts that do not
-                // divide each other): element by element.
-                let mut from = a.elements();
-                let mut to = b.elements();
-                while let (Some(s), Some(d)) = (from.next_offset(), to.next_offset()) {
-                    copy_one(out, s, d);
-                }
-            }
-        }
-        Ok(())
-    }
-
-    /// Copies every element into an unpacked tensor of `E`'s value type
-    /// (`i8` for `s4`, layout `s8[..]`; `u8`; `bool`) with the same dims.
-    /// Padding slots of `dst` are left as they are.
-    ///
-    /// # Errors
-    /// The layouts differ in rank or a dimension's size.
-    pub fn unpack_into<S2, L2>(&self, dst: &mut TensorBase<S2, L2>) -> Result<(), Error>
-    where
-        S2: StorageMut<Elem = E::Value>,
-        L2: AnyLayout,
-        E::Value: Element,
-    {
-        let b = dst.to_array_layout();
-        layout_core::walk::check_same_dims(&self.to_array_layout(), &b)?;
-        let out = dst.as_mut_slice();
-        let mut from = self.iter();
-        let mut to = b.elements();
-        while let (Some(v), Some(d)) = (from.next(), to.next_offset()) {
-            out[d] = v;
-        }
-        Ok(())
-    }
-
-    /// A new unpacked tensor of `E`'s value type holding the same array in
-    /// `layout` (an `s8[..]`, `u8[..]` or `pred[..]` layout of the same
-    /// dims), padding slots zero.
-    ///
-    /// # Errors
-    /// `layout`'s element type is not that of `E::Value`, the dims
-    /// differ, or the buffer cannot be allocated
-    /// ([`ErrorKind::AllocationFailed`]).
-    #[cfg(feature = "alloc")]
-    pub fn to_tensor<L2: crate::layout::Stores<E::Value>>(
-        &self,
-        layout: L2,
-    ) -> Result<crate::TensorBuf<L2, E::Value>, Error>
-    where
-        E::Value: Element,
-    {
-        let mut out = crate::TensorBuf::zeroed(layout)?;
-        self.unpack_into(&mut out)?;
-        Ok(out)
-    }
 }
 
 impl<S: StorageMut<Elem = u8>, L: AnyLayout, E: SubByte> PackedBase<S, L, E> {
@@ -1038,23 +594,6 @@ impl<S: StorageMut<Elem = u8>, L: AnyLayout, E: SubByte> PackedBase<S, L, E> {
         }
         Ok(())
     }
-
-    /// Writes every element from an unpacked tensor of `E`'s value type
-    /// (`i8`, `u8` or `bool`) with the same dims. Padding bits are left as
-    /// they are.
-    ///
-    /// # Errors
-    /// The dims differ, or a value does not fit the element type (the
-    /// elements before it in logical order are written).
-    pub fn pack_from<S2, L2>(&mut self, src: &TensorBase<S2, L2>) -> Result<(), Error>
-    where
-        S2: Storage<Elem = E::Value>,
-        L2: AnyLayout,
-        E::Value: Element,
-    {
-        layout_core::walk::check_same_dims(&src.to_array_layout(), &self.to_array_layout())?;
-        self.write_values(src.iter().copied())
-    }
 }
 
 impl<S: Storage<Elem = u8>, L: AnyLayout> PackedBase<S, L, F4e2m1fn> {
@@ -1077,99 +616,6 @@ impl<S: Storage<Elem = u8>, L: AnyLayout> PackedBase<S, L, F4e2m1fn> {
         self.get(index).map(F4e2m1fn::to_f32)
     }
 }
-
-/// Copies the run of `len` slots starting at `s` in `src` to the one at
-/// `d` in `out`, both contiguous with `n` bits per slot: a byte at a time
-/// when both start at the same bit within a byte, the ragged ends (and
-/// runs of another alignment) slot by slot.
-#[inline]
-fn copy_run(
-    src: &[u8],
-    out: &mut [u8],
-    s: usize,
-    d: usize,
-    len: usize,
-    n: u32,
-    copy_one: &impl Fn(&mut [u8], usize, usize),
-) {
-    let per_byte = (8 / n) as usize;
-    if s % per_byte != d % per_byte || len < 2 * per_byte {
-        for i in 0..len {
-            copy_one(out, s + i, d + i);
-        }
-        return;
-    }
-    // Slots before the first whole byte.
-    let head = (per_byte - s % per_byte) % per_byte;
-    for i in 0..head {
-        copy_one(out, s + i, d + i);
-    }
-    let whole = (len - head) / per_byte;
-    let (sb, db) = ((s + head) / per_byte, (d + head) / per_byte);
-    out[db..db + whole].copy_from_slice(&src[sb..sb + whole]);
-    for i in head + whole * per_byte..len {
-        copy_one(out, s + i, d + i);
-    }
-}
-
-/// The elements of a packed tensor in logical (row-major index) order
-/// ([`PackedBase::iter`]). Its state is a few words (as
-/// [`Iter`](crate::Iter)'s): an offset is computed once per run of the
-/// last dimension, and each element is a shift and a mask.
-pub struct PackedIter<'a, E, L> {
-    bytes: &'a [u8],
-    layout: &'a L,
-    at: Position,
-    elem: PhantomData<fn() -> E>,
-}
-
-impl<E, L> Clone for PackedIter<'_, E, L> {
-    fn clone(&self) -> Self {
-        PackedIter {
-            bytes: self.bytes,
-            layout: self.layout,
-            at: self.at,
-            elem: PhantomData,
-        }
-    }
-}
-
-impl<E: SubByte, L: AnyLayout> Iterator for PackedIter<'_, E, L> {
-    type Item = E::Value;
-
-    #[inline]
-    fn next(&mut self) -> Option<E::Value> {
-        let offset = self.at.next_offset(self.layout)?;
-        let bits = self.layout.element_size_in_bits() as u32;
-        Some(E::from_bits(read_field(self.bytes, offset, bits)))
-    }
-
-    #[inline]
-    fn fold<B, F: FnMut(B, E::Value) -> B>(mut self, init: B, mut f: F) -> B {
-        let mut acc = init;
-        let (bytes, bits) = (self.bytes, self.layout.element_size_in_bits() as u32);
-        while let Some(Run {
-            offset,
-            stride,
-            len,
-        }) = self.at.take_run(self.layout)
-        {
-            let mut o = offset;
-            for _ in 0..len {
-                acc = f(acc, E::from_bits(read_field(bytes, o, bits)));
-                o = o.wrapping_add(stride);
-            }
-        }
-        acc
-    }
-
-    fn size_hint(&self) -> (usize, Option<usize>) {
-        (self.at.remaining, Some(self.at.remaining))
-    }
-}
-
-impl<E: SubByte, L: AnyLayout> ExactSizeIterator for PackedIter<'_, E, L> {}
-impl<E: SubByte, L: AnyLayout> core::iter::FusedIterator for PackedIter<'_, E, L> {}
 
 impl<S: Storage<Elem = u8> + Clone, L: AnyLayout, E> Clone for PackedBase<S, L, E> {
     fn clone(&self) -> Self {

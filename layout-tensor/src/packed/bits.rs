@@ -1,0 +1,83 @@
+//! The bit arithmetic of packed slots: the `n`-bit field of a slot, read
+//! and written in place, and runs of slots unpacked a byte at a time
+//! (where the bits go: the [module docs](crate::packed)).
+
+use super::sub_byte::SubByte;
+
+/// The mask of the low `bits` bits of a byte (`bits <= 8`).
+pub(super) const fn low_mask(bits: u32) -> u8 {
+    if bits >= 8 { 0xFF } else { (1u8 << bits) - 1 }
+}
+
+/// The `n`-bit field of slot `offset` (`n` is 1, 2, 4 or 8).
+#[inline(always)]
+pub(super) fn read_field(bytes: &[u8], offset: usize, n: u32) -> u8 {
+    // Callers pass offsets inside the buffer; `get` instead of indexing
+    // keeps the panic path (and with it `core::fmt`) out of every access,
+    // which matters on microcontrollers.
+    if n == 8 {
+        return bytes.get(offset).copied().unwrap_or(0);
+    }
+    let bit = offset.wrapping_mul(n as usize);
+    let shift = 8 - n - (bit % 8) as u32;
+    (bytes.get(bit / 8).copied().unwrap_or(0) >> shift) & low_mask(n)
+}
+
+/// Unpacks `out.len()` consecutive slots from `offset` on: the slots
+/// before the first whole byte one at a time, then whole bytes (`8 / n`
+/// values each, first in the high bits), then the rest.
+#[inline(always)]
+pub(super) fn unpack_contiguous<E: SubByte>(
+    bytes: &[u8],
+    offset: usize,
+    n: u32,
+    out: &mut [E::Value],
+) {
+    let per_byte = (8 / n) as usize;
+    let head = ((per_byte - offset % per_byte) % per_byte).min(out.len());
+    let (head_out, rest) = out.split_at_mut(head);
+    for (i, v) in head_out.iter_mut().enumerate() {
+        *v = E::from_bits(read_field(bytes, offset + i, n));
+    }
+    let first_byte = (offset + head) / per_byte;
+    let whole = rest.len() / per_byte;
+    let (body, tail) = rest.split_at_mut(whole * per_byte);
+    match bytes.get(first_byte..first_byte + whole) {
+        Some(src) => {
+            for (&b, chunk) in src.iter().zip(body.chunks_exact_mut(per_byte)) {
+                for (j, v) in chunk.iter_mut().enumerate() {
+                    // Slot `j` of the byte sits in the high bits first.
+                    *v = E::from_bits(b >> (8 - n * (j as u32 + 1)));
+                }
+            }
+        }
+        None => {
+            for (i, v) in body.iter_mut().enumerate() {
+                *v = E::from_bits(read_field(bytes, offset + head + i, n));
+            }
+        }
+    }
+    let tail_start = offset + head + whole * per_byte;
+    for (i, v) in tail.iter_mut().enumerate() {
+        *v = E::from_bits(read_field(bytes, tail_start + i, n));
+    }
+}
+
+/// Writes the `n`-bit field of slot `offset`, leaving the byte's other
+/// bits as they are.
+#[inline(always)]
+pub(super) fn write_field(bytes: &mut [u8], offset: usize, n: u32, field: u8) {
+    // As in `read_field`: no panic path in an access.
+    if n == 8 {
+        if let Some(byte) = bytes.get_mut(offset) {
+            *byte = field;
+        }
+        return;
+    }
+    let bit = offset.wrapping_mul(n as usize);
+    let shift = 8 - n - (bit % 8) as u32;
+    let mask = low_mask(n) << shift;
+    if let Some(byte) = bytes.get_mut(bit / 8) {
+        *byte = (*byte & !mask) | ((field << shift) & mask);
+    }
+}

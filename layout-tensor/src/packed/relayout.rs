@@ -1,0 +1,196 @@
+//! Packed relayouts: into another packed layout of the same array (the
+//! same or another `E(n)`), and to and from unpacked tensors of the
+//! element type's values.
+
+#[cfg(doc)]
+use layout_core::ErrorKind;
+use layout_core::walk::LoopNest;
+use layout_core::{AnyLayout, ArrayLayout, Error, SameShape};
+
+use crate::element::Element;
+use crate::storage::{Storage, StorageMut};
+use crate::tensor::TensorBase;
+
+use super::bits::{low_mask, read_field, write_field};
+use super::sub_byte::SubByte;
+use super::tensor::PackedBase;
+
+/// Checks at compile time that two layout types fixed at compile time
+/// hold the same logical array.
+const fn check_static(src: Option<ArrayLayout>, dst: Option<ArrayLayout>) {
+    if let (Some(a), Some(b)) = (src, dst)
+        && let Err(e) = LoopNest::relayout(&a, &b)
+    {
+        e.panic();
+    }
+}
+
+impl<S: Storage<Elem = u8>, L: AnyLayout, E: SubByte> PackedBase<S, L, E> {
+    /// Copies every element into `dst`, which holds the same logical array
+    /// (element type and dims) in its own layout, with the same or another
+    /// `E(n)` (`s4` under `E(4)` into `s4` one per byte, say). Padding bits
+    /// of `dst` are left as they are; so are the bits of other slots that
+    /// share a byte with a written one.
+    ///
+    /// Runs that are contiguous in both buffers and equally aligned are
+    /// copied a byte at a time; other elements one at a time, along the
+    /// engine's relayout nest ([`LoopNest::relayout`]), or in logical
+    /// order when there is none. Each written slot gets the value's bits
+    /// with its upper bits zero.
+    ///
+    /// For two static layouts a shape mismatch is a compile error.
+    ///
+    /// ```
+    /// use tessera::{PackedBuf, PreparedLayout};
+    /// use tessera::packed::S4;
+    /// let packed = PreparedLayout::parse("s4[2,3]{1,0:E(4)}").unwrap();
+    /// let wide = PreparedLayout::parse("s4[2,3]{0,1}").unwrap(); // column-major, a byte each
+    /// let src = PackedBuf::<_, S4>::from_values(packed, [1, 2, 3, -1, -2, -3]).unwrap();
+    /// let mut dst = PackedBuf::<_, S4>::zeroed(wide).unwrap();
+    /// src.relayout_into(&mut dst).unwrap();
+    /// assert_eq!(dst.as_bytes(), &[1, 0x0F, 2, 0x0E, 3, 0x0D]);
+    /// ```
+    ///
+    /// # Errors
+    /// The layouts differ in rank or a dimension's size.
+    pub fn relayout_into<S2, L2>(&self, dst: &mut PackedBase<S2, L2, E>) -> Result<(), Error>
+    where
+        S2: StorageMut<Elem = u8>,
+        L2: SameShape<L>,
+    {
+        const { check_static(L::FIXED_LAYOUT, L2::FIXED_LAYOUT) };
+        let (a, b) = (self.to_array_layout(), dst.to_array_layout());
+        let nest = LoopNest::relayout(&a, &b)?;
+        let (na, nb) = (self.bits_per_slot(), dst.bits_per_slot());
+        let value_mask = low_mask(E::TYPE.bit_width());
+        let src = self.as_bytes();
+        let out = dst.as_bytes_mut();
+        let copy_one = |out: &mut [u8], s: usize, d: usize| {
+            write_field(out, d, nb, read_field(src, s, na) & value_mask);
+        };
+        match nest {
+            Some(nest) => {
+                let [si, di] = nest.inner_strides();
+                // Whole bytes can be copied when a slot is exactly the
+                // value's width (no upper bits to clear).
+                let bytewise = si == 1 && di == 1 && na == nb && na == E::TYPE.bit_width();
+                nest.for_each_run(|[s, d], len| {
+                    if bytewise {
+                        copy_run(src, out, s, d, len, na, &copy_one);
+                    } else {
+                        for i in 0..len {
+                            copy_one(out, s + i * si, d + i * di);
+                        }
+                    }
+                });
+            }
+            None => {
+                // No common digits (a `*` merge, or cuts that do not
+                // divide each other): element by element.
+                let mut from = a.elements();
+                let mut to = b.elements();
+                while let (Some(s), Some(d)) = (from.next_offset(), to.next_offset()) {
+                    copy_one(out, s, d);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Copies every element into an unpacked tensor of `E`'s value type
+    /// (`i8` for `s4`, layout `s8[..]`; `u8`; `bool`) with the same dims.
+    /// Padding slots of `dst` are left as they are.
+    ///
+    /// # Errors
+    /// The layouts differ in rank or a dimension's size.
+    pub fn unpack_into<S2, L2>(&self, dst: &mut TensorBase<S2, L2>) -> Result<(), Error>
+    where
+        S2: StorageMut<Elem = E::Value>,
+        L2: AnyLayout,
+        E::Value: Element,
+    {
+        let b = dst.to_array_layout();
+        layout_core::walk::check_same_dims(&self.to_array_layout(), &b)?;
+        let out = dst.as_mut_slice();
+        let mut from = self.iter();
+        let mut to = b.elements();
+        while let (Some(v), Some(d)) = (from.next(), to.next_offset()) {
+            out[d] = v;
+        }
+        Ok(())
+    }
+
+    /// A new unpacked tensor of `E`'s value type holding the same array in
+    /// `layout` (an `s8[..]`, `u8[..]` or `pred[..]` layout of the same
+    /// dims), padding slots zero.
+    ///
+    /// # Errors
+    /// `layout`'s element type is not that of `E::Value`, the dims
+    /// differ, or the buffer cannot be allocated
+    /// ([`ErrorKind::AllocationFailed`]).
+    #[cfg(feature = "alloc")]
+    pub fn to_tensor<L2: crate::layout::Stores<E::Value>>(
+        &self,
+        layout: L2,
+    ) -> Result<crate::TensorBuf<L2, E::Value>, Error>
+    where
+        E::Value: Element,
+    {
+        let mut out = crate::TensorBuf::zeroed(layout)?;
+        self.unpack_into(&mut out)?;
+        Ok(out)
+    }
+}
+
+impl<S: StorageMut<Elem = u8>, L: AnyLayout, E: SubByte> PackedBase<S, L, E> {
+    /// Writes every element from an unpacked tensor of `E`'s value type
+    /// (`i8`, `u8` or `bool`) with the same dims. Padding bits are left as
+    /// they are.
+    ///
+    /// # Errors
+    /// The dims differ, or a value does not fit the element type (the
+    /// elements before it in logical order are written).
+    pub fn pack_from<S2, L2>(&mut self, src: &TensorBase<S2, L2>) -> Result<(), Error>
+    where
+        S2: Storage<Elem = E::Value>,
+        L2: AnyLayout,
+        E::Value: Element,
+    {
+        layout_core::walk::check_same_dims(&src.to_array_layout(), &self.to_array_layout())?;
+        self.write_values(src.iter().copied())
+    }
+}
+
+/// Copies the run of `len` slots starting at `s` in `src` to the one at
+/// `d` in `out`, both contiguous with `n` bits per slot: a byte at a time
+/// when both start at the same bit within a byte, the ragged ends (and
+/// runs of another alignment) slot by slot.
+#[inline]
+fn copy_run(
+    src: &[u8],
+    out: &mut [u8],
+    s: usize,
+    d: usize,
+    len: usize,
+    n: u32,
+    copy_one: &impl Fn(&mut [u8], usize, usize),
+) {
+    let per_byte = (8 / n) as usize;
+    if s % per_byte != d % per_byte || len < 2 * per_byte {
+        for i in 0..len {
+            copy_one(out, s + i, d + i);
+        }
+        return;
+    }
+    // Slots before the first whole byte.
+    let head = (per_byte - s % per_byte) % per_byte;
+    for i in 0..head {
+        copy_one(out, s + i, d + i);
+    }
+    let whole = (len - head) / per_byte;
+    let (sb, db) = ((s + head) / per_byte, (d + head) / per_byte);
+    out[db..db + whole].copy_from_slice(&src[sb..sb + whole]);
+    for i in head + whole * per_byte..len {
+        copy_one(out, s + i, d + i);
+    }
+}

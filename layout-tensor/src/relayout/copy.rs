@@ -1,0 +1,268 @@
+//! The copy along a relayout nest: the destination taken as it is, with
+//! streaming stores, or through `memcpy` ([`Sink`]), and each volume of
+//! the nest moved by the kernel the planner chose
+//! ([`RelayoutKernel`]), the dispatch one `match`.
+
+use bytemuck::NoUninit;
+use layout_core::walk::{LoopNest, for_each_run_start};
+
+use super::kernel::RelayoutKernel;
+use super::sink::{Memcpy, Sink};
+use super::stream::{STREAM_FROM_BYTES, StreamWriter};
+use super::{simd, stream, transpose};
+
+/// Copies every element of `src` to `dst` along `nest`: into a
+/// destination of [`STREAM_FROM_BYTES`] or more with streaming stores
+/// where the target has them ([`StreamWriter`]), else with normal ones;
+/// runs contiguous in both buffers that start at destination addresses
+/// that are not 16-byte aligned with the platform's `memcpy`
+/// ([`Memcpy`]).
+#[inline(always)]
+pub(super) fn copy_nest<T: NoUninit>(
+    nest: &LoopNest,
+    kernel: RelayoutKernel,
+    src: &[T],
+    dst: &mut [T],
+) {
+    if core::mem::size_of_val(dst) >= STREAM_FROM_BYTES
+        && let Some(writer) = StreamWriter::new(&mut *dst)
+    {
+        copy_volumes(nest, kernel, src, writer);
+    } else if kernel == RelayoutKernel::ContiguousRuns && dst_run_alignment(nest, dst) < 16 {
+        copy_volumes(nest, kernel, src, Memcpy(dst));
+    } else {
+        copy_volumes(nest, kernel, src, dst);
+    }
+}
+
+/// The largest power of two, up to 64, that divides the byte address of
+/// every run's start in the destination (the runs of `nest`'s innermost
+/// level).
+#[inline(always)]
+fn dst_run_alignment<T>(nest: &LoopNest, dst: &[T]) -> usize {
+    let size = core::mem::size_of::<T>();
+    let mut bits = dst.as_ptr() as usize | 64;
+    if let Some((_run, outer)) = nest.levels().split_last() {
+        for level in outer {
+            if level.extent > 1 {
+                bits |= level.strides[1].wrapping_mul(size);
+            }
+        }
+    }
+    1 << bits.trailing_zeros()
+}
+
+/// Copies every element of `src` into `out` along `nest` with `kernel`
+/// ([`RelayoutKernel::for_nest`], the same for every volume of blocks,
+/// [`LoopNest::for_each_volume`]).
+///
+/// A block can be as small as 512 bytes (a `T(8,128)(2,1)` row pair), and
+/// a tile 2 KiB, so a call per block or per tile costs a sizeable part of
+/// the copy: kernels take a whole volume, a band of tiles. The
+/// interleave, transpose and strided kernels are functions of their own,
+/// called once per volume (as parameters, the two buffers are known not
+/// to overlap, so loads and stores can be reordered and vectorised). The
+/// contiguous copies are inlined into the walk, so that a run of 512
+/// bytes costs no call.
+#[inline(always)]
+fn copy_volumes<T: NoUninit, S: Sink<T>>(
+    nest: &LoopNest,
+    kernel: RelayoutKernel,
+    src: &[T],
+    mut out: S,
+) {
+    let strides = nest.volume_strides();
+    let [outer, step, row, [si, di]] = strides;
+    let blocks = [outer, step, row];
+    match kernel {
+        RelayoutKernel::ContiguousRuns => {
+            let band = match S::STREAMING {
+                true => read_ahead::<T>(nest),
+                false => 0,
+            };
+            nest.for_each_volume(
+                #[inline(always)]
+                |start, [outers, steps, rows, len]| {
+                    for_each_run_start(
+                        start,
+                        [outers, steps, rows],
+                        blocks,
+                        #[inline(always)]
+                        |[s, d]| {
+                            if band > 0 {
+                                stream::prefetch(src, s + band, len);
+                            }
+                            out.run(&src[s..s + len], d);
+                        },
+                    );
+                },
+            );
+        }
+        RelayoutKernel::Interleave { factor } => {
+            // A whole block (`len == factor`; a partial tile may be
+            // shorter) is dense in the destination and each of its `len`
+            // source rows is contiguous: a transpose of `factor` runs into
+            // dense groups. Pairs of 2- and 4-byte rows take the
+            // interleave kernel, which streams a band's output whole.
+            let pairs = factor == 2 && matches!(core::mem::size_of::<T>(), 2 | 4);
+            nest.for_each_volume(
+                #[inline(always)]
+                |start, [outers, steps, rows, len]| {
+                    let dst = out.buffer();
+                    if pairs && len == 2 {
+                        let grid = simd::BlockGrid {
+                            start,
+                            counts: [outers, steps],
+                            strides: [outer, step],
+                            row_stride: si,
+                            rows,
+                        };
+                        simd::interleave2_grid(src, dst, &grid, S::STREAMING);
+                    } else {
+                        let shape = [outers, steps, rows, len];
+                        transpose_volume(src, dst, start, shape, strides, S::STREAMING);
+                    }
+                },
+            );
+        }
+        RelayoutKernel::Deinterleave { .. } => {
+            // A block of two steps (`steps == 2`; the last row of an odd
+            // row count has one) reads `2 * len` dense source elements
+            // into two destination rows.
+            nest.for_each_volume(
+                #[inline(always)]
+                |start, [outers, steps, rows, len]| {
+                    let dst = out.buffer();
+                    if steps == 2 {
+                        let grid = simd::BlockGrid {
+                            start,
+                            counts: [outers, rows],
+                            strides: [outer, row],
+                            row_stride: step[1],
+                            rows: len,
+                        };
+                        simd::deinterleave2_grid(src, dst, &grid, S::STREAMING);
+                    } else {
+                        let shape = [outers, steps, rows, len];
+                        strided_volume(src, dst, start, shape, [outer, step, row, [si, di]]);
+                    }
+                },
+            );
+        }
+        RelayoutKernel::Transpose => {
+            // Rows contiguous in the source (`row[0] == 1`, the level the
+            // planner moved there), runs in the destination (`di == 1`).
+            nest.for_each_volume(
+                #[inline(always)]
+                |start, shape| {
+                    transpose_volume(src, out.buffer(), start, shape, strides, S::STREAMING);
+                },
+            );
+        }
+        RelayoutKernel::ElementByElement | RelayoutKernel::Strided => {
+            nest.for_each_volume(
+                #[inline(always)]
+                |start, shape| {
+                    strided_volume(
+                        src,
+                        out.buffer(),
+                        start,
+                        shape,
+                        [outer, step, row, [si, di]],
+                    );
+                },
+            );
+        }
+    }
+}
+
+/// One volume of blocks whose rows are contiguous in the source
+/// (`strides[2][0] == 1`) and runs in the destination (`strides[3][1] ==
+/// 1`), with the transpose kernel ([`transpose`]).
+#[inline(always)]
+fn transpose_volume<T: NoUninit>(
+    src: &[T],
+    dst: &mut [T],
+    start: [usize; 2],
+    [outers, steps, rows, len]: [usize; 4],
+    [outer, step, row, [run_stride, _]]: [[usize; 2]; 4],
+    streaming: bool,
+) {
+    let grid = transpose::TransposeGrid {
+        start,
+        counts: [outers, steps],
+        strides: [outer, step],
+        rows,
+        len,
+        run_stride,
+        row_stride: row[1],
+    };
+    transpose::transpose_grid(src, dst, &grid, streaming);
+}
+
+/// How far ahead of each run to prefetch the source, in elements, when
+/// streaming: one step of the nest's outermost level (the next band of
+/// tiles, or of rows: each line is prefetched once, a band before it is
+/// read), when that is at most 256 KiB, so that the prefetched lines are
+/// still in the caches when the copy gets there; 0 for no prefetch. With
+/// streaming stores the copy runs at the speed of memory, and the
+/// hardware prefetcher, which follows one stream, does not keep up with
+/// the rows of a band read side by side. (The interleave kernels
+/// prefetch by `stream::ReadAhead`, the next band in address order.)
+fn read_ahead<T>(nest: &LoopNest) -> usize {
+    let size = core::mem::size_of::<T>();
+    match nest.levels().iter().find(|level| level.extent > 1) {
+        Some(level) if level.strides[0].saturating_mul(size) <= 256 << 10 => level.strides[0],
+        _ => 0,
+    }
+}
+
+/// One volume of blocks with any strides: element `(o, k, r, i)` goes
+/// from `src[s + o*outer + k*step + r*row + i*run]` to the same place in
+/// `dst`, with each buffer's own strides.
+#[inline(never)]
+fn strided_volume<T: Copy>(
+    src: &[T],
+    dst: &mut [T],
+    start: [usize; 2],
+    [outers, steps, rows, len]: [usize; 4],
+    [outer, step, row, [si, di]]: [[usize; 2]; 4],
+) {
+    for_each_run_start(
+        start,
+        [outers, steps, rows],
+        [outer, step, row],
+        |[s, d]| {
+            let src_run = &src[s..];
+            let dst_run = &mut dst[d..];
+            for i in 0..len {
+                dst_run[i * di] = src_run[i * si];
+            }
+        },
+    );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::read_ahead;
+    use crate::relayout::tests::nest;
+
+    /// One band ahead in the source, pack or unpack, unless a band is
+    /// more than 256 KiB of it.
+    #[test]
+    fn read_ahead_is_one_band_of_the_source() {
+        let pack = nest("f32[61,947]{1,0}", "f32[61,947]{1,0:T(8,128)}");
+        assert_eq!(read_ahead::<f32>(&pack), 8 * 947);
+        let unpack = nest("f32[64,1024]{1,0:T(8,128)}", "f32[64,1024]{1,0}");
+        assert_eq!(read_ahead::<f32>(&unpack), 8 * 1024);
+        // A band of 8 rows of 8192 `f32` is exactly 256 KiB; of 8193, more.
+        let wide = nest("f32[16,8192]{1,0}", "f32[16,8192]{1,0:T(8,128)}");
+        assert_eq!(read_ahead::<f32>(&wide), 8 * 8192);
+        let wider = nest("f32[16,8193]{1,0}", "f32[16,8193]{1,0:T(8,128)}");
+        assert_eq!(read_ahead::<f32>(&wider), 0);
+        // The outermost level that takes more than one step: a single
+        // band has none beyond the tiles across it.
+        let one_band = nest("f32[8,1024]{1,0}", "f32[8,1024]{1,0:T(8,128)}");
+        assert_eq!(read_ahead::<f32>(&one_band), 128);
+    }
+}
