@@ -1,10 +1,11 @@
 //! Windows checked against the engine: for thousands of generated layouts
 //! and windows, every window index reads and writes the slot the engine's
-//! offset of the shifted index names, in logical order.
+//! offset of the shifted index names, in logical order; relayout out of
+//! and into windows agrees with an element-by-element copy.
 
 use proptest::prelude::*;
 use proptest::test_runner::Config as ProptestConfig;
-use tessera::{ArrayLayout, ErrorKind, PrimitiveType, TensorBuf, layout};
+use tessera::{ArrayLayout, ErrorKind, PreparedLayout, PrimitiveType, TensorBuf, layout};
 use test_support::{Spec, SpecGen, row_major};
 
 /// Rank-2 f32 layouts with tiles (some with `*`), `pad(..)` and `L(n)`.
@@ -124,6 +125,211 @@ fn bad_windows_say_why() {
         ErrorKind::IndexRankMismatch {
             expected: 2,
             found: 1
+        }
+    );
+}
+
+/// `spec` with dims `dims` (same rank), its `pad(..)` widths kept as
+/// widths over the new dims.
+fn with_dims(spec: &Spec, dims: &[usize]) -> Spec {
+    let padded = spec.padded.as_ref().map(|p| {
+        p.iter()
+            .zip(&spec.dims)
+            .zip(dims)
+            .map(|((p, old), new)| new + (p - old))
+            .collect()
+    });
+    Spec {
+        dims: dims.to_vec(),
+        padded,
+        ..spec.clone()
+    }
+}
+
+/// A parent layout, a window of it and a second layout of the window's
+/// extent (tiles, `pad(..)`, `L(n)` and dimension order of its own).
+fn parent_window_and_other() -> impl Strategy<Value = (Spec, [std::ops::Range<usize>; 2], Spec)> {
+    (layout_and_window(), layouts().spec()).prop_map(|((parent, ranges), other)| {
+        let other = with_dims(&other, &[ranges[0].len(), ranges[1].len()]);
+        (parent, ranges, other)
+    })
+}
+
+const UNWRITTEN: f32 = -7.0;
+
+/// Every slot of `t` is `UNWRITTEN` (padding included).
+fn unwritten(layout: ArrayLayout) -> TensorBuf<ArrayLayout, f32> {
+    TensorBuf::filled(layout, UNWRITTEN).unwrap()
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    #[test]
+    fn relayout_out_of_windows_copies_element_by_element(
+        (parent, ranges, other) in parent_window_and_other()
+    ) {
+        let t = TensorBuf::<ArrayLayout, f32>::from_fn(parent.layout(), value_of).unwrap();
+        let origin = [ranges[0].start, ranges[1].start];
+        let w = t.window(ranges.clone());
+        let mut dst = unwritten(other.layout());
+        w.relayout_into(&mut dst).unwrap();
+        // The element-by-element copy: every index of the window, through
+        // the engine's offsets on both sides; padding left alone.
+        let mut expected = unwritten(other.layout());
+        for i in row_major(&[ranges[0].len(), ranges[1].len()]) {
+            let from = parent.layout().offset(&[i[0] + origin[0], i[1] + origin[1]]);
+            expected.as_mut_slice()[other.layout().offset(&i)] = t.as_slice()[from];
+        }
+        prop_assert_eq!(dst.as_slice(), expected.as_slice(), "{} -> {}", parent, other);
+        // `relayout` allocates the same elements, padding zero.
+        let fresh = w.relayout(other.layout()).unwrap();
+        for (slot, (index, v)) in fresh.slots().enumerate() {
+            match index {
+                Some(_) => prop_assert_eq!(*v, expected.as_slice()[slot]),
+                None => prop_assert_eq!(*v, 0.0),
+            }
+        }
+        // Window to window: into the same window of a copy of `dst`'s
+        // layout widened by one row and column, at (1, 1).
+        let mut wide = unwritten(with_dims(&other, &[ranges[0].len() + 1, ranges[1].len() + 1]).layout());
+        w.relayout_into_window(&mut wide.window_mut([1..ranges[0].len() + 1, 1..ranges[1].len() + 1])).unwrap();
+        wide.for_each(|i, v| {
+            let want = if i[0] >= 1 && i[1] >= 1 {
+                value_of(&[i[0] - 1 + origin[0], i[1] - 1 + origin[1]])
+            } else {
+                UNWRITTEN
+            };
+            assert_eq!(*v, want, "{parent} -> {other}: {i:?}");
+        });
+    }
+
+    #[test]
+    fn relayout_into_windows_copies_element_by_element(
+        (parent, ranges, other) in parent_window_and_other()
+    ) {
+        let origin = [ranges[0].start, ranges[1].start];
+        let src = TensorBuf::<ArrayLayout, f32>::from_fn(other.layout(), |i| value_of(i) + 0.5).unwrap();
+        let mut t = unwritten(parent.layout());
+        src.relayout_into_window(&mut t.window_mut(ranges.clone())).unwrap();
+        let mut expected = unwritten(parent.layout());
+        for i in row_major(&[ranges[0].len(), ranges[1].len()]) {
+            let to = parent.layout().offset(&[i[0] + origin[0], i[1] + origin[1]]);
+            expected.as_mut_slice()[to] = src.as_slice()[other.layout().offset(&i)];
+        }
+        prop_assert_eq!(t.as_slice(), expected.as_slice(), "{} -> {}", other, parent);
+    }
+}
+
+#[test]
+fn relayout_with_static_mixed_and_prepared_layouts() {
+    type Tpu = layout!(f32[20,300]{1,0:T(8,128)});
+    let t = TensorBuf::from_fn(Tpu::NEW, value_of).unwrap();
+    let w = t.window([5..17, 120..140]);
+    let check = |get: &dyn Fn([usize; 2]) -> f32| {
+        for i in row_major(&[12, 20]) {
+            assert_eq!(
+                get([i[0], i[1]]),
+                value_of(&[i[0] + 5, i[1] + 120]),
+                "{i:?}"
+            );
+        }
+    };
+    // Static destination of the window's extent, column-major and tiled.
+    let s = w.relayout(<layout!(f32[12,20]{0,1:T(4,8)})>::NEW).unwrap();
+    check(&|i| s[i]);
+    // Mixed: rows known at run time.
+    type Rows = layout!(f32[?,20]{1,0:T(8,4)});
+    let m = w.relayout(Rows::new([12, 20]).unwrap()).unwrap();
+    check(&|i| m[i]);
+    // Prepared run-time layout, with `pad(..)`.
+    let p = w
+        .relayout(PreparedLayout::parse("f32[12,20]{1,0:T(2,4)pad(13,21)}").unwrap())
+        .unwrap();
+    check(&|i| p[i]);
+    // And back into a window of a padded column-major parent.
+    let mut back =
+        TensorBuf::<ArrayLayout, f32>::zeroed("f32[30,30]{0,1:pad(31,32)}".parse().unwrap())
+            .unwrap();
+    m.relayout_into_window(&mut back.window_mut([10..22, 3..23]))
+        .unwrap();
+    for i in row_major(&[30, 30]) {
+        let inside = (10..22).contains(&i[0]) && (3..23).contains(&i[1]);
+        let want = if inside {
+            value_of(&[i[0] - 10 + 5, i[1] - 3 + 120])
+        } else {
+            0.0
+        };
+        assert_eq!(back[[i[0], i[1]]], want, "{i:?}");
+    }
+}
+
+#[test]
+fn relayout_with_other_extents_names_the_dimension() {
+    type A = layout!(f32[8,8]{1,0:T(4,4)});
+    let mut t = TensorBuf::<A, f32>::zeroed(A::NEW).unwrap();
+    let mut dst = TensorBuf::<_, f32>::zeroed(PreparedLayout::parse("f32[3,5]").unwrap()).unwrap();
+    let e = t.window([0..3, 1..5]).relayout_into(&mut dst).unwrap_err();
+    assert_eq!(
+        e.kind(),
+        ErrorKind::DimensionMismatch {
+            dim: 1,
+            expected: 4,
+            found: 5
+        }
+    );
+    assert_eq!(
+        e.to_string(),
+        "dimension `1` has size 4 in the source but 5 in the destination"
+    );
+    let e = t
+        .window([0..2, 0..5])
+        .relayout(<layout!(f32[3,5])>::NEW)
+        .unwrap_err();
+    assert_eq!(
+        e.kind(),
+        ErrorKind::DimensionMismatch {
+            dim: 0,
+            expected: 2,
+            found: 3
+        }
+    );
+    // Into a window: the tensor is the source.
+    let e = dst
+        .relayout_into_window(&mut t.window_mut([0..3, 0..4]))
+        .unwrap_err();
+    assert_eq!(
+        e.kind(),
+        ErrorKind::DimensionMismatch {
+            dim: 1,
+            expected: 5,
+            found: 4
+        }
+    );
+    let flat = TensorBuf::<_, f32>::zeroed(PreparedLayout::parse("f32[15]").unwrap()).unwrap();
+    let e = flat
+        .relayout_into_window(&mut t.window_mut([0..3, 0..5]))
+        .unwrap_err();
+    assert_eq!(
+        e.kind(),
+        ErrorKind::RankMismatch {
+            expected: 1,
+            found: 2
+        }
+    );
+    // A failed copy writes nothing.
+    assert!(t.iter().all(|&v| v == 0.0));
+    let other = t.window([0..3, 0..5]);
+    let mut dst2 = TensorBuf::<A, f32>::zeroed(A::NEW).unwrap();
+    let e = other
+        .relayout_into_window(&mut dst2.window_mut([0..3, 0..4]))
+        .unwrap_err();
+    assert_eq!(
+        e.kind(),
+        ErrorKind::DimensionMismatch {
+            dim: 1,
+            expected: 5,
+            found: 4
         }
     );
 }
