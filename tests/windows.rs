@@ -1,7 +1,8 @@
 //! Windows checked against the engine: for thousands of generated layouts
 //! and windows, every window index reads and writes the slot the engine's
 //! offset of the shifted index names, in logical order; relayout out of
-//! and into windows agrees with an element-by-element copy.
+//! and into windows agrees with an element-by-element copy; the tiles a
+//! window covers are exactly those holding its elements.
 
 use proptest::prelude::*;
 use proptest::test_runner::Config as ProptestConfig;
@@ -331,5 +332,128 @@ fn relayout_with_other_extents_names_the_dimension() {
             expected: 5,
             found: 4
         }
+    );
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    #[test]
+    fn covered_tiles_are_the_tiles_holding_the_window((spec, ranges) in layout_and_window()) {
+        let layout = spec.layout();
+        let mut t = TensorBuf::<ArrayLayout, f32>::from_fn(layout, value_of).unwrap();
+        let Ok(grid) = t.tile_grid() else {
+            // Untiled, or tiles no view describes: the window says the same.
+            let e = t.window(ranges.clone()).tile_range().unwrap_err();
+            prop_assert_eq!(e.kind(), t.tile_grid().unwrap_err().kind());
+            return Ok(());
+        };
+        let origin = [ranges[0].start, ranges[1].start];
+        let extent = [ranges[0].len(), ranges[1].len()];
+        let dims = grid.tile_dims();
+        // The tiles that hold a window element, by memory-order number.
+        let mut expected: Vec<usize> = row_major(&extent)
+            .iter()
+            .map(|i| grid.tile_number(&[(i[0] + origin[0]) / dims[0], (i[1] + origin[1]) / dims[1]]).unwrap())
+            .collect();
+        expected.sort();
+        expected.dedup();
+        let w = t.window(ranges.clone());
+        let range = w.tile_range().unwrap();
+        let numbers: Vec<usize> = range.iter().map(|g| grid.tile_number(&g).unwrap()).collect();
+        prop_assert_eq!(&numbers, &expected, "{}", spec);
+        prop_assert_eq!(range.len(), expected.len());
+        prop_assert_eq!(range.is_empty(), expected.is_empty());
+        // The views: each part read through the tile is the window's
+        // element there, and the parts cover the window once.
+        let mut seen = vec![0u32; extent[0] * extent[1]];
+        let mut visited = Vec::new();
+        for tile in w.covered_tiles().unwrap() {
+            visited.push(tile.number());
+            prop_assert!(range.contains(&tile.grid_index()));
+            let (po, pe, wo) = (tile.part_origin(), tile.part_extent(), tile.window_origin());
+            prop_assert!(pe[0] >= 1 && pe[1] >= 1);
+            prop_assert!(po[0] + pe[0] <= tile.extent()[0] && po[1] + pe[1] <= tile.extent()[1]);
+            for k in row_major(&[pe[0], pe[1]]) {
+                let (y, x) = (wo[0] + k[0], wo[1] + k[1]);
+                prop_assert_eq!(tile[[po[0] + k[0], po[1] + k[1]]], w[[y, x]]);
+                seen[y * extent[1] + x] += 1;
+            }
+        }
+        prop_assert_eq!(visited, expected);
+        prop_assert!(seen.iter().all(|&n| n == 1));
+        // Writing every part through the mutable views writes the window,
+        // and nothing else.
+        let mut wm = t.window_mut(ranges.clone());
+        for mut tile in wm.covered_tiles_mut().unwrap() {
+            let (po, pe) = (tile.part_origin(), tile.part_extent());
+            for k in row_major(&[pe[0], pe[1]]) {
+                tile[[po[0] + k[0], po[1] + k[1]]] = -1.0;
+            }
+        }
+        t.for_each(|i, v| {
+            let inside = ranges[0].contains(&i[0]) && ranges[1].contains(&i[1]);
+            assert_eq!(*v == -1.0, inside, "{spec}: {i:?}");
+        });
+    }
+}
+
+#[test]
+fn covered_tiles_at_edges_and_in_padding() {
+    // 20x300 in T(8,128): the last tile row holds 4 rows, the last tile
+    // column 44 columns.
+    type A = layout!(f32[20,300]{1,0:T(8,128)});
+    let t = TensorBuf::from_fn(A::NEW, value_of).unwrap();
+    let w = t.window([15..20, 250..300]);
+    let r = w.tile_range().unwrap();
+    assert_eq!((r.range(0), r.range(1)), (1..3, 1..3));
+    let tiles: Vec<_> = w.covered_tiles().unwrap().collect();
+    let grid: Vec<_> = tiles.iter().map(|t| t.grid_index().to_vec()).collect();
+    assert_eq!(grid, [vec![1, 1], vec![1, 2], vec![2, 1], vec![2, 2]]);
+    let corner = &tiles[3];
+    assert_eq!(corner.extent().as_slice(), &[4, 44]);
+    assert_eq!(corner.part_origin().as_slice(), &[0, 0]);
+    assert_eq!(corner.part_extent().as_slice(), &[4, 44]);
+    assert_eq!(corner.window_origin().as_slice(), &[1, 6]);
+    assert_eq!(corner[[3, 43]], value_of(&[19, 299]));
+    assert_eq!(tiles[0].part_origin().as_slice(), &[7, 122]);
+    assert_eq!(tiles[0].part_extent().as_slice(), &[1, 6]);
+
+    // Column-major with `pad(..)`: the padded rows make a fourth tile row
+    // that no window reaches.
+    let p = TensorBuf::<ArrayLayout, f32>::from_fn(
+        "f32[9,6]{0,1:T(2,4)pad(13,6)}".parse().unwrap(),
+        value_of,
+    )
+    .unwrap();
+    assert_eq!(p.tile_grid().unwrap().counts().as_slice(), &[4, 3]);
+    let w = p.window([5..9, 0..6]);
+    let r = w.tile_range().unwrap();
+    assert_eq!((r.range(0), r.range(1)), (1..3, 0..3));
+    // Memory order of a column-major grid: down a tile column first.
+    let order: Vec<_> = r.iter().map(|g| g.to_vec()).collect();
+    assert_eq!(order[..3], [vec![1, 0], vec![2, 0], vec![1, 1]]);
+    let bottom: Vec<_> = w
+        .covered_tiles()
+        .unwrap()
+        .filter(|t| t.grid_index()[0] == 2)
+        .collect();
+    assert!(
+        bottom
+            .iter()
+            .all(|t| t.extent()[0] == 1 && t.part_extent()[0] == 1)
+    );
+    assert_eq!(bottom[2][[0, 1]], value_of(&[8, 5]));
+
+    // An empty window covers nothing; a row covers one tile row.
+    assert!(t.window([3..3, 0..300]).tile_range().unwrap().is_empty());
+    assert_eq!(t.window([3..3, 0..300]).covered_tiles().unwrap().count(), 0);
+    assert_eq!(t.row(9).tile_range().unwrap().range(0), 1..2);
+    assert_eq!(t.row(9).covered_tiles().unwrap().count(), 3);
+    // A run-time layout without tiles says so.
+    let plain = TensorBuf::<ArrayLayout, f32>::zeroed("f32[4,4]".parse().unwrap()).unwrap();
+    assert_eq!(
+        plain.window([0..2, 0..2]).tile_range().unwrap_err().kind(),
+        ErrorKind::NotTiled
     );
 }

@@ -12,6 +12,9 @@ use crate::storage::{Storage, StorageMut};
 use crate::tensor::TensorBase;
 
 mod copy;
+mod covered;
+
+pub use covered::{CoveredTile, CoveredTiles, CoveredTilesMut, TileRange, TileRangeIter};
 
 /// A rectangular window of a tensor: the elements at `origin + i` for
 /// every `i` below `extent`, over the parent's slots and layout.
