@@ -85,7 +85,7 @@ where
     /// assert_eq!(dst[[3, 2]], 9128.0);
     /// assert_eq!(dst.as_slice()[1], 7126.0); // column-major: [1, 0] is next to [0, 0]
     /// // A destination of another shape says which dimension differs.
-    /// let mut wrong = TensorBuf::<_, f32>::zeroed(layout!(f32[4,5]{1,0}::NEW))?;
+    /// let mut wrong = TensorBuf::<_, f32>::zeroed(<layout!(f32[4,5]{1,0})>::NEW)?;
     /// let e = t.window([6..10, 126..130]).relayout_into(&mut wrong).unwrap_err();
     /// assert_eq!(e.to_string(), "dimension `1` has size 4 in the source but 5 in the destination");
     /// # Ok::<(), tessera::Error>(())
@@ -122,7 +122,7 @@ where
     /// type A = layout!(f32[6,10]{0,1});
     /// let t = TensorBuf::from_fn(A::NEW, |i| (i[0] * 10 + i[1]) as f32)?;
     /// // Row 2 of a column-major matrix, as a row-major tensor, tiled.
-    /// let row = t.row(2).relayout(layout!(f32[1,10]{1,0:T(1,4)}::NEW))?;
+    /// let row = t.row(2).relayout(<layout!(f32[1,10]{1,0:T(1,4)})>::NEW)?;
     /// assert_eq!(row[[0, 9]], 29.0);
     /// assert_eq!(row.as_slice()[..4], [20.0, 21.0, 22.0, 23.0]);
     /// # Ok::<(), tessera::Error>(())
@@ -148,8 +148,8 @@ where
     ///
     /// ```
     /// use tessera::{TensorBuf, layout};
-    /// let a = TensorBuf::from_fn(layout!(f32[8,8]{1,0:T(4,4)}::NEW), |i| (i[0] * 8 + i[1]) as f32)?;
-    /// let mut b = TensorBuf::<_, f32>::zeroed(layout!(f32[3,20]{0,1}::NEW))?;
+    /// let a = TensorBuf::from_fn(<layout!(f32[8,8]{1,0:T(4,4)})>::NEW, |i| (i[0] * 8 + i[1]) as f32)?;
+    /// let mut b = TensorBuf::<_, f32>::zeroed(<layout!(f32[3,20]{0,1})>::NEW)?;
     /// a.window([5..7, 2..8]).relayout_into_window(&mut b.window_mut([1..3, 10..16]))?;
     /// assert_eq!(b[[1, 10]], 42.0);
     /// assert_eq!(b[[2, 15]], 55.0);
@@ -195,7 +195,7 @@ where
     /// use tessera::{TensorBuf, layout};
     /// type Big = layout!(f32[20,300]{1,0:T(8,128)});
     /// let mut big = TensorBuf::<Big, f32>::zeroed(Big::NEW)?;
-    /// let block = TensorBuf::from_fn(layout!(f32[3,4]{0,1}::NEW), |i| (i[0] * 4 + i[1] + 1) as f32)?;
+    /// let block = TensorBuf::from_fn(<layout!(f32[3,4]{0,1})>::NEW, |i| (i[0] * 4 + i[1] + 1) as f32)?;
     /// block.relayout_into_window(&mut big.window_mut([7..10, 126..130]))?;
     /// assert_eq!(big[[7, 126]], 1.0);
     /// assert_eq!(big[[9, 129]], 12.0);
