@@ -37,6 +37,19 @@ fn layout_and_window() -> impl Strategy<Value = (Spec, [std::ops::Range<usize>; 
     })
 }
 
+/// Asserts that the elements of `t` equal to -1 are exactly those of the
+/// window `ranges`.
+fn assert_only_window_is_written(
+    t: &TensorBuf<ArrayLayout, f32>,
+    ranges: &[std::ops::Range<usize>; 2],
+    spec: &Spec,
+) {
+    t.for_each(|i, v| {
+        let inside = ranges[0].contains(&i[0]) && ranges[1].contains(&i[1]);
+        assert_eq!(*v == -1.0, inside, "{spec}: {i:?}");
+    });
+}
+
 fn value_of(index: &[usize]) -> f32 {
     (index[0] * 100 + index[1]) as f32
 }
@@ -71,10 +84,7 @@ proptest! {
         }
         // Writes reach exactly the window's elements.
         t.window_mut(ranges.clone()).fill(-1.0);
-        t.for_each(|i, v| {
-            let inside = ranges[0].contains(&i[0]) && ranges[1].contains(&i[1]);
-            assert_eq!(*v == -1.0, inside, "{spec}: {i:?}");
-        });
+        assert_only_window_is_written(&t, &ranges, &spec);
     }
 }
 
@@ -391,10 +401,7 @@ proptest! {
                 tile[[po[0] + k[0], po[1] + k[1]]] = -1.0;
             }
         }
-        t.for_each(|i, v| {
-            let inside = ranges[0].contains(&i[0]) && ranges[1].contains(&i[1]);
-            assert_eq!(*v == -1.0, inside, "{spec}: {i:?}");
-        });
+        assert_only_window_is_written(&t, &ranges, &spec);
     }
 }
 
