@@ -2,6 +2,9 @@
 //! and iterated in logical order, over the parent's buffer and layout. Each
 //! access costs the parent's offset of the shifted index (constants for a
 //! static parent). Rows and columns are the common special cases.
+//! Windows relayout in and out of tensors and other windows (`copy`), and
+//! a window of a tiled parent names and hands out the first-level tiles
+//! it covers (`covered`).
 
 use core::ops::Range;
 
