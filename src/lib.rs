@@ -40,6 +40,7 @@ pub use layout_tensor::element as tensor_element;
 /// Sub-byte element types and their packed tensors (`s4`, `u2`, `pred`
 /// under `E(1)`, ...).
 pub use layout_tensor::packed;
+pub use layout_tensor::{CoveredTile, CoveredTiles, CoveredTilesMut, TileRange, TileRangeIter};
 pub use layout_tensor::{
     Element, Indexed, Iter, IterMut, Packed, PackedBase, PackedIter, PackedView, PackedViewMut,
     RelayoutKernel, Slots, Storage, StorageMut, StoredAs, Stores, StoresPacked, SubByte,

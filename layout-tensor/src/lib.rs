@@ -65,4 +65,7 @@ pub use storage::{Storage, StorageMut};
 pub use tensor::TensorBuf;
 pub use tensor::{Tensor, TensorBase, TensorView, TensorViewMut};
 pub use tiles::{TileBase, TileView, TileViewMut, Tiles, TilesMut};
-pub use window::{Window, WindowIter, WindowView, WindowViewMut};
+pub use window::{
+    CoveredTile, CoveredTiles, CoveredTilesMut, TileRange, TileRangeIter, Window, WindowIter,
+    WindowView, WindowViewMut,
+};

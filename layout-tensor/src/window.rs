@@ -2,6 +2,9 @@
 //! and iterated in logical order, over the parent's buffer and layout. Each
 //! access costs the parent's offset of the shifted index (constants for a
 //! static parent). Rows and columns are the common special cases.
+//! Windows relayout in and out of tensors and other windows (`copy`), and
+//! a window of a tiled parent names and hands out the first-level tiles
+//! it covers (`covered`).
 
 use core::ops::Range;
 
@@ -10,6 +13,11 @@ use layout_core::{AnyLayout, DimVec, Error, ErrorKind, HasRank, Locus, MAX_RANK}
 use crate::element::Element;
 use crate::storage::{Storage, StorageMut};
 use crate::tensor::TensorBase;
+
+mod copy;
+mod covered;
+
+pub use covered::{CoveredTile, CoveredTiles, CoveredTilesMut, TileRange, TileRangeIter};
 
 /// A rectangular window of a tensor: the elements at `origin + i` for
 /// every `i` below `extent`, over the parent's slots and layout.
@@ -229,14 +237,14 @@ where
         if index.len() != self.rank {
             return None;
         }
-        let mut parent = [0usize; MAX_RANK];
-        for d in 0..self.rank {
-            if index[d] >= self.extent[d] {
-                return None;
-            }
-            parent[d] = self.origin[d] + index[d];
+        if index.iter().zip(&self.extent).any(|(i, e)| i >= e) {
+            return None;
         }
-        Some(self.layout.offset_in_bounds(&parent[..self.rank]))
+        Some(shifted_offset(
+            &self.layout,
+            &self.origin[..self.rank],
+            index,
+        ))
     }
 
     /// The element at window index `index`, or `None` outside the window.
@@ -344,6 +352,17 @@ where
     pub fn fill(&mut self, value: S::Elem) {
         self.for_each_mut(|_, v| *v = value);
     }
+}
+
+/// The parent's offset of window index `index` (inside the window) of the
+/// window at `origin`: the engine's offset of `origin + index`.
+#[inline(always)]
+fn shifted_offset<L: AnyLayout>(layout: &L, origin: &[usize], index: &[usize]) -> usize {
+    let mut parent = [0usize; MAX_RANK];
+    for (p, (o, i)) in parent.iter_mut().zip(origin.iter().zip(index)) {
+        *p = o + i;
+    }
+    layout.offset_in_bounds(&parent[..origin.len()])
 }
 
 /// Calls `f(window index, parent offset)` for every index of the window at
