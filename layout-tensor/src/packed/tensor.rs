@@ -9,9 +9,11 @@ use layout_core::{
     AnyLayout, ArrayLayout, Error, ErrorKind, HasRank, KnownLayout, Locus, PrimitiveType,
 };
 
+#[cfg(feature = "alloc")]
 use crate::element::Element;
 use crate::runs::{self, Position};
 use crate::storage::{Storage, StorageMut};
+#[cfg(feature = "alloc")]
 use crate::tensor::TensorBase;
 
 use super::bits::{read_field, unpack_contiguous, write_field};
