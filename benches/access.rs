@@ -216,6 +216,47 @@ fn traversal(c: &mut Criterion) {
         },
         1.0,
     );
+    // The same sum in the same (logical) order, written by hand: the loop
+    // a kernel author writes to get `iter().sum()`'s value from a tiled
+    // buffer (float addition depends on the order).
+    let logical_sum = |buf: &[f32]| {
+        let mut acc = 0.0f32;
+        for y in 0..1024 {
+            let row = (y / 8) * 8 * 1024 + (y % 8) * 128;
+            for tile in 0..8 {
+                for v in &buf[row + tile * 1024..row + tile * 1024 + 128] {
+                    acc += v;
+                }
+            }
+        }
+        acc
+    };
+    assert_eq!(t.iter().sum::<f32>(), logical_sum(t.as_slice()));
+    in_turns(
+        &mut g,
+        "iter_sum_static_vs_logical_loop",
+        || {
+            black_box(black_box(&t).iter().sum::<f32>());
+        },
+        || {
+            black_box(logical_sum(black_box(&t).as_slice()));
+        },
+        1.0,
+    );
+    // A reduction whose order does not matter visits memory order.
+    in_turns(
+        &mut g,
+        "for_each_sum_static",
+        || {
+            let mut acc = 0.0f32;
+            black_box(&t).for_each(|_, v| acc += v);
+            black_box(acc);
+        },
+        || {
+            black_box(black_box(&plain).iter().sum::<f32>());
+        },
+        1.0,
+    );
     in_turns(
         &mut g,
         "iter_mut_static",

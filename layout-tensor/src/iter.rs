@@ -73,7 +73,7 @@ impl<'a, T, L: AnyLayout> Iterator for Iter<'a, T, L> {
     #[inline]
     fn fold<B, F: FnMut(B, &'a T) -> B>(mut self, init: B, mut f: F) -> B {
         let data = self.data;
-        if self.at.remaining == self.layout.element_count() {
+        if self.at.remaining() == self.layout.element_count() {
             // Untouched: the loop nest's odometer, an offset by additions.
             let mut acc = Some(init);
             for_each_indexed_run(self.layout, |_, run| {
@@ -99,7 +99,7 @@ impl<'a, T, L: AnyLayout> Iterator for Iter<'a, T, L> {
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {
-        (self.at.remaining, Some(self.at.remaining))
+        (self.at.remaining(), Some(self.at.remaining()))
     }
 }
 
@@ -198,7 +198,7 @@ impl<'a, T, L: AnyLayout> Iterator for IterMut<'a, T, L> {
     #[inline]
     fn fold<B, F: FnMut(B, &'a mut T) -> B>(mut self, init: B, mut f: F) -> B {
         let (data, len) = (self.data, self.len);
-        if self.at.remaining == self.layout.element_count() {
+        if self.at.remaining() == self.layout.element_count() {
             // Untouched: the loop nest's odometer, as `Iter::fold`.
             let mut acc = Some(init);
             for_each_indexed_run(self.layout, |_, run| {
@@ -224,7 +224,7 @@ impl<'a, T, L: AnyLayout> Iterator for IterMut<'a, T, L> {
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {
-        (self.at.remaining, Some(self.at.remaining))
+        (self.at.remaining(), Some(self.at.remaining()))
     }
 }
 
@@ -290,7 +290,7 @@ impl<'a, T, L: AnyLayout> Iterator for Indexed<'a, T, L> {
 
     #[inline]
     fn next(&mut self) -> Option<(DimVec, &'a T)> {
-        if self.inner.at.remaining > 0 && self.inner.at.left == 0 {
+        if self.inner.at.at_run_start() {
             self.inner.at.start_run(self.inner.layout, &mut self.index);
             self.in_run = 0;
         } else {

@@ -437,8 +437,9 @@ pub(crate) struct Position {
     offset: usize,
     stride: usize,
     pub(crate) left: usize,
-    /// Elements not yet returned, this run's included.
-    pub(crate) remaining: usize,
+    /// Elements after the current run: checked only where a run starts,
+    /// so handing out an element inside a run is one comparison.
+    after: usize,
 }
 
 impl Position {
@@ -449,8 +450,20 @@ impl Position {
             offset: 0,
             stride: 0,
             left: 0,
-            remaining: layout.element_count(),
+            after: layout.element_count(),
         }
+    }
+
+    /// Elements not yet returned, the current run's included.
+    #[inline(always)]
+    pub(crate) fn remaining(&self) -> usize {
+        self.left + self.after
+    }
+
+    /// Whether the current run is used up and another one follows.
+    #[inline(always)]
+    pub(crate) fn at_run_start(&self) -> bool {
+        self.left == 0 && self.after > 0
     }
 
     /// Starts the next run, writing its first element's index to `index`.
@@ -462,23 +475,23 @@ impl Position {
             len,
         } = self.cursor.next_run(layout, index);
         (self.offset, self.stride, self.left) = (offset, stride, len);
+        self.after -= len;
     }
 
     /// The offset of the next element, starting a run when the current
     /// one is used up.
     #[inline(always)]
     pub(crate) fn next_offset<L: AnyLayout>(&mut self, layout: &L) -> Option<usize> {
-        if self.remaining == 0 {
-            return None;
-        }
         if self.left == 0 {
+            if self.after == 0 {
+                return None;
+            }
             let mut index = [0usize; MAX_RANK];
             self.start_run(layout, &mut index);
         }
         let offset = self.offset;
         self.offset = offset.wrapping_add(self.stride);
         self.left -= 1;
-        self.remaining -= 1;
         Some(offset)
     }
 
@@ -487,10 +500,10 @@ impl Position {
     /// been. Internal iteration (`fold`) loops over these as over slices.
     #[inline(always)]
     pub(crate) fn take_run<L: AnyLayout>(&mut self, layout: &L) -> Option<Run> {
-        if self.remaining == 0 {
-            return None;
-        }
         if self.left == 0 {
+            if self.after == 0 {
+                return None;
+            }
             let mut index = [0usize; MAX_RANK];
             self.start_run(layout, &mut index);
         }
@@ -499,7 +512,6 @@ impl Position {
             stride: self.stride,
             len: self.left,
         };
-        self.remaining -= self.left;
         self.left = 0;
         Some(run)
     }

@@ -394,9 +394,18 @@ where
 
     /// The elements in logical (row-major index) order. An offset is
     /// computed once per run of the last dimension (see [`Iter`]), so
-    /// this costs what a hand-written loop over the buffer costs; for
-    /// layouts that combine dims with `*` each element is placed by the
-    /// engine (slower).
+    /// this costs what the hand-written loop that visits the buffer in
+    /// the same order costs; for layouts that combine dims with `*` each
+    /// element is placed by the engine (slower).
+    ///
+    /// For a tiled layout logical order is not memory order (a row of
+    /// `T(8,128)` tiles is 128 elements from each tile in turn), and a
+    /// sum in logical order is a different float sum from the slice's:
+    /// `iter().sum()` of `f32[1024,1024]{1,0:T(8,128)}` is 1.00× the
+    /// hand-written logical-order loop and about 1.12× a slice sum. A
+    /// reduction whose order does not matter is a slice loop's speed
+    /// with [`TensorBase::for_each`], which visits memory order
+    /// (`BENCHMARKS.md`).
     ///
     /// ```
     /// use tessera::{Tensor, layout};

@@ -62,7 +62,7 @@ impl<E: SubByte, L: AnyLayout> Iterator for PackedIter<'_, E, L> {
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {
-        (self.at.remaining, Some(self.at.remaining))
+        (self.at.remaining(), Some(self.at.remaining()))
     }
 }
 
