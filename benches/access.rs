@@ -460,6 +460,40 @@ fn packed(c: &mut Criterion) {
         || matvec_int4_hand_indexed(black_box(w.as_bytes()), black_box(&x), &mut y5),
         1.0,
     );
+    // Writes: quantized values stored one at a time through `set` (which
+    // checks the index and the value's range), and by hand with the same
+    // range check and a read-modify-write of the nibble's byte.
+    let q: Vec<i8> = (0..rows * cols).map(|i| (i % 16) as i8 - 8).collect();
+    let mut wq = Box::new(Packed::<Int4, { Int4::PHYSICAL_BYTE_SIZE }>::zeroed());
+    let mut hand_bytes = vec![0u8; Int4::PHYSICAL_BYTE_SIZE];
+    let set_all = |w: &mut Packed<Int4, { Int4::PHYSICAL_BYTE_SIZE }>, q: &[i8]| {
+        for r in 0..rows {
+            for c in 0..cols {
+                w.set([r, c], q[r * cols + c]).unwrap();
+            }
+        }
+    };
+    let set_hand = |bytes: &mut [u8], q: &[i8]| {
+        for (i, &v) in q.iter().enumerate() {
+            assert!((-8..8).contains(&v), "value {v} does not fit s4");
+            let b = &mut bytes[i / 2];
+            *b = if i.is_multiple_of(2) {
+                (*b & 0x0F) | ((v as u8) << 4)
+            } else {
+                (*b & 0xF0) | (v as u8 & 0x0F)
+            };
+        }
+    };
+    set_all(&mut wq, &q);
+    set_hand(&mut hand_bytes, &q);
+    assert_eq!(wq.as_bytes(), &hand_bytes[..]);
+    in_turns(
+        &mut g,
+        "packed_set_vs_indexed",
+        || set_all(black_box(&mut wq), black_box(&q)),
+        || set_hand(black_box(&mut hand_bytes), black_box(&q)),
+        1.0,
+    );
     in_turns(
         &mut g,
         "packed_read_row_matvec",
