@@ -24,7 +24,7 @@ while IFS= read -r t; do
     put xla_util "0123456789abcdef${prev:-$t};$t"
     prev=$t
 done <<< "$texts"
-# Destinations past the 8 MiB streaming threshold (choice bytes: element
+# Destinations past the streaming threshold (choice bytes: element
 # type f32 / u8 / bf16, then the two bytes that ask for a streaming size),
 # which random mutation reaches only rarely.
 for kind in '\x06' '\x01' '\x02'; do

@@ -2,7 +2,8 @@
 //! (whose offsets `layout_props` checks against `offset`): any two layouts
 //! of the same array, whole-byte and packed sub-byte types, source and
 //! destination slices that start off their alignment, and, now and then,
-//! destinations past the 8 MiB streaming threshold.
+//! destinations past the streaming threshold (64 KiB in fuzz builds,
+//! `cfg(fuzzing)`; 8 MiB otherwise).
 
 #![no_main]
 
@@ -20,8 +21,9 @@ use test_support::row_major;
 
 /// Largest buffer of an ordinary case, in slots.
 const MAX_SLOTS: usize = 1 << 12;
-/// Bytes that make relayout stream its stores.
-const STREAM_BYTES: usize = 8 << 20;
+/// Bytes that make relayout stream its stores: layout-tensor's
+/// `STREAM_FROM_BYTES` in fuzz builds (`cfg(fuzzing)`, set by cargo-fuzz).
+const STREAM_BYTES: usize = 64 << 10;
 
 /// Copies `src` into `dst` element by element along both walkers.
 fn copy_by_walker<T: Copy>(a: &ArrayLayout, src: &[T], b: &ArrayLayout, dst: &mut [T]) {
@@ -114,7 +116,7 @@ fuzz_target!(|data: &[u8]| {
     ][kind];
     let streaming = width > 0 && c.byte() == 0xA5 && c.byte() == 0x5A;
     let dims = if streaming {
-        // At least 8 MiB: rows of 1024..=1039 elements.
+        // At least the streaming threshold: rows of 1024..=1039 elements.
         let cols = 1024 + c.below(16);
         let rows = (STREAM_BYTES / width).div_ceil(cols) + c.below(8);
         vec![rows, cols]
