@@ -2,7 +2,7 @@
 //! (whose offsets `layout_props` checks against `offset`): any two layouts
 //! of the same array, whole-byte and packed sub-byte types, source and
 //! destination slices that start off their alignment, and, now and then,
-//! destinations past the streaming threshold (64 KiB in fuzz builds,
+//! destinations past the streaming threshold (16 KiB in fuzz builds,
 //! `cfg(fuzzing)`; 8 MiB otherwise).
 
 #![no_main]
@@ -23,7 +23,7 @@ use test_support::row_major;
 const MAX_SLOTS: usize = 1 << 12;
 /// Bytes that make relayout stream its stores: layout-tensor's
 /// `STREAM_FROM_BYTES` in fuzz builds (`cfg(fuzzing)`, set by cargo-fuzz).
-const STREAM_BYTES: usize = 64 << 10;
+const STREAM_BYTES: usize = 16 << 10;
 
 /// Copies `src` into `dst` element by element along both walkers.
 fn copy_by_walker<T: Copy>(a: &ArrayLayout, src: &[T], b: &ArrayLayout, dst: &mut [T]) {

@@ -22,7 +22,7 @@
 /// normal ones, below it slower (the benchmark groups of 1 and 16 MiB in
 /// `benches/relayout.rs`).
 ///
-/// Fuzz builds (`cfg(fuzzing)`, which cargo-fuzz sets) stream from 64 KiB,
+/// Fuzz builds (`cfg(fuzzing)`, which cargo-fuzz sets) stream from 16 KiB,
 /// so that the fuzzer reaches the streaming paths with inputs it can run
 /// thousands of times a second; the paths are the same, only where they
 /// start moves.
@@ -30,7 +30,7 @@
 pub(crate) const STREAM_FROM_BYTES: usize = 8 << 20;
 /// The fuzz builds' threshold (see above).
 #[cfg(fuzzing)]
-pub(crate) const STREAM_FROM_BYTES: usize = 64 << 10;
+pub(crate) const STREAM_FROM_BYTES: usize = 16 << 10;
 
 /// Bytes per cache line, the unit of a streaming store's write.
 const LINE: usize = 64;
