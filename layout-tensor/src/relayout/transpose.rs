@@ -521,9 +521,9 @@ mod vector {
 
     /// One plane: element `(m, j)` of axes `x` (source-contiguous, the
     /// destination's rows) and `i` (destination-contiguous, the source's
-    /// runs) from `src[s + x.offset(m) + i.offset(j)]` to `dst[d +
-    /// x.offset(m) + i.offset(j)]`, each with its buffer's strides
-    /// (`run_stride` between runs, `row_stride` between rows).
+    /// runs) copied from the source to the destination, each at `m`'s
+    /// and `j`'s offsets in its buffer ([`Axis::offsets`]: `run_stride`
+    /// between a block's runs, `row_stride` between its rows).
     ///
     /// In tiles of `TILE_RUN_BYTES` of each of a cache line's worth of
     /// source runs ([`tile`]): rows of the destination are written a
@@ -688,6 +688,7 @@ mod vector {
             }
         }
     }
+
     /// A `V × V` square of `16 / V`-byte elements transposed: `V` vectors
     /// in, vector `k` holding the `V` elements of output row
     /// `reverse_bits(k, V)` out. Rounds of unpacks of lanes of the
