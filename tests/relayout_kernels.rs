@@ -256,6 +256,77 @@ proptest! {
     }
 }
 
+/// A transpose of the two most minor dims, `ty[y,x]` (or `ty[z,y,x]`,
+/// `z` most major on both sides) from one `minor_to_major` to the other,
+/// with a tiling or none on either side, dims up to 300: past the
+/// transpose kernel's cache tiles (up to 128 rows by a cache line of runs)
+/// and their partial edges, where the layouts of [`layouts`] (dims up to
+/// 40) do not reach.
+fn transpose_pair(ty: &'static str) -> impl Strategy<Value = (ArrayLayout, ArrayLayout)> {
+    let tiling = prop_oneof![
+        Just(String::new()),
+        (
+            prop::sample::select(vec![1usize, 2, 3, 4, 8, 16, 32]),
+            prop::sample::select(vec![1usize, 5, 16, 64, 128, 130]),
+        )
+            .prop_map(|(a, b)| format!(":T({a},{b})")),
+    ];
+    (
+        1usize..=3,
+        1usize..300,
+        1usize..300,
+        any::<bool>(),
+        tiling.clone(),
+        tiling,
+    )
+        .prop_map(move |(z, y, x, flip, ta, tb)| {
+            let (a, b) = match flip {
+                false => ("1,0", "0,1"),
+                true => ("0,1", "1,0"),
+            };
+            let (dims, [a, b]) = match z {
+                1 => (format!("{y},{x}"), [a, b].map(String::from)),
+                _ => (format!("{z},{y},{x}"), [a, b].map(|m| format!("{m},2"))),
+            };
+            let layout = |m: &str, t: &str| -> ArrayLayout {
+                format!("{ty}[{dims}]{{{m}{t}}}").parse().unwrap()
+            };
+            (layout(&a, &ta), layout(&b, &tb))
+        })
+}
+
+fn transpose_config() -> ProptestConfig {
+    ProptestConfig {
+        cases: 150,
+        failure_persistence: None,
+        ..ProptestConfig::default()
+    }
+}
+
+proptest! {
+    #![proptest_config(transpose_config())]
+
+    #[test]
+    fn u8_transposes_match_the_engine((a, b) in transpose_pair("u8"), shift in 0usize..64) {
+        check_pair::<u8>(a, b, shift, 0xA5);
+    }
+
+    #[test]
+    fn u16_transposes_match_the_engine((a, b) in transpose_pair("u16"), shift in 0usize..32) {
+        check_pair::<u16>(a, b, shift, 0xA5A5);
+    }
+
+    #[test]
+    fn f32_transposes_match_the_engine((a, b) in transpose_pair("f32"), shift in 0usize..16) {
+        check_pair::<f32>(a, b, shift, -7.5);
+    }
+
+    #[test]
+    fn f64_transposes_match_the_engine((a, b) in transpose_pair("f64"), shift in 0usize..8) {
+        check_pair::<f64>(a, b, shift, -7.5);
+    }
+}
+
 /// Transposes, plain and tiled, and the sub-tile packs and unpacks, whose
 /// destinations take streaming stores (8 MiB or more), at shapes that are
 /// not multiples of any vector or tile, into buffers on and off a 16-byte
@@ -299,6 +370,12 @@ fn large_relayouts_of_every_kernel_match_the_engine() {
         layout("u16[2053,2051]{0,1:T(8,128)(2,1)}".into()),
     );
     check_pair::<u16>(src, dst, 3, 0xA5A5);
+    // A tiled transpose of 8-byte elements.
+    let (src, dst) = (
+        layout("f64[1031,1029]{0,1:T(8,128)}".into()),
+        layout("f64[1031,1029]{1,0}".into()),
+    );
+    check_pair::<f64>(src, dst, 1, -7.5);
 }
 
 /// A source-contiguous level that another level of its dimension follows

@@ -6,14 +6,22 @@
 //! a block of `V × V` elements, `V` = 16 bytes over the element size (4
 //! `f32`, 8 `bf16`, 16 `s8`, 2 `f64`), is loaded as `V` vectors, one from
 //! each of `V` source runs, transposed in registers by `log2(V)` rounds of
-//! `unpacklo`/`unpackhi`, and stored as `V` vectors, one into each of `V`
-//! destination rows. The blocks are visited a cache line of rows and of
-//! runs at a time, so that every line read or written is used whole while
-//! it is in the L1 cache. Destinations of
-//! [`STREAM_FROM_BYTES`](super::stream::STREAM_FROM_BYTES) or more take
-//! streaming stores for the lines a destination row covers whole. Other
-//! element sizes, other targets and the edges of a block (fewer than `V`
-//! rows or runs left) take a plain loop.
+//! `unpacklo`/`unpackhi`, and stored as `V` vectors, one per destination
+//! row. A grid's rows are merged with a level whose blocks continue them
+//! in the source, and its runs with one whose blocks continue them in the
+//! destination (the tiles of `{1,0}` → `{0,1:T(8,128)}` side by side, and
+//! of its reverse), so that tiles of few rows still read and write whole
+//! cache lines. The plane is then copied in tiles of 128 bytes of each of
+//! a cache line's worth of source runs: each source line read whole once,
+//! the tile transposed into a staging buffer in the L1 cache, and each
+//! destination row's line written whole from it, with streaming stores
+//! when the destination is [`STREAM_FROM_BYTES`](super::stream::STREAM_FROM_BYTES)
+//! or more and the line is one of the destination's. Power-of-two row
+//! lengths put all of a tile's source runs (or destination rows) in one
+//! set of the L1 cache; reading and writing whole lines at once keeps them
+//! from evicting each other. The next tile's source lines are prefetched.
+//! Other element sizes, other targets and the edges of a tile (fewer than
+//! `V` rows or runs left) take a plain loop.
 //!
 //! One of the crate's modules with `unsafe` code; [`transpose_grid`] is a
 //! safe function over two slices, checked against them once per grid, and
@@ -191,51 +199,34 @@ fn scalar_blocks<T: Copy>(src: &[T], dst: &mut [T], grid: &TransposeGrid) {
 #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
 mod vector {
     use core::arch::x86_64::{
-        __m128i, _mm_loadu_si128, _mm_unpackhi_epi8, _mm_unpackhi_epi16, _mm_unpackhi_epi32,
-        _mm_unpackhi_epi64, _mm_unpacklo_epi8, _mm_unpacklo_epi16, _mm_unpacklo_epi32,
-        _mm_unpacklo_epi64,
+        __m128i, _MM_HINT_T0, _mm_load_si128, _mm_loadu_si128, _mm_prefetch, _mm_store_si128,
+        _mm_unpackhi_epi8, _mm_unpackhi_epi16, _mm_unpackhi_epi32, _mm_unpackhi_epi64,
+        _mm_unpacklo_epi8, _mm_unpacklo_epi16, _mm_unpacklo_epi32, _mm_unpacklo_epi64,
     };
 
     use bytemuck::NoUninit;
 
-    use super::{TransposeGrid, scalar_part, tile};
+    use super::{TransposeGrid, scalar_part};
     use crate::relayout::simd::{store_vector, whole_lines};
 
     /// Every block of a checked `grid` with `V × V` vector blocks
-    /// ([`square`]); `V` is [`lanes::<T>()`](super::lanes).
-    ///
-    /// When the blocks of a plane continue each other's destination rows
-    /// (`strides[1][1] == len`), `V` rows at a time across the whole
-    /// plane, so that each destination row is written in address order
-    /// (with streaming stores, at most `V` lines are open at once). Else
-    /// block by block, a tile of rows by a tile of runs at a time.
+    /// ([`merged`]); `V` is [`lanes::<T>()`](super::lanes). Blocks of
+    /// fewer than `V` runs into dense groups, or of fewer than `V` rows
+    /// out of them, take [`pack`] and [`unpack`].
     #[inline(always)]
     pub(super) fn blocks<T: NoUninit, const V: usize, const STREAMING: bool>(
         src: &[T],
         dst: &mut [T],
         grid: &TransposeGrid,
     ) {
-        let size = core::mem::size_of::<T>();
         let TransposeGrid {
             counts: [outers, steps],
-            strides: [_, step],
             rows,
             len,
             run_stride,
             row_stride,
             ..
         } = *grid;
-        let strides = [run_stride, row_stride];
-        // The lines to stream in `bytes` of a destination row from
-        // element `at`, when the vectors cover every run (no line takes
-        // both kinds of store).
-        let lines_at = |dst: &[T], at: usize, bytes: usize| match STREAMING && len.is_multiple_of(V)
-        {
-            true => whole_lines(dst[at..].as_ptr() as usize, bytes),
-            false => [0, 0],
-        };
-        let along = steps > 1 && step[1] == len;
-        let t = tile::<T>();
         // Blocks of fewer than `V` runs into dense groups (`len` rows
         // interleaved: the pack of `(2,1)`, `(4,1)` sub-tiles), or of
         // fewer than `V` rows out of dense groups (their unpack).
@@ -260,65 +251,7 @@ mod vector {
             }
             return;
         }
-        for o in 0..outers {
-            if along {
-                let [_, plane] = grid.block(o, 0);
-                for r0 in (0..rows).step_by(V) {
-                    let lines: [[usize; 2]; V] = array([0, 0], |m| match r0 + m < rows {
-                        true => lines_at(dst, plane + (r0 + m) * row_stride, steps * len * size),
-                        false => [0, 0],
-                    });
-                    for k in 0..steps {
-                        let at = grid.block(o, k);
-                        strip::<T, V, STREAMING>(src, dst, at, [r0, rows], 0..len, strides, &lines);
-                    }
-                }
-            } else {
-                for k in 0..steps {
-                    let at = grid.block(o, k);
-                    for r0 in (0..rows).step_by(t) {
-                        let r_end = (r0 + t).min(rows);
-                        // Runs of the next tile to prefetch per strip of
-                        // this one.
-                        let chunk = t.div_ceil((r_end - r0).div_ceil(V));
-                        for i0 in (0..len).step_by(t) {
-                            let runs = i0..(i0 + t).min(len);
-                            let next = match i0 + t < len {
-                                true => [r0, i0 + t],
-                                false => [r0 + t, 0],
-                            };
-                            for r1 in (r0..r_end).step_by(V) {
-                                if STREAMING {
-                                    // The next tile's source, a piece per
-                                    // strip: `chunk` of its runs.
-                                    let first = next[1] + (r1 - r0) / V * chunk;
-                                    for i in first..(first + chunk).min(len) {
-                                        let from = at[0] + next[0] + i * run_stride;
-                                        crate::relayout::stream::prefetch(src, from, t);
-                                    }
-                                }
-                                let lines: [[usize; 2]; V] =
-                                    array([0, 0], |m| match r1 + m < rows {
-                                        true => {
-                                            lines_at(dst, at[1] + (r1 + m) * row_stride, len * size)
-                                        }
-                                        false => [0, 0],
-                                    });
-                                strip::<T, V, STREAMING>(
-                                    src,
-                                    dst,
-                                    at,
-                                    [r1, rows],
-                                    runs.clone(),
-                                    strides,
-                                    &lines,
-                                );
-                            }
-                        }
-                    }
-                }
-            }
-        }
+        merged::<T, V, STREAMING>(src, dst, grid);
     }
 
     /// One block of `K < V` runs into dense groups (`row_stride == K`):
@@ -500,97 +433,292 @@ mod vector {
         }
     }
 
-    /// Rows `r0..r0 + V` (fewer at the block's end, `rows`) of the block
-    /// at `[s, d]`, runs `runs`: `V × V` vector blocks while whole ones
-    /// fit, the rest with the plain loop. `lines[m]`: the lines of row
-    /// `r0 + m` to stream.
-    #[inline(always)]
-    fn strip<T: NoUninit, const V: usize, const STREAMING: bool>(
-        src: &[T],
-        dst: &mut [T],
-        [s, d]: [usize; 2],
-        [r0, rows]: [usize; 2],
-        runs: core::ops::Range<usize>,
-        [run_stride, row_stride]: [usize; 2],
-        lines: &[[usize; 2]; V],
-    ) {
-        if r0 + V > rows {
-            scalar_part(src, dst, [s, d], r0..rows, runs, [run_stride, row_stride]);
-            return;
-        }
-        let mut i = runs.start;
-        while i + V <= runs.end {
-            // SAFETY: the grid was checked against both buffers
-            // (`TransposeGrid::check`): every element `src[s + r + i *
-            // run_stride]` and `dst[d + r * row_stride + i]` of the block,
-            // `r < rows`, `i < len`, is in bounds, and rows `r0..r0 + V`
-            // and runs `i..i + V` are in the block (`r0 + V <= rows`, `i +
-            // V <= runs.end <= len`). `src` and `dst` do not overlap (a
-            // shared and a mutable borrow). A streamed store's address is
-            // in its row's `lines`: whole lines of that row, which start
-            // 16-byte aligned, and every vector of the row is `V`
-            // elements (16 bytes) from the last (`len` is a multiple of
-            // `V`, else `lines` are empty).
-            unsafe {
-                square::<T, V, STREAMING>(
-                    src.as_ptr().add(s + r0 + i * run_stride),
-                    run_stride,
-                    dst.as_mut_ptr().add(d + r0 * row_stride + i),
-                    row_stride,
-                    lines,
-                );
+    /// One axis of a transpose: `blocks` blocks of `per` elements, block
+    /// `b` at `b * stride` (`[source, destination]`). The rows of a grid's
+    /// blocks (contiguous in the source), with a level whose blocks
+    /// continue them in the source (`stride[0] == per`: the tiles of a
+    /// transposed tiling side by side), or its runs (contiguous in the
+    /// destination), with a level whose blocks continue them there.
+    #[derive(Clone, Copy)]
+    struct Axis {
+        per: usize,
+        blocks: usize,
+        stride: [usize; 2],
+    }
+
+    impl Axis {
+        /// Offsets in buffer `b` (0 source, 1 destination) of elements
+        /// `first..first + out.len()` of the axis, from `base`, with
+        /// `within` between the elements of a block.
+        #[inline(always)]
+        fn offsets(&self, out: &mut [usize], first: usize, b: usize, within: usize, base: usize) {
+            let (mut block, mut e) = (first / self.per, first % self.per);
+            let mut at = base + block * self.stride[b];
+            for o in out {
+                *o = at + e * within;
+                e += 1;
+                if e == self.per {
+                    (block, e) = (block + 1, 0);
+                    at = base + block * self.stride[b];
+                }
             }
-            i += V;
-        }
-        if i < runs.end {
-            scalar_part(
-                src,
-                dst,
-                [s, d],
-                r0..r0 + V,
-                i..runs.end,
-                [run_stride, row_stride],
-            );
         }
     }
 
-    /// Transposes a `V × V` block: the `V` elements at `from + j *
-    /// run_stride` (source run `j`) become element `j` of the `V`
-    /// destination rows at `to + m * row_stride`, `m < V`. Rounds of
-    /// unpacks of lanes of 1, 2, 4 and 8 elements interleave pairs of
-    /// vectors, after which vector `j` holds destination row `m` whose
-    /// index is `j` with its `log2(V)` bits reversed.
-    ///
-    /// # Safety
-    /// `V * size_of::<T>() == 16`; `from + j * run_stride` is valid for
-    /// reads of 16 bytes and `to + m * row_stride` for writes of 16
-    /// bytes, `j, m < V`, the writes not overlapping the reads. With
-    /// `STREAMING`, the bounds of `lines[m]` are multiples of 64 and, if
-    /// `to + m * row_stride` is in `lines[m]`, it is 16-byte aligned.
+    /// Bytes of each source run that a tile reads ([`plane`]): two cache
+    /// lines, so that a tile's source is at least whole lines, and the
+    /// staged tile ([`Stage`]) at most 8 KiB.
+    const TILE_RUN_BYTES: usize = 128;
+
+    /// A tile of the transpose, staged between the registers' transpose
+    /// and its destination rows: `TILE_RUN_BYTES / size` rows of a cache
+    /// line each.
+    #[repr(C, align(64))]
+    struct Stage([core::mem::MaybeUninit<__m128i>; TILE_RUN_BYTES * 64 / 16]);
+
+    /// Every block of a checked `grid` as one transpose per plane: the
+    /// grid's rows merged with a level whose blocks continue them in the
+    /// source, and its runs with one whose blocks continue them in the
+    /// destination ([`Axis`]), so that tiles of a few rows (`T(8,128)`,
+    /// `T(2,128)`) still read whole source lines and write whole
+    /// destination lines; the other levels loop outside.
     #[inline(always)]
-    unsafe fn square<T: NoUninit, const V: usize, const STREAMING: bool>(
-        from: *const T,
-        run_stride: usize,
-        to: *mut T,
-        row_stride: usize,
-        lines: &[[usize; 2]; V],
+    fn merged<T: NoUninit, const V: usize, const STREAMING: bool>(
+        src: &[T],
+        dst: &mut [T],
+        grid: &TransposeGrid,
     ) {
-        // SAFETY: the caller's contract: every read is in bounds (the
-        // unaligned kind); `T: NoUninit` has no uninitialised bytes.
-        let x: [__m128i; V] = array(ZERO, |j| unsafe {
-            _mm_loadu_si128(from.add(j * run_stride).cast::<__m128i>())
-        });
-        // The unpacks move whole lanes, so every element stays a bitwise
-        // copy of a loaded one.
-        let x = interleave(x, core::mem::size_of::<T>());
-        for (j, v) in x.into_iter().enumerate() {
-            let m = reverse_bits(j, V);
-            // SAFETY: row `m < V` is valid for a 16-byte write and, when
-            // streamed, aligned (the caller's contract).
-            unsafe {
-                store_vector::<STREAMING>(to.add(m * row_stride).cast(), v, lines[m]);
+        let levels = [0, 1].map(|l| (grid.counts[l], grid.strides[l]));
+        let continues = |l: usize, b: usize, per: usize| levels[l].0 > 1 && levels[l].1[b] == per;
+        let x_level = [0, 1].into_iter().find(|&l| continues(l, 0, grid.rows));
+        let i_level = [1, 0]
+            .into_iter()
+            .find(|&l| Some(l) != x_level && continues(l, 1, grid.len));
+        let axis = |level: Option<usize>, per: usize| match level {
+            Some(l) => Axis {
+                per,
+                blocks: levels[l].0,
+                stride: levels[l].1,
+            },
+            None => Axis {
+                per,
+                blocks: 1,
+                stride: [0, 0],
+            },
+        };
+        let (x, i) = (axis(x_level, grid.rows), axis(i_level, grid.len));
+        let free = |l: usize| match Some(l) == x_level || Some(l) == i_level {
+            true => 1,
+            false => levels[l].0,
+        };
+        for o in 0..free(0) {
+            for k in 0..free(1) {
+                let at = grid.block(o, k);
+                plane::<T, V, STREAMING>(src, dst, at, [x, i], [grid.run_stride, grid.row_stride]);
             }
         }
+    }
+
+    /// One plane: element `(m, j)` of axes `x` (source-contiguous, the
+    /// destination's rows) and `i` (destination-contiguous, the source's
+    /// runs) copied from the source to the destination, each at `m`'s
+    /// and `j`'s offsets in its buffer ([`Axis::offsets`]: `run_stride`
+    /// between a block's runs, `row_stride` between its rows).
+    ///
+    /// In tiles of `TILE_RUN_BYTES` of each of a cache line's worth of
+    /// source runs ([`tile`]): rows of the destination are written a
+    /// line at a time, from the line boundary of the tile's first row on,
+    /// and each source line is read whole once.
+    #[inline(always)]
+    fn plane<T: NoUninit, const V: usize, const STREAMING: bool>(
+        src: &[T],
+        dst: &mut [T],
+        [s, d]: [usize; 2],
+        [x, i]: [Axis; 2],
+        [run_stride, row_stride]: [usize; 2],
+    ) {
+        let size = core::mem::size_of::<T>();
+        let (tile_rows, tile_runs) = (TILE_RUN_BYTES / size, 64 / size);
+        let mut stage = Stage([core::mem::MaybeUninit::uninit(); TILE_RUN_BYTES * 64 / 16]);
+        let mut rows_at = [0; TILE_RUN_BYTES];
+        // The runs of this tile and of the next, in turns.
+        let mut runs_at = [[0; 64]; 2];
+        let (nx, ni) = (x.per * x.blocks, i.per * i.blocks);
+        let mut x0 = 0;
+        while x0 < nx {
+            let nr = tile_rows.min(nx - x0);
+            x.offsets(&mut rows_at[..nr], x0, 1, row_stride, d);
+            // Elements of the first row before its next line boundary.
+            let phase = (dst[rows_at[0]..].as_ptr() as usize).wrapping_neg() % 64 / size;
+            let mut i0 = 0;
+            let mut nc = match phase {
+                0 => tile_runs,
+                p => p,
+            }
+            .min(ni);
+            let mut turn = 0;
+            i.offsets(&mut runs_at[turn][..nc], 0, 0, run_stride, s + x0);
+            while i0 < ni {
+                let next = i0 + nc;
+                let next_nc = (next + tile_runs).min(ni).saturating_sub(next);
+                if next_nc > 0 {
+                    // The next tile's source lines, fetched while this
+                    // one is copied: its runs lie far apart (a source row
+                    // apart), where the hardware's prefetchers do not
+                    // look ahead. (Prefetching its destination lines too
+                    // measured slower.)
+                    let runs = &mut runs_at[1 - turn][..next_nc];
+                    i.offsets(runs, next, 0, run_stride, s + x0);
+                    for &run in &*runs {
+                        prefetch_span(src, run, nr);
+                    }
+                }
+                let offsets = [&rows_at[..nr], &runs_at[turn][..nc]];
+                tile::<T, V, STREAMING>(src, dst, &mut stage, offsets, i0);
+                (i0, nc, turn) = (next, next_nc, 1 - turn);
+            }
+            x0 += nr;
+        }
+    }
+
+    /// Prefetches (`prefetcht0`) the cache lines of `buf[from..from +
+    /// len]`, at most three (`len` elements are at most 128 bytes here).
+    #[inline(always)]
+    fn prefetch_span<T>(buf: &[T], from: usize, len: usize) {
+        let size = core::mem::size_of::<T>();
+        let first = buf.as_ptr().wrapping_add(from).cast::<i8>();
+        let bytes = len * size;
+        for at in [0, 64, bytes.saturating_sub(1)] {
+            if at < bytes {
+                // SAFETY: a prefetch reads and writes no memory and never
+                // faults, whatever the address (here within or just past
+                // the buffer, reached by `wrapping_add`); SSE is enabled
+                // on every x86-64 target.
+                unsafe { _mm_prefetch::<_MM_HINT_T0>(first.wrapping_add(at)) };
+            }
+        }
+    }
+
+    /// `REVERSED_NIBBLES[k]`: the 4 bits of `k < 16` reversed.
+    const REVERSED_NIBBLES: [u8; 16] = [0, 8, 4, 12, 2, 10, 6, 14, 1, 9, 5, 13, 3, 11, 7, 15];
+
+    /// One tile: `dst[rows_at[m] + i0 + j] = src[runs_at[j] + m]` for `m <
+    /// rows_at.len()` (at most `TILE_RUN_BYTES / size`), `j <
+    /// runs_at.len()` (at most a cache line). `V × V` squares transposed
+    /// in registers into `stage`, then each row of the stage copied to its
+    /// destination row: a whole line (with a streaming store when
+    /// `STREAMING` and it is one line of the destination), or the part
+    /// of one. The rows and runs past the last whole square take the
+    /// plain loop.
+    #[inline(always)]
+    fn tile<T: NoUninit, const V: usize, const STREAMING: bool>(
+        src: &[T],
+        dst: &mut [T],
+        stage: &mut Stage,
+        [rows_at, runs_at]: [&[usize]; 2],
+        i0: usize,
+    ) {
+        let size = core::mem::size_of::<T>();
+        let (nr, nc) = (rows_at.len(), runs_at.len());
+        let (nr_v, nc_v) = (nr - nr % V, nc - nc % V);
+        // Elements of `T` per stage row (a cache line).
+        let line = 64 / size;
+        debug_assert!(nr * size <= TILE_RUN_BYTES && nc <= line);
+        let stage = stage.0.as_mut_ptr().cast::<T>();
+        for jg in (0..nc_v).step_by(V) {
+            for mg in (0..nr_v).step_by(V) {
+                // SAFETY: the grid was checked against both buffers
+                // (`TransposeGrid::check`), and every `(m, j)`, `m < nr`,
+                // `j < nc`, is one of its elements, `src[runs_at[j] + m]`
+                // in bounds: so the `V` elements from `runs_at[jg + k] +
+                // mg` are (`mg + V <= nr`), for `k < V` (`jg + V <= nc`);
+                // `T: NoUninit` has no uninitialised bytes. Stage row `mg
+                // + k`, elements `jg..jg + V`, is in the stage (`(mg + k) *
+                // line + jg + V <= nr * line <= TILE_RUN_BYTES * 64 /
+                // size`) and 16-byte aligned (the stage is 64-byte
+                // aligned, and `jg * size` a multiple of 16).
+                unsafe {
+                    let x: [__m128i; V] = array(ZERO, |k| {
+                        _mm_loadu_si128(src.as_ptr().add(runs_at[jg + k] + mg).cast())
+                    });
+                    for (k, v) in square(x).into_iter().enumerate() {
+                        // Row `reverse_bits(k, V)`, from a table: for `V
+                        // = 16` the loop stays a loop, and the bit
+                        // reversal took a tenth of a `u8` transpose.
+                        let m = (REVERSED_NIBBLES[k] >> (4 - V.trailing_zeros())) as usize;
+                        let at = stage.add((mg + m) * line + jg);
+                        _mm_store_si128(at.cast(), v);
+                    }
+                }
+            }
+        }
+        for (m, &row) in rows_at[..nr_v].iter().enumerate() {
+            let to = dst[row + i0..row + i0 + nc].as_mut_ptr();
+            // SAFETY: `to` starts `nc` elements of `dst` (sliced above);
+            // the stage's row `m < nr_v`, elements `..nc_v`, was written
+            // by the squares above, and does not overlap `dst`. With `nc
+            // == line`, the row is 64 bytes, four vectors; streamed only
+            // when `to` starts a line (so every store is aligned), else
+            // stored unaligned.
+            unsafe {
+                let from = stage.add(m * line);
+                if nc == line {
+                    let lines = match (to as usize).is_multiple_of(64) {
+                        true => [to as usize, to as usize + 64],
+                        false => [0, 0],
+                    };
+                    for k in 0..4 {
+                        let v = _mm_load_si128(from.cast::<__m128i>().add(k));
+                        store_vector::<STREAMING>(to.cast::<__m128i>().add(k), v, lines);
+                    }
+                } else {
+                    core::ptr::copy_nonoverlapping(from, to, nc_v);
+                }
+            }
+        }
+        // The plain loop: the runs past the last whole square, for the
+        // rows the squares took, then the rows past them.
+        for (m, &row) in rows_at.iter().enumerate() {
+            let first = match m < nr_v {
+                true => nc_v,
+                false => 0,
+            };
+            for j in first..nc {
+                dst[row + i0 + j] = src[runs_at[j] + m];
+            }
+        }
+    }
+
+    /// A `V × V` square of `16 / V`-byte elements transposed: `V` vectors
+    /// in, vector `k` holding the `V` elements of output row
+    /// `reverse_bits(k, V)` out. Rounds of unpacks of lanes of the
+    /// element size, then twice that, up to 8 bytes ([`unpack_round`]),
+    /// each with its lane size fixed, so that every round is unrolled
+    /// into registers.
+    #[inline(always)]
+    fn square<const V: usize>(x: [__m128i; V]) -> [__m128i; V] {
+        match V {
+            16 => unpack_round::<V, 8>(unpack_round::<V, 4>(unpack_round::<V, 2>(unpack_round::<
+                V,
+                1,
+            >(x)))),
+            8 => unpack_round::<V, 8>(unpack_round::<V, 4>(unpack_round::<V, 2>(x))),
+            4 => unpack_round::<V, 8>(unpack_round::<V, 4>(x)),
+            _ => unpack_round::<V, 8>(x),
+        }
+    }
+
+    /// One round of [`square`]: vectors `2j` and `2j + 1` give vectors `j`
+    /// (their low halves interleaved in lanes of `LANE` bytes) and `j + K
+    /// / 2` (their high halves).
+    #[inline(always)]
+    fn unpack_round<const K: usize, const LANE: usize>(x: [__m128i; K]) -> [__m128i; K] {
+        let mut out = x;
+        for j in 0..K / 2 {
+            out[j] = unpack_lanes(LANE, false, x[2 * j], x[2 * j + 1]);
+            out[j + K / 2] = unpack_lanes(LANE, true, x[2 * j], x[2 * j + 1]);
+        }
+        out
     }
 
     /// The low (`high == false`) or high halves of `a` and `b`
@@ -731,6 +859,99 @@ mod tests {
             // The plain loop only (no `unsafe`).
             check_sizes(|i| [i as u64, !(i as u64)]);
         }
+    }
+
+    /// Grids of whole cache tiles of the vector kernel (`128` bytes of
+    /// rows by a cache line of runs) and their partial edges, for every
+    /// element size: a single plane, planes whose blocks continue each
+    /// other's source rows (the tiles of `{1,0}` → `{0,1:T(..)}` side by
+    /// side, merged into one transpose), and blocks that continue each
+    /// other's destination runs (its reverse), at an odd start, with and
+    /// without streaming.
+    fn check_tiles<T: bytemuck::NoUninit + PartialEq + core::fmt::Debug>(make: fn(usize) -> T) {
+        let size = core::mem::size_of::<T>();
+        let (tile_rows, line) = (128 / size, 64 / size);
+        let v = (16 / size).max(2);
+        // Past a whole tile, not a multiple of a vector either way (under
+        // Miri, which is slow, one row and run past it).
+        let (rows, len) = match cfg!(miri) {
+            true => (tile_rows + 1, line + 1),
+            false => (tile_rows + v + 1, line + v + 1),
+        };
+        // Row tiles of `tile` rows, 3 side by side in the source (more
+        // than a whole tile's rows together), or 8.
+        let tiles: &[usize] = match cfg!(miri) {
+            true => &[rows / 3 + 1],
+            false => &[rows / 3 + 1, 8],
+        };
+        for &tile in tiles {
+            check_tile_grids(make, [rows, len], tile);
+        }
+    }
+
+    /// The grids of [`check_tiles`], with row tiles of `tile` rows.
+    fn check_tile_grids<T: bytemuck::NoUninit + PartialEq + core::fmt::Debug>(
+        make: fn(usize) -> T,
+        [rows, len]: [usize; 2],
+        tile: usize,
+    ) {
+        let grids = [
+            // One plane, apart rows and runs.
+            TransposeGrid {
+                start: [1, 3],
+                counts: [1, 1],
+                strides: [[0, 0]; 2],
+                rows,
+                len,
+                run_stride: rows + 2,
+                row_stride: len + 5,
+            },
+            // `{1,0}` → `{0,1:T(tile, len)}`: row tiles side by side in
+            // the source (`outer[0] == tile`), two run blocks apart.
+            TransposeGrid {
+                start: [1, 3],
+                counts: [3, 2],
+                strides: [[tile, 2 * tile * len], [len * 3 * tile, tile * len]],
+                rows: tile,
+                len,
+                run_stride: 3 * tile,
+                row_stride: len,
+            },
+            // `{0,1:T(len, tile)}` → `{1,0}`: run blocks side by side in
+            // the destination (`step[1] == len`).
+            TransposeGrid {
+                start: [1, 3],
+                counts: [2, 3],
+                strides: [[3 * rows * len, 3 * len * rows], [rows * len, len]],
+                rows,
+                len,
+                run_stride: rows,
+                row_stride: 3 * len,
+            },
+        ];
+        // Under Miri, with streaming only (the kernel differs only in
+        // the kind of store), and without the plane of apart rows.
+        let (grids, streams): (&[TransposeGrid], &[bool]) = match cfg!(miri) {
+            true => (&grids[1..], &[true]),
+            false => (&grids, &[false, true]),
+        };
+        for &grid in grids {
+            let [s, d] = grid.ends().unwrap();
+            let src: Vec<T> = (0..s).map(make).collect();
+            for &streaming in streams {
+                let mut out: Vec<T> = (0..d + 64).map(|i| make(i + 5000)).collect();
+                let line = out.as_ptr().align_offset(64);
+                check_grid(&src, &mut out[line..line + d], grid, streaming);
+            }
+        }
+    }
+
+    #[test]
+    fn tiles_transpose_like_the_definition() {
+        check_tiles(|i| i as u8);
+        check_tiles(|i| (i as i16).wrapping_neg());
+        check_tiles(|i| i as f32);
+        check_tiles(|i| i as u64);
     }
 
     #[test]
