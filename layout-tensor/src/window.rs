@@ -2,9 +2,11 @@
 //! and iterated in logical order, over the parent's buffer and layout. Each
 //! access costs the parent's offset of the shifted index (constants for a
 //! static parent). Rows and columns are the common special cases.
-//! Windows relayout in and out of tensors and other windows (`copy`), and
-//! a window of a tiled parent names and hands out the first-level tiles
-//! it covers (`covered`).
+//! Windows relayout in and out of tensors and other windows (`copy`), a
+//! window of a tiled parent names and hands out the first-level tiles it
+//! covers (`covered`), and a window whose elements are consecutive slots
+//! of a strided parent is a plain slice (`slice`: a row of a row-major
+//! matrix, [`Window::as_slice`]).
 
 use core::ops::Range;
 
@@ -16,6 +18,7 @@ use crate::tensor::TensorBase;
 
 mod copy;
 mod covered;
+mod slice;
 
 pub use covered::{CoveredTile, CoveredTiles, CoveredTilesMut, TileRange, TileRangeIter};
 
