@@ -10,6 +10,7 @@
 //! divisors when asked for.
 
 use core::borrow::Borrow;
+use core::marker::PhantomData;
 use core::ops::{Deref, DerefMut};
 
 use layout_core::{AnyLayout, DimVec, Error, TileGrid, TilePlacement, TiledLayout};
@@ -42,18 +43,32 @@ use crate::tensor::TensorBase;
 /// assert_eq!(t[[19, 299]], 22.0); // tile (2, 2), 4 rows by 44 columns
 /// # Ok::<(), tessera::Error>(())
 /// ```
-pub struct TileBase<S, P: TiledLayout> {
+///
+/// `B` is what the tile holds: a [`TensorBase`] over its slots, or for the
+/// tiles of a packed tensor a [`PackedBase`](crate::PackedBase) over its
+/// bytes ([`PackedTile`](crate::PackedTile)).
+pub struct TileBase<S, P: TiledLayout, B = TensorBase<S, <P as TiledLayout>::Tile>> {
     place: P::Place,
-    tensor: TensorBase<S, P::Tile>,
+    tensor: B,
+    storage: PhantomData<fn() -> S>,
 }
 
 impl<S, P: TiledLayout> TileBase<S, P> {
     /// The tile at `place` over `block`, which holds its slots.
     #[inline]
     pub(crate) fn new(place: P::Place, layout: P::Tile, block: S) -> Self {
+        TileBase::from_body(place, TensorBase::from_parts(layout, block))
+    }
+}
+
+impl<S, P: TiledLayout, B> TileBase<S, P, B> {
+    /// The tile at `place` holding `tensor`, exactly the tile's block.
+    #[inline]
+    pub(crate) fn from_body(place: P::Place, tensor: B) -> Self {
         TileBase {
             place,
-            tensor: TensorBase::from_parts(layout, block),
+            tensor,
+            storage: PhantomData,
         }
     }
 
@@ -64,7 +79,8 @@ impl<S, P: TiledLayout> TileBase<S, P> {
     }
 
     /// The tile's number in memory order (its block is slots
-    /// `number * len .. (number + 1) * len` of the parent).
+    /// `number * len .. (number + 1) * len` of the parent; bytes for a
+    /// packed parent).
     #[inline]
     pub fn number(&self) -> usize {
         self.place.number()
@@ -83,28 +99,29 @@ impl<S, P: TiledLayout> TileBase<S, P> {
         self.place.extent()
     }
 
-    /// The tile as a tensor (also reached through `Deref`).
-    pub fn tensor(&self) -> &TensorBase<S, P::Tile> {
+    /// The tile as a tensor (a packed tensor for packed tiles; also
+    /// reached through `Deref`).
+    pub fn tensor(&self) -> &B {
         &self.tensor
     }
 
     /// The tile as a tensor, by value.
-    pub fn into_tensor(self) -> TensorBase<S, P::Tile> {
+    pub fn into_tensor(self) -> B {
         self.tensor
     }
 }
 
-impl<S, P: TiledLayout> Deref for TileBase<S, P> {
-    type Target = TensorBase<S, P::Tile>;
+impl<S, P: TiledLayout, B> Deref for TileBase<S, P, B> {
+    type Target = B;
     #[inline]
-    fn deref(&self) -> &TensorBase<S, P::Tile> {
+    fn deref(&self) -> &B {
         &self.tensor
     }
 }
 
-impl<S, P: TiledLayout> DerefMut for TileBase<S, P> {
+impl<S, P: TiledLayout, B> DerefMut for TileBase<S, P, B> {
     #[inline]
-    fn deref_mut(&mut self) -> &mut TensorBase<S, P::Tile> {
+    fn deref_mut(&mut self) -> &mut B {
         &mut self.tensor
     }
 }

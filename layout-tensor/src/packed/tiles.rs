@@ -14,17 +14,13 @@
 //! static layout asking for tiles is a compile error with that message.
 
 use core::borrow::Borrow;
-use core::ops::{Deref, DerefMut};
 
 #[cfg(doc)]
 use layout_core::ErrorKind;
-use layout_core::{
-    AnyLayout, ArrayLayout, DimVec, Error, ErrorKind as Kind, Locus, TileGrid, TilePlacement,
-    TiledLayout,
-};
+use layout_core::{AnyLayout, ArrayLayout, Error, ErrorKind as Kind, Locus, TileGrid, TiledLayout};
 
 use crate::storage::{Storage, StorageMut};
-use crate::tiles::{Blocks, tile_at};
+use crate::tiles::{Blocks, TileBase, tile_at};
 
 use super::sub_byte::SubByte;
 use super::tensor::PackedBase;
@@ -37,8 +33,10 @@ use super::tensor::PackedBase;
 /// (`tile.get([y, x])`, `tile.set([y, x], v)`), take its bytes with
 /// `as_bytes()` / `as_bytes_mut()`.
 ///
-/// Slots past [`PackedTile::extent`] hold the parent's padding (edge
-/// tiles).
+/// It is a [`TileBase`] (the tile views of unpacked tensors) holding a
+/// [`PackedBase`]: [`grid_index`](TileBase::grid_index),
+/// [`origin`](TileBase::origin) and [`extent`](TileBase::extent) as
+/// there; slots past the extent hold the parent's padding (edge tiles).
 ///
 /// ```
 /// use tessera::{PackedBuf, layout};
@@ -62,72 +60,16 @@ use super::tensor::PackedBase;
 /// assert_eq!(tile.get([0, 0]), Some(-1));
 /// # Ok::<(), tessera::Error>(())
 /// ```
-pub struct PackedTile<S, P: TiledLayout, E> {
+pub type PackedTile<S, P, E> = TileBase<S, P, PackedBase<S, <P as TiledLayout>::Tile, E>>;
+
+/// The tile at `place` over `bytes`, exactly its bytes.
+#[inline]
+fn packed_tile<S, P: TiledLayout, E>(
     place: P::Place,
-    packed: PackedBase<S, P::Tile, E>,
-}
-
-impl<S, P: TiledLayout, E> PackedTile<S, P, E> {
-    /// The tile at `place` over `bytes`, exactly its bytes.
-    #[inline]
-    fn new(place: P::Place, layout: P::Tile, bytes: S) -> Self {
-        PackedTile {
-            place,
-            packed: PackedBase::from_parts(layout, bytes),
-        }
-    }
-
-    /// The tile's index in the tile grid (one entry per dimension).
-    #[inline]
-    pub fn grid_index(&self) -> DimVec {
-        self.place.grid_index()
-    }
-
-    /// The tile's number in memory order (its bytes are
-    /// `number * len .. (number + 1) * len` of the parent's, `len` the
-    /// tile's byte size).
-    #[inline]
-    pub fn number(&self) -> usize {
-        self.place.number()
-    }
-
-    /// The parent's logical index of the tile's first element.
-    #[inline]
-    pub fn origin(&self) -> DimVec {
-        self.place.origin()
-    }
-
-    /// How many of the parent's elements the tile holds along each
-    /// dimension; less than the tile's dims at the array's far edges.
-    #[inline]
-    pub fn extent(&self) -> DimVec {
-        self.place.extent()
-    }
-
-    /// The tile as a packed tensor (also reached through `Deref`).
-    pub fn packed(&self) -> &PackedBase<S, P::Tile, E> {
-        &self.packed
-    }
-
-    /// The tile as a packed tensor, by value.
-    pub fn into_packed(self) -> PackedBase<S, P::Tile, E> {
-        self.packed
-    }
-}
-
-impl<S, P: TiledLayout, E> Deref for PackedTile<S, P, E> {
-    type Target = PackedBase<S, P::Tile, E>;
-    #[inline]
-    fn deref(&self) -> &PackedBase<S, P::Tile, E> {
-        &self.packed
-    }
-}
-
-impl<S, P: TiledLayout, E> DerefMut for PackedTile<S, P, E> {
-    #[inline]
-    fn deref_mut(&mut self) -> &mut PackedBase<S, P::Tile, E> {
-        &mut self.packed
-    }
+    layout: P::Tile,
+    bytes: S,
+) -> PackedTile<S, P, E> {
+    TileBase::from_body(place, PackedBase::from_parts(layout, bytes))
 }
 
 /// A packed tile view borrowing its bytes, of a tensor in layout `L`.
@@ -149,7 +91,7 @@ impl<'a, L: TiledLayout, E: SubByte> Iterator for PackedTiles<'a, L, E> {
     #[inline]
     fn next(&mut self) -> Option<Self::Item> {
         let (place, layout, bytes) = self.blocks.next()?;
-        Some(PackedTile::new(place, layout, bytes))
+        Some(packed_tile(place, layout, bytes))
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {
@@ -173,7 +115,7 @@ impl<'a, L: TiledLayout, E: SubByte> Iterator for PackedTilesMut<'a, L, E> {
     #[inline]
     fn next(&mut self) -> Option<Self::Item> {
         let (place, layout, bytes) = self.blocks.next()?;
-        Some(PackedTile::new(place, layout, bytes))
+        Some(packed_tile(place, layout, bytes))
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {
@@ -297,7 +239,7 @@ impl<S: Storage<Elem = u8>, L: TiledLayout, E: SubByte> PackedBase<S, L, E> {
         let (place, tile, number) = tile_at(self.layout(), grid_index)?;
         let bytes = tile_bytes(tile.buffer_len(), tile.element_size_in_bits()).ok()?;
         let block = &self.as_bytes()[number * bytes..][..bytes];
-        Some(PackedTile::new(place, tile, block))
+        Some(packed_tile(place, tile, block))
     }
 }
 
@@ -338,6 +280,6 @@ impl<S: StorageMut<Elem = u8>, L: TiledLayout, E: SubByte> PackedBase<S, L, E> {
         let (place, tile, number) = tile_at(self.layout(), grid_index)?;
         let bytes = tile_bytes(tile.buffer_len(), tile.element_size_in_bits()).ok()?;
         let block = &mut self.as_bytes_mut()[number * bytes..][..bytes];
-        Some(PackedTile::new(place, tile, block))
+        Some(packed_tile(place, tile, block))
     }
 }
