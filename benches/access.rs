@@ -601,6 +601,182 @@ fn matmul_tiles_hand(a: &[f32], b: &[f32], c: &mut [f32]) {
     }
 }
 
+/// A 512×512 window of a 1024×1024 parent, at an offset that is not a
+/// tile boundary.
+const WIN: [std::ops::Range<usize>; 2] = [100..612, 200..712];
+const WIN_N: usize = 512;
+/// The destination or source of a window relayout.
+type Sub = layout!(f32[512,512]);
+
+/// Windows: indexing a window of a static strided parent and taking its
+/// rows as slices, against hand-written slice indexing of the same
+/// elements; relayout out of and into a window (element-wise) against the
+/// hand-written loop with hand-computed offsets.
+fn windows(c: &mut Criterion) {
+    let mut g = c.benchmark_group("access_windows");
+    g.sample_size(20);
+    // The window's place is a run-time value for the hand-written code too.
+    let (y0, x0) = black_box((WIN[0].start, WIN[1].start));
+    let t = TensorBuf::from_fn(Rows::NEW, |i| ((i[0] * 7 + i[1]) % 13) as f32).unwrap();
+    let plain = t.as_slice().to_vec();
+
+    // Random indices inside the window.
+    let idx = indices(WIN_N, WIN_N);
+    let w = t.window(WIN);
+    let sum_window = |w: &tessera::WindowView<'_, Rows, f32>, idx: &[[usize; 2]]| {
+        idx.iter().fold(0.0f32, |acc, &[y, x]| acc + w[[y, x]])
+    };
+    let sum_hand = |buf: &[f32], idx: &[[usize; 2]]| {
+        idx.iter().fold(0.0f32, |acc, &[y, x]| {
+            assert!(y < WIN_N && x < WIN_N);
+            acc + buf[(y0 + y) * N + x0 + x]
+        })
+    };
+    assert_eq!(sum_window(&w, &idx), sum_hand(&plain, &idx));
+    in_turns(
+        &mut g,
+        "window_index_random_static",
+        || {
+            black_box(sum_window(black_box(&w), black_box(&idx)));
+        },
+        || {
+            black_box(sum_hand(black_box(&plain), black_box(&idx)));
+        },
+        1.0,
+    );
+
+    // Every element in order, by index.
+    let scan_window = |w: &tessera::WindowView<'_, Rows, f32>| {
+        let mut acc = 0.0f32;
+        for y in 0..WIN_N {
+            for x in 0..WIN_N {
+                acc += w[[y, x]];
+            }
+        }
+        acc
+    };
+    let scan_hand = |buf: &[f32]| {
+        let mut acc = 0.0f32;
+        for y in 0..WIN_N {
+            for x in 0..WIN_N {
+                acc += buf[(y0 + y) * N + x0 + x];
+            }
+        }
+        acc
+    };
+    assert_eq!(scan_window(&w), scan_hand(&plain));
+    in_turns(
+        &mut g,
+        "window_index_scan_static",
+        || {
+            black_box(scan_window(black_box(&w)));
+        },
+        || {
+            black_box(scan_hand(black_box(&plain)));
+        },
+        1.0,
+    );
+
+    // Each row of the window as a slice.
+    let rows_window = |w: &tessera::WindowView<'_, Rows, f32>| {
+        (0..WIN_N)
+            .map(|y| {
+                let row = w.window([y..y + 1, 0..WIN_N]).into_slice().unwrap();
+                row.iter().fold(0.0f32, |a, v| a + v)
+            })
+            .fold(0.0f32, |a, v| a + v)
+    };
+    let rows_hand = |buf: &[f32]| {
+        (0..WIN_N)
+            .map(|y| {
+                let row = &buf[(y0 + y) * N + x0..][..WIN_N];
+                row.iter().fold(0.0f32, |a, v| a + v)
+            })
+            .fold(0.0f32, |a, v| a + v)
+    };
+    assert_eq!(rows_window(&w), rows_hand(&plain));
+    in_turns(
+        &mut g,
+        "window_row_slices_static",
+        || {
+            black_box(rows_window(black_box(&w)));
+        },
+        || {
+            black_box(rows_hand(black_box(&plain)));
+        },
+        1.0,
+    );
+
+    // Relayout out of and into a window of a tiled parent, and of a
+    // strided one, element by element.
+    let tiled = TensorBuf::from_fn(Tiled::NEW, |i| ((i[0] * 7 + i[1]) % 13) as f32).unwrap();
+    let mut out = TensorBuf::<Sub, f32>::zeroed(Sub::NEW).unwrap();
+    let mut out_hand = vec![0.0f32; WIN_N * WIN_N];
+    let untile_hand = |src: &[f32], dst: &mut [f32]| {
+        for y in 0..WIN_N {
+            for x in 0..WIN_N {
+                dst[y * WIN_N + x] = src[hand::tiled(y0 + y, x0 + x)];
+            }
+        }
+    };
+    tiled.window(WIN).relayout_into(&mut out).unwrap();
+    untile_hand(tiled.as_slice(), &mut out_hand);
+    assert_eq!(out.as_slice(), &out_hand[..]);
+    in_turns(
+        &mut g,
+        "window_relayout_out_of_tiled_static",
+        || {
+            black_box(&tiled)
+                .window(WIN)
+                .relayout_into(&mut out)
+                .unwrap()
+        },
+        || untile_hand(black_box(tiled.as_slice()), &mut out_hand),
+        1.0,
+    );
+    let mut into = tiled.clone();
+    let mut into_hand = tiled.as_slice().to_vec();
+    let tile_hand = |src: &[f32], dst: &mut [f32]| {
+        for y in 0..WIN_N {
+            for x in 0..WIN_N {
+                dst[hand::tiled(y0 + y, x0 + x)] = src[y * WIN_N + x];
+            }
+        }
+    };
+    out.relayout_into_window(&mut into.window_mut(WIN)).unwrap();
+    tile_hand(out.as_slice(), &mut into_hand);
+    assert_eq!(into.as_slice(), &into_hand[..]);
+    in_turns(
+        &mut g,
+        "window_relayout_into_tiled_static",
+        || {
+            black_box(&out)
+                .relayout_into_window(&mut into.window_mut(WIN))
+                .unwrap()
+        },
+        || tile_hand(black_box(out.as_slice()), &mut into_hand),
+        1.0,
+    );
+    let copy_out_hand = |src: &[f32], dst: &mut [f32]| {
+        for y in 0..WIN_N {
+            for x in 0..WIN_N {
+                dst[y * WIN_N + x] = src[(y0 + y) * N + x0 + x];
+            }
+        }
+    };
+    t.window(WIN).relayout_into(&mut out).unwrap();
+    copy_out_hand(&plain, &mut out_hand);
+    assert_eq!(out.as_slice(), &out_hand[..]);
+    in_turns(
+        &mut g,
+        "window_relayout_out_of_rows_static",
+        || black_box(&t).window(WIN).relayout_into(&mut out).unwrap(),
+        || copy_out_hand(black_box(&plain), &mut out_hand),
+        1.0,
+    );
+    g.finish();
+}
+
 /// The `rayon` paths against the same work on one thread: a reported
 /// `0.60 ms` is a speedup of 1 / 0.60 = 1.7×. The machine has two cores,
 /// shared; memory bandwidth, not arithmetic, bounds both copies.
@@ -659,5 +835,7 @@ fn parallel(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, offsets, traversal, packed, tiles, parallel);
+criterion_group!(
+    benches, offsets, traversal, packed, tiles, windows, parallel
+);
 criterion_main!(benches);

@@ -88,6 +88,87 @@ proptest! {
     }
 }
 
+proptest! {
+    #![proptest_config(config())]
+
+    /// A window is a slice exactly when it is empty, or its parent is
+    /// strided and the engine's offsets of its elements, in logical order,
+    /// are consecutive; the slice holds those elements, and writing through
+    /// it writes only the window.
+    #[test]
+    fn windows_of_consecutive_slots_are_slices((spec, ranges) in layout_and_window()) {
+        let layout = spec.layout();
+        let mut t = TensorBuf::<ArrayLayout, f32>::from_fn(layout, value_of).unwrap();
+        let origin = [ranges[0].start, ranges[1].start];
+        let extent = [ranges[0].len(), ranges[1].len()];
+        let offsets: Vec<usize> = row_major(&extent)
+            .iter()
+            .map(|i| layout.offset(&[i[0] + origin[0], i[1] + origin[1]]))
+            .collect();
+        let consecutive = offsets.iter().enumerate().all(|(k, &o)| o == offsets[0] + k);
+        // An empty window is the empty slice, whatever the parent.
+        let slice_expected = offsets.is_empty() || (layout.strides().is_some() && consecutive);
+        let expected: Vec<f32> = offsets.iter().map(|&o| t.as_slice()[o]).collect();
+        let w = t.window(ranges.clone());
+        prop_assert_eq!(w.strides(), layout.strides());
+        match w.as_slice() {
+            Some(slice) => {
+                prop_assert!(slice_expected, "{}", spec);
+                prop_assert_eq!(slice, &expected[..]);
+            }
+            None => prop_assert!(!slice_expected, "{}", spec),
+        }
+        let through_into = w.into_slice().map(<[f32]>::to_vec);
+        let is_slice = through_into.is_some();
+        if let Some(slice) = through_into {
+            prop_assert_eq!(slice, expected);
+        }
+        let mut w = t.window_mut(ranges.clone());
+        prop_assert_eq!(w.as_mut_slice().is_some(), is_slice);
+        if let Some(slice) = t.window_mut(ranges.clone()).into_mut_slice() {
+            slice.fill(-1.0);
+            assert_only_window_is_written(&t, &ranges, &spec);
+        }
+    }
+}
+
+#[test]
+fn rows_of_row_major_matrices_are_slices() {
+    type A = layout!(f32[3,4,5]);
+    let mut t = TensorBuf::from_fn(A::NEW, |i| (i[0] * 100 + i[1] * 10 + i[2]) as f32).unwrap();
+    let band = t.window([1..2, 1..3, 0..5]);
+    assert_eq!(band.as_slice().map(<[f32]>::len), Some(10));
+    assert_eq!(band.as_slice().unwrap()[5], 120.0);
+    assert_eq!(
+        t.window([1..3, 0..4, 0..5]).as_slice().map(<[f32]>::len),
+        Some(40)
+    );
+    assert_eq!(t.window([0..2, 1..2, 0..5]).as_slice(), None);
+    assert_eq!(t.window([0..3, 1..2, 2..3]).as_slice(), None);
+    assert_eq!(t.window([2..3, 3..4, 4..5]).as_slice(), Some(&[234.0][..]));
+    assert_eq!(t.window([1..1, 0..4, 0..5]).as_slice(), Some(&[][..]));
+    // A padded parent: rows are still slices, whole blocks are not.
+    type P = layout!(f32[3,5]{1,0:pad(3,8:zero)});
+    let p = TensorBuf::from_fn(P::NEW, value_of).unwrap();
+    assert_eq!(
+        p.row(2).as_slice(),
+        Some(&[200.0, 201.0, 202.0, 203.0, 204.0][..])
+    );
+    assert_eq!(p.window([0..2, 0..5]).as_slice(), None);
+    // Tiles that reorder elements: no strides, no slices.
+    type T = layout!(f32[16,256]{1,0:T(8,128)});
+    let tiled = TensorBuf::from_fn(T::NEW, value_of).unwrap();
+    assert_eq!(tiled.row(0).strides(), None);
+    assert_eq!(tiled.row(0).as_slice(), None);
+    // Writing a row through its slice.
+    t.window_mut([0..1, 2..3, 0..5])
+        .as_mut_slice()
+        .unwrap()
+        .fill(-1.0);
+    assert_eq!(t[[0, 2, 4]], -1.0);
+    assert_eq!(t[[0, 3, 0]], 30.0);
+}
+
 #[test]
 fn rows_columns_and_nested_windows() {
     type A = layout!(f32[20,300]{1,0:T(8,128)});

@@ -10,9 +10,10 @@
 //! divisors when asked for.
 
 use core::borrow::Borrow;
+use core::marker::PhantomData;
 use core::ops::{Deref, DerefMut};
 
-use layout_core::{DimVec, Error, TileGrid, TilePlacement, TiledLayout};
+use layout_core::{AnyLayout, DimVec, Error, TileGrid, TilePlacement, TiledLayout};
 
 use crate::element::Element;
 use crate::storage::{Storage, StorageMut};
@@ -42,18 +43,32 @@ use crate::tensor::TensorBase;
 /// assert_eq!(t[[19, 299]], 22.0); // tile (2, 2), 4 rows by 44 columns
 /// # Ok::<(), tessera::Error>(())
 /// ```
-pub struct TileBase<S, P: TiledLayout> {
+///
+/// `B` is what the tile holds: a [`TensorBase`] over its slots, or for the
+/// tiles of a packed tensor a [`PackedBase`](crate::PackedBase) over its
+/// bytes ([`PackedTile`](crate::PackedTile)).
+pub struct TileBase<S, P: TiledLayout, B = TensorBase<S, <P as TiledLayout>::Tile>> {
     place: P::Place,
-    tensor: TensorBase<S, P::Tile>,
+    tensor: B,
+    storage: PhantomData<fn() -> S>,
 }
 
 impl<S, P: TiledLayout> TileBase<S, P> {
     /// The tile at `place` over `block`, which holds its slots.
     #[inline]
     pub(crate) fn new(place: P::Place, layout: P::Tile, block: S) -> Self {
+        TileBase::from_body(place, TensorBase::from_parts(layout, block))
+    }
+}
+
+impl<S, P: TiledLayout, B> TileBase<S, P, B> {
+    /// The tile at `place` holding `tensor`, exactly the tile's block.
+    #[inline]
+    pub(crate) fn from_body(place: P::Place, tensor: B) -> Self {
         TileBase {
             place,
-            tensor: TensorBase::from_parts(layout, block),
+            tensor,
+            storage: PhantomData,
         }
     }
 
@@ -64,7 +79,8 @@ impl<S, P: TiledLayout> TileBase<S, P> {
     }
 
     /// The tile's number in memory order (its block is slots
-    /// `number * len .. (number + 1) * len` of the parent).
+    /// `number * len .. (number + 1) * len` of the parent; bytes for a
+    /// packed parent).
     #[inline]
     pub fn number(&self) -> usize {
         self.place.number()
@@ -83,28 +99,29 @@ impl<S, P: TiledLayout> TileBase<S, P> {
         self.place.extent()
     }
 
-    /// The tile as a tensor (also reached through `Deref`).
-    pub fn tensor(&self) -> &TensorBase<S, P::Tile> {
+    /// The tile as a tensor (a packed tensor for packed tiles; also
+    /// reached through `Deref`).
+    pub fn tensor(&self) -> &B {
         &self.tensor
     }
 
     /// The tile as a tensor, by value.
-    pub fn into_tensor(self) -> TensorBase<S, P::Tile> {
+    pub fn into_tensor(self) -> B {
         self.tensor
     }
 }
 
-impl<S, P: TiledLayout> Deref for TileBase<S, P> {
-    type Target = TensorBase<S, P::Tile>;
+impl<S, P: TiledLayout, B> Deref for TileBase<S, P, B> {
+    type Target = B;
     #[inline]
-    fn deref(&self) -> &TensorBase<S, P::Tile> {
+    fn deref(&self) -> &B {
         &self.tensor
     }
 }
 
-impl<S, P: TiledLayout> DerefMut for TileBase<S, P> {
+impl<S, P: TiledLayout, B> DerefMut for TileBase<S, P, B> {
     #[inline]
-    fn deref_mut(&mut self) -> &mut TensorBase<S, P::Tile> {
+    fn deref_mut(&mut self) -> &mut B {
         &mut self.tensor
     }
 }
@@ -115,23 +132,39 @@ pub type TileView<'a, L, T> = TileBase<&'a [T], L>;
 /// A tile view borrowing its slots mutably, of a tensor in layout `L`.
 pub type TileViewMut<'a, L, T> = TileBase<&'a mut [T], L>;
 
-/// The tiles of a tensor in memory order ([`TensorBase::tiles`]).
-pub struct Tiles<'a, T, L: TiledLayout> {
+/// The first-level tiles of a layout in memory order, as the engine
+/// places them, each paired with its block of a buffer cut into tile-sized
+/// chunks (`C`: slots of a tensor, or bytes of a packed tensor). The one
+/// tile walk behind every tile iterator.
+pub(crate) struct Blocks<L: TiledLayout, C> {
     grid: L::Grid,
     /// The number of the next tile.
     number: usize,
     layout: L::Tile,
-    chunks: core::slice::ChunksExact<'a, T>,
+    chunks: C,
 }
 
-impl<'a, T: Element, L: TiledLayout> Iterator for Tiles<'a, T, L> {
-    type Item = TileView<'a, L, T>;
+impl<L: TiledLayout, C> Blocks<L, C> {
+    /// The tiles of `grid`, their blocks the items of `chunks` in order.
+    #[inline]
+    pub(crate) fn new(grid: L::Grid, layout: L::Tile, chunks: C) -> Self {
+        Blocks {
+            grid,
+            number: 0,
+            layout,
+            chunks,
+        }
+    }
+}
+
+impl<L: TiledLayout, C: Iterator> Iterator for Blocks<L, C> {
+    type Item = (L::Place, L::Tile, C::Item);
 
     #[inline]
     fn next(&mut self) -> Option<Self::Item> {
         let block = self.chunks.next()?;
         self.number += 1;
-        Some(TileBase::new(
+        Some((
             L::place(&self.grid, self.number - 1),
             self.layout.clone(),
             block,
@@ -140,6 +173,37 @@ impl<'a, T: Element, L: TiledLayout> Iterator for Tiles<'a, T, L> {
 
     fn size_hint(&self) -> (usize, Option<usize>) {
         self.chunks.size_hint()
+    }
+}
+
+/// The place and inside layout of the tile at `grid_index` of `layout`,
+/// and its number in memory order; `None` when the index is out of the
+/// grid or the layout has no tile views.
+pub(crate) fn tile_at<L: TiledLayout>(
+    layout: &L,
+    grid_index: &[usize],
+) -> Option<(L::Place, L::Tile, usize)> {
+    let (grid, tile) = layout.tiling().ok()?;
+    let number = grid.borrow().tile_number(grid_index)?;
+    Some((L::place(&grid, number), tile, number))
+}
+
+/// The tiles of a tensor in memory order ([`TensorBase::tiles`]).
+pub struct Tiles<'a, T, L: TiledLayout> {
+    blocks: Blocks<L, core::slice::ChunksExact<'a, T>>,
+}
+
+impl<'a, T: Element, L: TiledLayout> Iterator for Tiles<'a, T, L> {
+    type Item = TileView<'a, L, T>;
+
+    #[inline]
+    fn next(&mut self) -> Option<Self::Item> {
+        let (place, layout, block) = self.blocks.next()?;
+        Some(TileBase::new(place, layout, block))
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.blocks.size_hint()
     }
 }
 
@@ -149,11 +213,7 @@ impl<T: Element, L: TiledLayout> ExactSizeIterator for Tiles<'_, T, L> {}
 /// ([`TensorBase::tiles_mut`]). Each tile is its own block of the buffer,
 /// so the views are disjoint and may be held at once.
 pub struct TilesMut<'a, T, L: TiledLayout> {
-    grid: L::Grid,
-    /// The number of the next tile.
-    number: usize,
-    layout: L::Tile,
-    chunks: core::slice::ChunksExactMut<'a, T>,
+    blocks: Blocks<L, core::slice::ChunksExactMut<'a, T>>,
 }
 
 impl<'a, T: Element, L: TiledLayout> Iterator for TilesMut<'a, T, L> {
@@ -161,17 +221,12 @@ impl<'a, T: Element, L: TiledLayout> Iterator for TilesMut<'a, T, L> {
 
     #[inline]
     fn next(&mut self) -> Option<Self::Item> {
-        let block = self.chunks.next()?;
-        self.number += 1;
-        Some(TileBase::new(
-            L::place(&self.grid, self.number - 1),
-            self.layout.clone(),
-            block,
-        ))
+        let (place, layout, block) = self.blocks.next()?;
+        Some(TileBase::new(place, layout, block))
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {
-        self.chunks.size_hint()
+        self.blocks.size_hint()
     }
 }
 
@@ -206,11 +261,9 @@ where
     pub fn try_tiles(&self) -> Result<Tiles<'_, S::Elem, L>, Error> {
         let (grid, layout) = self.layout().tiling()?;
         let (len, tile_len) = (tiled_len(grid.borrow()), grid.borrow().tile_len());
+        let chunks = self.as_slice()[..len].chunks_exact(tile_len);
         Ok(Tiles {
-            grid,
-            number: 0,
-            layout,
-            chunks: self.as_slice()[..len].chunks_exact(tile_len),
+            blocks: Blocks::new(grid, layout, chunks),
         })
     }
 
@@ -232,11 +285,10 @@ where
     /// The tile at `grid_index`, or `None` when the index is out of the
     /// grid (or the layout has no tile views, see [`TensorBase::try_tiles`]).
     pub fn tile(&self, grid_index: &[usize]) -> Option<TileView<'_, L, S::Elem>> {
-        let (grid, layout) = self.layout().tiling().ok()?;
-        let number = grid.borrow().tile_number(grid_index)?;
-        let len = grid.borrow().tile_len();
+        let (place, layout, number) = tile_at(self.layout(), grid_index)?;
+        let len = layout.buffer_len();
         let block = &self.as_slice()[number * len..][..len];
-        Some(TileBase::new(L::place(&grid, number), layout, block))
+        Some(TileBase::new(place, layout, block))
     }
 }
 
@@ -252,11 +304,9 @@ where
     pub fn try_tiles_mut(&mut self) -> Result<TilesMut<'_, S::Elem, L>, Error> {
         let (grid, layout) = self.layout().tiling()?;
         let (len, tile_len) = (tiled_len(grid.borrow()), grid.borrow().tile_len());
+        let chunks = self.as_mut_slice()[..len].chunks_exact_mut(tile_len);
         Ok(TilesMut {
-            grid,
-            number: 0,
-            layout,
-            chunks: self.as_mut_slice()[..len].chunks_exact_mut(tile_len),
+            blocks: Blocks::new(grid, layout, chunks),
         })
     }
 
@@ -276,10 +326,9 @@ where
     /// The tile at `grid_index`, writable, or `None` as
     /// [`TensorBase::tile`].
     pub fn tile_mut(&mut self, grid_index: &[usize]) -> Option<TileViewMut<'_, L, S::Elem>> {
-        let (grid, layout) = self.layout().tiling().ok()?;
-        let number = grid.borrow().tile_number(grid_index)?;
-        let len = grid.borrow().tile_len();
+        let (place, layout, number) = tile_at(self.layout(), grid_index)?;
+        let len = layout.buffer_len();
         let block = &mut self.as_mut_slice()[number * len..][..len];
-        Some(TileBase::new(L::place(&grid, number), layout, block))
+        Some(TileBase::new(place, layout, block))
     }
 }

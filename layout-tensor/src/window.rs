@@ -2,9 +2,11 @@
 //! and iterated in logical order, over the parent's buffer and layout. Each
 //! access costs the parent's offset of the shifted index (constants for a
 //! static parent). Rows and columns are the common special cases.
-//! Windows relayout in and out of tensors and other windows (`copy`), and
-//! a window of a tiled parent names and hands out the first-level tiles
-//! it covers (`covered`).
+//! Windows relayout in and out of tensors and other windows (`copy`), a
+//! window of a tiled parent names and hands out the first-level tiles it
+//! covers (`covered`), and a window whose elements are consecutive slots
+//! of a strided parent is a plain slice (`slice`: a row of a row-major
+//! matrix, [`Window::as_slice`]).
 
 use core::ops::Range;
 
@@ -16,6 +18,7 @@ use crate::tensor::TensorBase;
 
 mod copy;
 mod covered;
+mod slice;
 
 pub use covered::{CoveredTile, CoveredTiles, CoveredTilesMut, TileRange, TileRangeIter};
 
@@ -254,13 +257,33 @@ where
             .and_then(|o| self.storage.as_slice().get(o))
     }
 
+    /// The parent's offset of window index `index` of a rank known at
+    /// compile time, or `None` when it is outside the window. The shifted
+    /// index is an array of that rank, so for a static parent the offset
+    /// folds to its constant strides as the parent's own indexing does.
+    #[inline(always)]
+    fn offset_of_array<const R: usize>(&self, index: &[usize; R]) -> Option<usize> {
+        if R != self.rank || R > MAX_RANK {
+            return None;
+        }
+        let mut parent = [0usize; R];
+        for d in 0..R {
+            if index[d] >= self.extent[d] {
+                return None;
+            }
+            parent[d] = self.origin[d] + index[d];
+        }
+        Some(self.layout.offset_in_bounds(&parent))
+    }
+
     /// The element at window index `index`, or `None` outside the window.
     #[inline]
     pub fn get<const R: usize>(&self, index: [usize; R]) -> Option<&S::Elem>
     where
         L: HasRank<R>,
     {
-        self.get_dyn(&index)
+        self.offset_of_array(&index)
+            .and_then(|o| self.storage.as_slice().get(o))
     }
 
     /// Calls `f(index, &element)` for every element in logical (row-major
@@ -334,6 +357,17 @@ where
     #[inline]
     pub fn get_dyn_mut(&mut self, index: &[usize]) -> Option<&mut S::Elem> {
         let o = self.offset_of(index)?;
+        self.storage.as_mut_slice().get_mut(o)
+    }
+
+    /// The element at window index `index`, writable, or `None` outside
+    /// the window.
+    #[inline]
+    pub fn get_mut<const R: usize>(&mut self, index: [usize; R]) -> Option<&mut S::Elem>
+    where
+        L: HasRank<R>,
+    {
+        let o = self.offset_of_array(&index)?;
         self.storage.as_mut_slice().get_mut(o)
     }
 
@@ -456,9 +490,14 @@ where
     #[inline]
     #[track_caller]
     fn index(&self, index: [usize; R]) -> &S::Elem {
-        match self.get_dyn(&index) {
+        match self.get(index) {
             Some(v) => v,
-            None => outside(&self.extent[..self.rank], &index),
+            // A copy made on the panic path only, so that the hot path
+            // keeps the index in registers.
+            None => outside(
+                &self.extent[..self.rank],
+                core::array::from_fn::<_, R, _>(|d| index[d]),
+            ),
         }
     }
 }
@@ -474,9 +513,12 @@ where
     fn index_mut(&mut self, index: [usize; R]) -> &mut S::Elem {
         let extent = self.extent;
         let rank = self.rank;
-        match self.get_dyn_mut(&index) {
+        match self.get_mut(index) {
             Some(v) => v,
-            None => outside(&extent[..rank], &index),
+            None => outside(
+                &extent[..rank],
+                core::array::from_fn::<_, R, _>(|d| index[d]),
+            ),
         }
     }
 }
@@ -485,9 +527,9 @@ where
 #[cold]
 #[inline(never)]
 #[track_caller]
-fn outside(extent: &[usize], index: &[usize]) -> ! {
+fn outside<const R: usize>(extent: &[usize], index: [usize; R]) -> ! {
     panic!(
         "{}",
-        layout_core::layouts::traits::bounds_error(&DimVec::from_slice(extent), index)
+        layout_core::layouts::traits::bounds_error(&DimVec::from_slice(extent), &index)
     )
 }

@@ -372,6 +372,131 @@ where
     Ok(())
 }
 
+/// Tile views of packed tensors against the engine: offered exactly when
+/// the layout has tile views and a tile is whole bytes; each tile's bytes
+/// are its block of the parent's; every element is read through its tile
+/// at its place in the tile; `tiles_mut` reaches every element once and
+/// every byte of the tiles once.
+fn check_tiles<E: SubByte>(layout: ArrayLayout, seed: u64) -> Result<(), TestCaseError>
+where
+    E::Value: TestValue,
+{
+    let rt = PreparedLayout::new(layout);
+    let n = layout.element_size_in_bits();
+    let mut bytes = vec![0u8; layout.physical_byte_size()];
+    let mut x = seed | 1;
+    for b in &mut bytes {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        *b = x as u8;
+    }
+    let t = PackedBuf::<_, E>::from_vec(rt, bytes.clone()).unwrap();
+    let grid = match layout.tile_grid() {
+        Ok(g) => g,
+        Err(e) => {
+            let refused = t.try_tiles().err().map(|e| e.kind());
+            prop_assert_eq!(refused, Some(e.kind()));
+            prop_assert!(t.tile(&vec![0; layout.rank()]).is_none());
+            return Ok(());
+        }
+    };
+    let tile_bits = grid.tile_len() * n;
+    if !tile_bits.is_multiple_of(8) {
+        let kind = t.try_tiles().err().map(|e| e.kind());
+        let whole_bytes = matches!(kind, Some(ErrorKind::TileViewUnsupported { .. }));
+        prop_assert!(whole_bytes, "{}: {:?}", layout, kind);
+        prop_assert!(t.tile(&vec![0; layout.rank()]).is_none());
+        return Ok(());
+    }
+    let tile_bytes = tile_bits / 8;
+    prop_assert_eq!(grid.inner().physical_byte_size(), tile_bytes);
+    // In memory order: places from the grid, bytes from the parent.
+    let tiles: Vec<_> = t.try_tiles().unwrap().collect();
+    prop_assert_eq!(tiles.len(), grid.tile_count());
+    for (number, tile) in tiles.iter().enumerate() {
+        let g = grid.grid_index(number);
+        prop_assert_eq!(tile.number(), number);
+        prop_assert_eq!(tile.grid_index(), g);
+        prop_assert_eq!(tile.origin(), grid.origin(g.as_slice()));
+        prop_assert_eq!(tile.extent(), grid.extent(g.as_slice()));
+        prop_assert_eq!(tile.as_bytes(), &bytes[number * tile_bytes..][..tile_bytes]);
+        let by_index = t.tile(g.as_slice()).unwrap();
+        prop_assert_eq!(by_index.as_bytes(), tile.as_bytes());
+        prop_assert_eq!(by_index.number(), number);
+    }
+    prop_assert!(t.tile(grid.counts().as_slice()).is_none());
+    // Every element through its tile: the same value, and the tile's slot
+    // (inside layout's offset) holds the parent's slot bits.
+    let tile_dims = grid.tile_dims();
+    for index in row_major(layout.sizes().as_slice()) {
+        let g: Vec<usize> = index
+            .iter()
+            .zip(tile_dims.iter())
+            .map(|(i, d)| i / d)
+            .collect();
+        let tile = t.tile(&g).unwrap();
+        let local: Vec<usize> = index
+            .iter()
+            .zip(tile.origin().iter())
+            .map(|(i, o)| i - o)
+            .collect();
+        prop_assert_eq!(tile.get_dyn(&local), t.get_dyn(&index));
+        let inside = grid.inner().offset(&local);
+        prop_assert_eq!(
+            tile.slot_bits(inside),
+            t.slot_bits(tile.number() * grid.tile_len() + inside)
+        );
+        prop_assert_eq!(
+            layout.offset(&index),
+            tile.number() * grid.tile_len() + inside
+        );
+    }
+    // `tiles_mut`: each element written once through its tile, each byte
+    // of the tiles reached once, the tail after the tiles untouched.
+    let mut w = PackedBuf::<_, E>::zeroed(rt).unwrap();
+    let ints = values_for(layout.element_type(), layout.element_count(), seed);
+    let values = typed::<E>(&ints);
+    let strides = row_major_strides(layout.sizes().as_slice());
+    let mut writes = vec![0usize; values.len()];
+    let mut reached = vec![0usize; bytes.len()];
+    for mut tile in w.tiles_mut() {
+        let (origin, extent) = (tile.origin(), tile.extent());
+        let first = tile.number() * tile_bytes;
+        for (k, _) in tile.as_bytes_mut().iter_mut().enumerate() {
+            reached[first + k] += 1;
+        }
+        for local in row_major(extent.as_slice()) {
+            let number: usize = local
+                .iter()
+                .zip(origin.iter())
+                .zip(&strides)
+                .map(|((l, o), s)| (l + o) * s)
+                .sum();
+            writes[number] += 1;
+            tile.set_dyn(&local, values[number]).unwrap();
+        }
+    }
+    prop_assert!(writes.iter().all(|&c| c == 1), "{}: {:?}", layout, writes);
+    let tiled = grid.tile_count() * tile_bytes;
+    prop_assert!(reached[..tiled].iter().all(|&c| c == 1));
+    prop_assert!(reached[tiled..].iter().all(|&c| c == 0));
+    for (index, v) in row_major(layout.sizes().as_slice()).iter().zip(&values) {
+        prop_assert_eq!(w.get_dyn(index), Some(*v));
+    }
+    prop_assert_eq!(w.as_bytes(), &reference_bytes(&layout, &ints, 0)[..]);
+    Ok(())
+}
+
+/// Row-major strides of `dims` (the element number of an index).
+fn row_major_strides(dims: &[usize]) -> Vec<usize> {
+    let mut strides = vec![1; dims.len()];
+    for d in (0..dims.len().saturating_sub(1)).rev() {
+        strides[d] = strides[d + 1] * dims[d + 1];
+    }
+    strides
+}
+
 /// Calls `$f::<Marker>($args)` for the marker of `$ty`.
 macro_rules! dispatch {
     ($ty:expr, $f:ident($($arg:expr),*)) => {
@@ -398,6 +523,14 @@ proptest! {
     fn set_get_round_trip_matches_pack_int_n(spec in spec(), seed in any::<u64>()) {
         let layout = spec.layout();
         dispatch!(spec.ty, check_round_trip(layout, seed))?;
+    }
+
+    /// Packed tile views agree with the engine's grid and offsets, and
+    /// `tiles_mut` reaches every element and every byte of the tiles once.
+    #[test]
+    fn packed_tiles_agree_with_engine(spec in spec(), seed in any::<u64>()) {
+        let layout = spec.layout();
+        dispatch!(spec.ty, check_tiles(layout, seed))?;
     }
 
     /// Values outside the element type's range are errors, never wrapped.
@@ -750,4 +883,49 @@ fn unsigned_and_one_bit_ranges() {
     assert_eq!(S2::from_bits(0b10), -2);
     assert_eq!(S4::from_bits(0xF8), -8); // upper bits ignored
     assert!(!Pred::from_bits(0b10)); // the low bit only
+}
+
+/// A static packed layout's tile views: the inside layout is computed at
+/// compile time (`s4[8,128]{1,0:T(2,1)E(4)}`), edge tiles report their
+/// valid extent, and each tile holds the bytes and values the run-time
+/// layout's tiles hold.
+#[test]
+fn static_packed_tiles_match_run_time_ones() {
+    type W = tessera::layout!(s4[20,300]{1,0:T(8,128)(2,1)E(4)});
+    let rt = PreparedLayout::parse("s4[20,300]{1,0:T(8,128)(2,1)E(4)}").unwrap();
+    let value = |i: &[usize]| ((i[0] * 7 + i[1] * 3) % 16) as i8 - 8;
+    let s = PackedBuf::from_fn(W::NEW, value).unwrap();
+    let r = PackedBuf::<_, S4>::from_fn(rt, value).unwrap();
+    assert_eq!(s.as_bytes(), r.as_bytes());
+    assert_eq!(
+        tessera::TileOf::<W>::LAYOUT.to_string(),
+        "s4[8,128]{1,0:T(2,1)E(4)}"
+    );
+    let extents: Vec<Vec<usize>> = s.tiles().map(|t| t.extent().to_vec()).collect();
+    assert_eq!(extents.len(), 9);
+    assert_eq!(extents[2], [8, 44]);
+    assert_eq!(extents[6], [4, 128]);
+    assert_eq!(extents[8], [4, 44]);
+    for (a, b) in s.tiles().zip(r.tiles()) {
+        assert_eq!(a.as_bytes().len(), 512);
+        assert_eq!(a.as_bytes(), b.as_bytes());
+        assert_eq!(a.origin(), b.origin());
+        let ext = a.extent();
+        for y in 0..ext[0] {
+            for x in 0..ext[1] {
+                let v = value(&[a.origin()[0] + y, a.origin()[1] + x]);
+                assert_eq!(a.get([y, x]), Some(v));
+                assert_eq!(b.get([y, x]), Some(v));
+            }
+        }
+        // Padding rows of an edge tile are in the tile, not in its extent.
+        if ext[0] < 8 {
+            assert_eq!(a.get([7, 0]), Some(0));
+        }
+    }
+    // Writing through a tile of the static layout lands in the parent.
+    let mut s = s;
+    s.tile_mut(&[2, 2]).unwrap().set([3, 43], 7).unwrap();
+    assert_eq!(s.get([19, 299]), Some(7));
+    assert!(s.tile(&[3, 0]).is_none());
 }

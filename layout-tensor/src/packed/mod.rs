@@ -70,6 +70,7 @@ mod relayout;
 mod stores;
 mod sub_byte;
 mod tensor;
+mod tiles;
 
 #[cfg(doc)]
 use layout_core::{AnyLayout, ArrayLayout, ErrorKind, PreparedLayout, PrimitiveType};
@@ -84,3 +85,4 @@ pub use sub_byte::SubByte;
 #[cfg(feature = "alloc")]
 pub use tensor::PackedBuf;
 pub use tensor::{Packed, PackedBase, PackedView, PackedViewMut};
+pub use tiles::{PackedTile, PackedTileView, PackedTileViewMut, PackedTiles, PackedTilesMut};

@@ -181,6 +181,19 @@ impl<L: KnownLayout + StoresPacked<E>, E: SubByte, const N: usize> PackedBase<[u
     }
 }
 
+impl<S, L, E> PackedBase<S, L, E> {
+    /// A packed tensor over `storage`, which the caller has checked is
+    /// exactly `layout`'s bytes, of a layout of `E` (tile views: one
+    /// tile's bytes of the parent, in the tile's inside layout).
+    pub(super) fn from_parts(layout: L, storage: S) -> Self {
+        PackedBase {
+            layout,
+            storage,
+            elem: PhantomData,
+        }
+    }
+}
+
 impl<'a, L: StoresPacked<E>, E: SubByte> PackedBase<&'a [u8], L, E> {
     /// A view of `bytes` in `layout`.
     ///
