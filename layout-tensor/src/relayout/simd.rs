@@ -537,8 +537,7 @@ unsafe fn vector_interleave<T: NoUninit, const F: usize, const STREAMING: bool>(
 /// Splits `F * vectors` 16-byte vectors at `a` into the `F` rows of
 /// `vectors` vectors at `out + j * row_stride` (elements): row `j` takes
 /// element `j` of each group of `F`. For 2 rows one round of [`split`]s
-/// in lanes of `T`; for 4, a first in lanes of two `T` (pairs of rows 0,
-/// 1 from pairs of rows 2, 3), then one in lanes of `T` for each. With
+/// in lanes of `T`; for 4, rounds of [`unpack`]s in lanes of `T`. With
 /// `STREAMING`, the output vectors of row `j` at addresses in `lines[j]`
 /// are streamed.
 ///
@@ -583,14 +582,25 @@ unsafe fn vector_deinterleave<T: NoUninit, const F: usize, const STREAMING: bool
                 store(0, even);
                 store(1, odd);
             } else {
-                let [low, high] = split(2 * width, load(0), load(1));
-                let [low2, high2] = split(2 * width, load(2), load(3));
-                let [r0, r1] = split(width, low, low2);
-                let [r2, r3] = split(width, high, high2);
-                store(0, r0);
-                store(1, r1);
-                store(2, r2);
-                store(3, r3);
+                // Rounds of interleaving the first 32 bytes with the last
+                // 32, each of which rotates the bits of an element's
+                // index in the 64 bytes left by one: `log2(16 / width)`
+                // rounds of its `log2(64 / width)` bits take its lowest
+                // two (its row) to the top, so vector `j` holds row `j`.
+                // (16 unpacks for bytes, where two rounds of [`split`]
+                // take 28 instructions.)
+                let mut v = [load(0), load(1), load(2), load(3)];
+                let mut round = width;
+                while round < 16 {
+                    let [v0, v1] = unpack(width, v[0], v[2]);
+                    let [v2, v3] = unpack(width, v[1], v[3]);
+                    v = [v0, v1, v2, v3];
+                    round *= 2;
+                }
+                store(0, v[0]);
+                store(1, v[1]);
+                store(2, v[2]);
+                store(3, v[3]);
             }
         }
         i += 1;
