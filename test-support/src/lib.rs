@@ -1,6 +1,7 @@
 //! Proptest generators of XLA layouts, shared by tessera's property tests
-//! (`tests/reference_model.rs`, `tests/tensor.rs` and
-//! `layout-tensor/tests/packed.rs`). Dev-only: never published.
+//! (`tests/reference_model.rs`, `tests/tensor.rs`,
+//! `tests/relayout_kernels.rs` and `layout-tensor/tests/packed.rs`).
+//! Dev-only: never published.
 //!
 //! A [`Spec`] is a layout as plain data, printed in XLA's text by its own
 //! `Display` (not the engine's printer) and built with the engine's
@@ -8,7 +9,8 @@
 //! ranks, dim sizes, tiles, `*`, `pad(..)`, `L(n)`, `E(n)`) and gives the
 //! strategies: [`SpecGen::spec`] for one layout, [`SpecGen::pair`] for two
 //! layouts of the same array. [`long_row_pair`] draws pairs of long packed
-//! rows; [`row_major`] lists an array's indices in logical order.
+//! rows; [`sub_tile_pair`] pairs with `(2,1)` and `(4,1)` sub-tiles;
+//! [`row_major`] lists an array's indices in logical order.
 //!
 //! ```
 //! use layout_core::PrimitiveType;
