@@ -209,11 +209,10 @@ fn check_shifted_pair<T: FromIndex>(
     sentinel: T,
 ) {
     let what = format!("{src} at +{from_shift} -> {dst} at +{shift}");
-    let from = TensorBuf::from_fn(PreparedLayout::new(src.clone()), T::from_index).unwrap();
+    let from = TensorBuf::from_fn(PreparedLayout::new(src), T::from_index).unwrap();
     let mut from_slots = vec![sentinel; src.buffer_len() + from_shift];
     from_slots[from_shift..].copy_from_slice(from.as_slice());
-    let from =
-        TensorView::new(PreparedLayout::new(src.clone()), &from_slots[from_shift..]).unwrap();
+    let from = TensorView::new(PreparedLayout::new(src), &from_slots[from_shift..]).unwrap();
     let mut slots = vec![sentinel; dst.buffer_len() + shift + 3];
     let out = &mut slots[shift..shift + dst.buffer_len()];
     let mut to = TensorViewMut::new(PreparedLayout::new(dst), out).unwrap();
