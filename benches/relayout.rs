@@ -616,8 +616,7 @@ fn tiling_pairs(tiling: &'static str, interleave: Option<usize>) -> [Pair; 3] {
         None => RelayoutKernel::ContiguousRuns,
     };
     let unpack = match interleave {
-        Some(2) => RelayoutKernel::Deinterleave { factor: 2 },
-        Some(_) => RelayoutKernel::Transpose,
+        Some(factor) => RelayoutKernel::Deinterleave { factor },
         None => RelayoutKernel::ContiguousRuns,
     };
     [
@@ -726,7 +725,8 @@ fn transpose_crate_entry<T: Element + PartialEq + core::fmt::Debug>(
 /// The benchmark matrix (`paired_matrix_<S>MiB`): XLA's TPU tilings
 /// (`f32` `T(8,128)`, `T(4,128)`, `T(2,128)`; `bf16` `T(8,128)(2,1)`;
 /// `s8` `T(8,128)(4,1)`; `u8` `T(32,128)(4,1)`) × {pack, unpack,
-/// transpose+tile} over `[rows, 1024]` of `S` MiB, plain transposes
+/// transpose+tile} over `[rows, 1024]` of `S` MiB (and `pred`'s
+/// `T(32,128)(4,1)` pack and unpack), plain transposes
 /// (`{1,0}` → `{0,1}`) with the `transpose` crate's on the same data as
 /// their peer, and a permutation of major dims (`f32[a,a,1024]{2,1,0}` →
 /// `{2,0,1}`), each timed in turns with `memcpy` ([`paired`]; run-time
@@ -761,6 +761,9 @@ fn matrix_group(c: &mut Criterion, mib: usize) {
     }
     for pair in tiling_pairs("T(32,128)(4,1)", Some(4)) {
         matrix_entry(&mut g, "u8", &rows(1), &pair, |i| i as u8);
+    }
+    for pair in &tiling_pairs("T(32,128)(4,1)", Some(4))[..2] {
+        matrix_entry(&mut g, "pred", &rows(1), pair, |i| i % 3 == 0);
     }
     let shape = |size: usize| [(mib << 20) / (1024 * size), 1024];
     matrix_entry(&mut g, "f32", &rows(4), &plain, |i| i as f32);

@@ -12,7 +12,7 @@ use tessera::RelayoutKernel;
 use tessera::{
     ArrayLayout, Element, PreparedLayout, PrimitiveType, Slot, TensorBuf, TensorView, TensorViewMut,
 };
-use test_support::{PairBits, SpecGen};
+use test_support::{PairBits, SpecGen, sub_tile_pair};
 
 fn kernel(src: &str, dst: &str) -> RelayoutKernel {
     let src: ArrayLayout = src.parse().unwrap();
@@ -85,6 +85,54 @@ fn each_pair_gets_the_kernel_of_its_structure() {
             "u16[16,384]{1,0}",
             Deinterleave { factor: 2 },
         ),
+        // The (4,1) unpacks: four rows split out of each group, and the
+        // same structures for 1-, 2- and 4-byte elements, factors 2 and
+        // 4, partial tiles and a major dim.
+        (
+            "s8[64,256]{1,0:T(8,128)(4,1)}",
+            "s8[64,256]{1,0}",
+            Deinterleave { factor: 4 },
+        ),
+        (
+            "u8[64,256]{1,0:T(32,128)(4,1)}",
+            "u8[64,256]{1,0}",
+            Deinterleave { factor: 4 },
+        ),
+        (
+            "pred[4096,4096]{1,0}",
+            "pred[4096,4096]{1,0:T(32,128)(4,1)}",
+            Interleave { factor: 4 },
+        ),
+        (
+            "pred[4096,4096]{1,0:T(32,128)(4,1)}",
+            "pred[4096,4096]{1,0}",
+            Deinterleave { factor: 4 },
+        ),
+        (
+            "u8[37,301]{1,0}",
+            "u8[37,301]{1,0:T(8,64)(2,1)}",
+            Interleave { factor: 2 },
+        ),
+        (
+            "s8[37,301]{1,0:T(8,64)(2,1)}",
+            "s8[37,301]{1,0}",
+            Deinterleave { factor: 2 },
+        ),
+        (
+            "bf16[3,20,72]{2,1,0}",
+            "bf16[3,20,72]{2,1,0:T(12,32)(4,1)}",
+            Interleave { factor: 4 },
+        ),
+        (
+            "bf16[3,20,72]{2,1,0:T(12,32)(4,1)}",
+            "bf16[3,20,72]{2,1,0}",
+            Deinterleave { factor: 4 },
+        ),
+        (
+            "f32[30,50]{1,0:T(8,16)(4,1)}",
+            "f32[30,50]{1,0}",
+            Deinterleave { factor: 4 },
+        ),
         // Transposes of the two most minor physical dims, with or without
         // tiling on either side, and the (4,1) unpack (a transpose of
         // 4-row groups).
@@ -106,16 +154,6 @@ fn each_pair_gets_the_kernel_of_its_structure() {
         ),
         ("f64[5,7,9]{2,1,0}", "f64[5,7,9]{1,2,0}", Transpose),
         ("u8[31,17]{0,1}", "u8[31,17]{1,0:T(4,8)}", Transpose),
-        (
-            "s8[64,256]{1,0:T(8,128)(4,1)}",
-            "s8[64,256]{1,0}",
-            Transpose,
-        ),
-        (
-            "u8[64,256]{1,0:T(32,128)(4,1)}",
-            "u8[64,256]{1,0}",
-            Transpose,
-        ),
         // Cuts that do not divide each other: no nest.
         ("f32[12]{0:T(3)}", "f32[12]{0:T(2)}", ElementByElement),
     ];
@@ -151,6 +189,7 @@ from_index! {
     u16 => |c| c as u16;
     f32 => |c| (c % 1_000_003) as f32;
     f64 => |c| c as f64;
+    bool => |c| c % 3 == 0;
     Complex<f64> => |c| Complex::new(c as f64, -(c as f64));
 }
 
@@ -159,8 +198,21 @@ from_index! {
 /// where the destination's engine puts it, padding slots and the slack
 /// around the buffer keep the sentinel, and back again is the identity.
 fn check_pair<T: FromIndex>(src: ArrayLayout, dst: ArrayLayout, shift: usize, sentinel: T) {
-    let what = format!("{src} -> {dst} at +{shift}");
+    check_shifted_pair([src, dst], [0, shift], sentinel);
+}
+
+/// [`check_pair`] from a source that starts `shifts[0]` elements into its
+/// buffer, into a destination `shifts[1]` elements into its own.
+fn check_shifted_pair<T: FromIndex>(
+    [src, dst]: [ArrayLayout; 2],
+    [from_shift, shift]: [usize; 2],
+    sentinel: T,
+) {
+    let what = format!("{src} at +{from_shift} -> {dst} at +{shift}");
     let from = TensorBuf::from_fn(PreparedLayout::new(src), T::from_index).unwrap();
+    let mut from_slots = vec![sentinel; src.buffer_len() + from_shift];
+    from_slots[from_shift..].copy_from_slice(from.as_slice());
+    let from = TensorView::new(PreparedLayout::new(src), &from_slots[from_shift..]).unwrap();
     let mut slots = vec![sentinel; dst.buffer_len() + shift + 3];
     let out = &mut slots[shift..shift + dst.buffer_len()];
     let mut to = TensorViewMut::new(PreparedLayout::new(dst), out).unwrap();
@@ -246,6 +298,33 @@ proptest! {
         shift in 0usize..2,
     ) {
         check_pair::<f64>(a.layout(), b.layout(), shift, -7.5);
+    }
+
+    /// Sub-word interleaves ([`sub_tile_pair`]): packs into and unpacks
+    /// from `T(f k, c)(f, 1)` for factors 2 and 4, of 1-, 2- and 4-byte
+    /// elements, from and into buffers at any element offset.
+    #[test]
+    fn u8_sub_tile_relayouts_match_the_engine(
+        (a, b) in sub_tile_pair(vec![PrimitiveType::U8], 80),
+        shifts in [0usize..16, 0usize..16],
+    ) {
+        check_shifted_pair([a.layout(), b.layout()], shifts, 0xA5u8);
+    }
+
+    #[test]
+    fn u16_sub_tile_relayouts_match_the_engine(
+        (a, b) in sub_tile_pair(vec![PrimitiveType::U16], 80),
+        shifts in [0usize..8, 0usize..8],
+    ) {
+        check_shifted_pair([a.layout(), b.layout()], shifts, 0xA5A5u16);
+    }
+
+    #[test]
+    fn f32_sub_tile_relayouts_match_the_engine(
+        (a, b) in sub_tile_pair(vec![PrimitiveType::F32], 60),
+        shifts in [0usize..4, 0usize..4],
+    ) {
+        check_shifted_pair([a.layout(), b.layout()], shifts, -7.5f32);
     }
 
     #[test]
@@ -376,6 +455,40 @@ fn large_relayouts_of_every_kernel_match_the_engine() {
         layout("f64[1031,1029]{1,0}".into()),
     );
     check_pair::<f64>(src, dst, 1, -7.5);
+    // Factor 4 of 2-byte elements and 2 of 1-byte ones, pack and unpack,
+    // from sources off a 16-byte boundary.
+    let u16_pairs = [
+        ("{1,0}", "{1,0:T(8,128)(4,1)}"),
+        ("{1,0:T(8,128)(4,1)}", "{1,0}"),
+    ];
+    for (a, b) in u16_pairs {
+        let (src, dst) = (
+            layout(format!("u16[2053,2051]{a}")),
+            layout(format!("u16[2053,2051]{b}")),
+        );
+        check_shifted_pair([src, dst], [1, 0], 0xA5A5u16);
+    }
+    for (a, b) in [
+        ("{1,0}", "{1,0:T(8,64)(2,1)}"),
+        ("{1,0:T(8,64)(2,1)}", "{1,0}"),
+    ] {
+        let (src, dst) = (
+            layout(format!("u8[2061,4133]{a}")),
+            layout(format!("u8[2061,4133]{b}")),
+        );
+        check_shifted_pair([src, dst], [3, 0], 0xA5u8);
+    }
+    // `pred` in its TPU layout (1-byte elements, factor 4).
+    for (a, b) in [
+        ("{1,0}", "{1,0:T(32,128)(4,1)}"),
+        ("{1,0:T(32,128)(4,1)}", "{1,0}"),
+    ] {
+        let (src, dst) = (
+            layout(format!("pred[2061,4133]{a}")),
+            layout(format!("pred[2061,4133]{b}")),
+        );
+        check_shifted_pair([src, dst], [7, 1], false);
+    }
 }
 
 /// A source-contiguous level that another level of its dimension follows

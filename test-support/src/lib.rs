@@ -1,6 +1,7 @@
 //! Proptest generators of XLA layouts, shared by tessera's property tests
-//! (`tests/reference_model.rs`, `tests/tensor.rs` and
-//! `layout-tensor/tests/packed.rs`). Dev-only: never published.
+//! (`tests/reference_model.rs`, `tests/tensor.rs`,
+//! `tests/relayout_kernels.rs` and `layout-tensor/tests/packed.rs`).
+//! Dev-only: never published.
 //!
 //! A [`Spec`] is a layout as plain data, printed in XLA's text by its own
 //! `Display` (not the engine's printer) and built with the engine's
@@ -8,7 +9,8 @@
 //! ranks, dim sizes, tiles, `*`, `pad(..)`, `L(n)`, `E(n)`) and gives the
 //! strategies: [`SpecGen::spec`] for one layout, [`SpecGen::pair`] for two
 //! layouts of the same array. [`long_row_pair`] draws pairs of long packed
-//! rows; [`row_major`] lists an array's indices in logical order.
+//! rows; [`sub_tile_pair`] pairs with `(2,1)` and `(4,1)` sub-tiles;
+//! [`row_major`] lists an array's indices in logical order.
 //!
 //! ```
 //! use layout_core::PrimitiveType;
@@ -455,6 +457,52 @@ pub fn long_row_pair(types: Vec<PrimitiveType>) -> impl Strategy<Value = (Spec, 
         let tile = proptest::option::of(1usize..=48);
         (tile.clone(), tile).prop_map(move |(a, b)| (one(a), one(b)))
     })
+}
+
+/// Two layouts of one array of `[y, x]` or `[z, y, x]` (dims
+/// 1..=`max_dim`) of one of `types`, one of them in sub-tiles of `f` rows
+/// (`f` 2 or 4) under tiles of `f k` rows (`k` 1..=4) and `c` columns
+/// (1..=40, or 16, 32, 64 or 128, the widths a vector kernel takes
+/// whole): `{.., T(f k, c)(f, 1)}`, like XLA's `T(8,128)(2,1)` and
+/// `T(32,128)(4,1)`; the other with the same `minor_to_major` three
+/// times in four (else reversed), untiled or in a plain tile. In either
+/// order: the packs and unpacks of sub-word interleaves, at shapes with
+/// partial tiles and sub-tiles, and some transposes.
+pub fn sub_tile_pair(
+    types: Vec<PrimitiveType>,
+    max_dim: usize,
+) -> impl Strategy<Value = (Spec, Spec)> {
+    let cols = prop_oneof![1usize..=40, select(vec![16usize, 32, 64, 128])];
+    let plain_tile = proptest::option::of((1usize..=8, 1usize..=40));
+    (
+        select(types),
+        vec(1..=max_dim, 2..=3),
+        select(vec![2usize, 4]),
+        1usize..=4,
+        cols,
+        plain_tile,
+        0u8..4,
+        any::<bool>(),
+    )
+        .prop_map(|(ty, dims, f, k, c, plain_tile, m2m_pick, flip)| {
+            let m2m: Vec<usize> = (0..dims.len()).rev().collect();
+            let tiled = Spec {
+                tiles: vec![vec![Some(f * k), Some(c)], vec![Some(f), Some(1)]],
+                ..Spec::plain(ty, &dims, &m2m)
+            };
+            let other_m2m: Vec<usize> = match m2m_pick {
+                0 => m2m.iter().rev().copied().collect(),
+                _ => m2m,
+            };
+            let mut other = Spec::plain(ty, &dims, &other_m2m);
+            if let Some((r, c)) = plain_tile {
+                other.tiles = vec![vec![Some(r), Some(c)]];
+            }
+            match flip {
+                true => (tiled, other),
+                false => (other, tiled),
+            }
+        })
 }
 
 /// Every index of an array of `dims`, in row-major (logical) order.

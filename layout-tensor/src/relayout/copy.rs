@@ -102,22 +102,24 @@ fn copy_volumes<T: NoUninit, S: Sink<T>>(
             // A whole block (`len == factor`; a partial tile may be
             // shorter) is dense in the destination and each of its `len`
             // source rows is contiguous: a transpose of `factor` runs into
-            // dense groups. Pairs of 2- and 4-byte rows take the
-            // interleave kernel, which streams a band's output whole.
-            let pairs = factor == 2 && matches!(core::mem::size_of::<T>(), 2 | 4);
+            // dense groups. Element sizes with a vector interleave take
+            // that kernel, which streams a band's output whole; others the
+            // transpose kernel.
+            let vectors = simd::has_vectors::<T>(factor);
             nest.for_each_volume(
                 #[inline(always)]
                 |start, [outers, steps, rows, len]| {
                     let dst = out.buffer();
-                    if pairs && len == 2 {
+                    if vectors && len == factor {
                         let grid = simd::BlockGrid {
                             start,
                             counts: [outers, steps],
                             strides: [outer, step],
+                            factor,
                             row_stride: si,
                             rows,
                         };
-                        simd::interleave2_grid(src, dst, &grid, S::STREAMING);
+                        simd::interleave_grid(src, dst, &grid, S::STREAMING);
                     } else {
                         let shape = [outers, steps, rows, len];
                         transpose_volume(src, dst, start, shape, strides, S::STREAMING);
@@ -125,23 +127,25 @@ fn copy_volumes<T: NoUninit, S: Sink<T>>(
                 },
             );
         }
-        RelayoutKernel::Deinterleave { .. } => {
-            // A block of two steps (`steps == 2`; the last row of an odd
-            // row count has one) reads `2 * len` dense source elements
-            // into two destination rows.
+        RelayoutKernel::Deinterleave { factor } => {
+            // A block of `factor` steps (`steps == factor`; the last rows
+            // of a row count that is not a multiple have fewer) reads
+            // `factor * len` dense source elements into `factor`
+            // destination rows.
             nest.for_each_volume(
                 #[inline(always)]
                 |start, [outers, steps, rows, len]| {
                     let dst = out.buffer();
-                    if steps == 2 {
+                    if steps == factor {
                         let grid = simd::BlockGrid {
                             start,
                             counts: [outers, rows],
                             strides: [outer, row],
+                            factor,
                             row_stride: step[1],
                             rows: len,
                         };
-                        simd::deinterleave2_grid(src, dst, &grid, S::STREAMING);
+                        simd::deinterleave_grid(src, dst, &grid, S::STREAMING);
                     } else {
                         let shape = [outers, steps, rows, len];
                         strided_volume(src, dst, start, shape, [outer, step, row, [si, di]]);

@@ -46,9 +46,10 @@ pub enum RelayoutKernel {
         /// Rows interleaved per destination group.
         factor: usize,
     },
-    /// The innermost level reads every second source element into a
-    /// destination row, the level outside the next one moves one source
-    /// element: two rows deinterleaved (the unpack of `T(2,1)` sub-tiles).
+    /// The innermost level reads every `factor`-th source element (2 or
+    /// 4) into a destination row, the level outside the next one moves
+    /// one source element: `factor` rows deinterleaved (the unpack of
+    /// `T(2,1)` and `T(4,1)` sub-tiles).
     Deinterleave {
         /// Rows split out of each source group.
         factor: usize,
@@ -75,7 +76,10 @@ impl RelayoutKernel {
     /// let src: ArrayLayout = "s8[64,256]{1,0:T(8,128)(4,1)}".parse().unwrap();
     /// let dst: ArrayLayout = "s8[64,256]{1,0}".parse().unwrap();
     /// let nest = LoopNest::relayout(&src, &dst).unwrap();
-    /// assert_eq!(RelayoutKernel::for_nest(nest.as_ref()), RelayoutKernel::Transpose);
+    /// assert_eq!(
+    ///     RelayoutKernel::for_nest(nest.as_ref()),
+    ///     RelayoutKernel::Deinterleave { factor: 4 }
+    /// );
     /// ```
     pub const fn for_nest(nest: Option<&LoopNest>) -> RelayoutKernel {
         let Some(nest) = nest else {
@@ -86,8 +90,8 @@ impl RelayoutKernel {
             RelayoutKernel::ContiguousRuns
         } else if row[0] == 1 && di == 1 && (row[1] == 2 || row[1] == 4) {
             RelayoutKernel::Interleave { factor: row[1] }
-        } else if step[0] == 1 && si == 2 && di == 1 {
-            RelayoutKernel::Deinterleave { factor: 2 }
+        } else if step[0] == 1 && (si == 2 || si == 4) && di == 1 {
+            RelayoutKernel::Deinterleave { factor: si }
         } else if di == 1 && source_contiguous_level(nest).is_some() {
             RelayoutKernel::Transpose
         } else {

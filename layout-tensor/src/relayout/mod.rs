@@ -11,7 +11,7 @@
 //! ahead, for destinations of [`STREAM_FROM_BYTES`] or more; `memcpy`
 //! calls for runs that start at destination addresses that are not
 //! 16-byte aligned: [`sink`]), an interleave for `T(2,1)`/`T(4,1)` sub-tiles and a
-//! deinterleave for their unpack (`T(2,1)`), a transpose in square blocks
+//! deinterleave for their unpack, a transpose in square blocks
 //! of vectors when the source's contiguous level is not the
 //! destination's ([`transpose`]), or a strided loop. Padding slots
 //! of the destination are never written.

@@ -1,15 +1,18 @@
 //! Vector kernels for relayouts that the compiler does not vectorise well
-//! on its own: the row interleave of `T(2,1)` sub-tiles (`bf16`'s
-//! `T(8,128)(2,1)`) and the deinterleave that undoes it.
+//! on its own: the row interleave of sub-tiles of `factor` rows (2 or 4:
+//! `bf16`'s `T(8,128)(2,1)`, `s8`'s `T(8,128)(4,1)`, `u8`'s and `pred`'s
+//! `T(32,128)(4,1)`) and the deinterleave that undoes it.
 //!
-//! Written as plain loops, the interleave becomes 8-byte loads and one
-//! unpack per 16 bytes written; here it takes SSE2's 16-byte loads and
-//! `unpacklo`/`unpackhi`, a vector of output per unpack.
-//! Destinations too large for the caches take streaming stores for the
-//! lines the vectors cover whole (as
-//! [`StreamWriter`](super::stream::StreamWriter)), and the source
-//! is prefetched a grid ahead ([`ReadAhead`]). The kernels,
-//! [`interleave2_grid`] and [`deinterleave2_grid`], take a whole grid of
+//! Written as plain loops, an interleave of 1- or 2-byte elements becomes
+//! narrow loads and stores, or a generic transpose of `factor`-element
+//! runs; here it takes SSE2's 16-byte loads and `unpacklo`/`unpackhi`
+//! (one round per doubling of the group: bytes to pairs to quads), a
+//! vector of output per unpack, and the deinterleave SSE2's packs and
+//! shuffles, one round per halving. Destinations too large for the caches
+//! take streaming stores for the lines the vectors cover whole (as
+//! [`StreamWriter`](super::stream::StreamWriter)), and the source is
+//! prefetched a grid ahead ([`ReadAhead`]). The kernels,
+//! [`interleave_grid`] and [`deinterleave_grid`], take a whole grid of
 //! blocks, checked against the buffers once; they are safe functions over
 //! two slices, and `.ci/run` runs their tests under Miri.
 #![allow(unsafe_code)]
@@ -19,33 +22,41 @@ use layout_core::walk::for_each_step;
 
 use super::stream::ReadAhead;
 
+/// The most rows a block interleaves ([`BlockGrid::factor`]).
+const MAX_FACTOR: usize = 4;
+
 /// Where the blocks of a row interleave lie: block `(o, k)`, `o <
-/// counts[0]`, `k < counts[1]`, interleaves the `rows` elements at source
-/// offset `s` with those at `s + row_stride` into the `2 * rows` elements
-/// at destination offset `d`, where `[s, d] = start + o * strides[0] + k *
-/// strides[1]` (each `[source, destination]`). For a deinterleave
-/// ([`deinterleave2_grid`]), the other way round: the `2 * rows` elements
-/// at `s` go to the rows at `d` and `d + row_stride`.
+/// counts[0]`, `k < counts[1]`, interleaves the `factor` rows of `rows`
+/// elements at source offsets `s + j * row_stride` (`j < factor`) into the
+/// `factor * rows` elements at destination offset `d`, element `r` of row
+/// `j` to `d + factor * r + j`, where `[s, d] = start + o * strides[0] +
+/// k * strides[1]` (each `[source, destination]`). For a deinterleave
+/// ([`deinterleave_grid`]), the other way round: the `factor * rows`
+/// elements at `s` go to the rows at `d + j * row_stride`.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct BlockGrid {
     pub(crate) start: [usize; 2],
     pub(crate) counts: [usize; 2],
     pub(crate) strides: [[usize; 2]; 2],
+    /// Rows per block: 2 or 4.
+    pub(crate) factor: usize,
     pub(crate) row_stride: usize,
     pub(crate) rows: usize,
 }
 
 impl BlockGrid {
     /// One past the last element the grid touches in `buffer` (0: the
-    /// source, 1: the destination), whose blocks are a pair of rows when
-    /// `buffer == paired` and `2 * rows` dense elements otherwise; `None`
-    /// on overflow. Strides are not negative, so every block lies between
-    /// `start` and the last block's end.
+    /// source, 1: the destination), whose blocks are `factor` rows when
+    /// `buffer == paired` and `factor * rows` dense elements otherwise;
+    /// `None` on overflow. Strides are not negative, so every block lies
+    /// between `start` and the last block's end.
     fn end(&self, buffer: usize, paired: usize) -> Option<usize> {
         let [outers, steps] = self.counts;
         let reach = match buffer == paired {
-            true => self.row_stride.checked_add(self.rows)?,
-            false => self.rows.checked_mul(2)?,
+            true => (self.factor - 1)
+                .checked_mul(self.row_stride)?
+                .checked_add(self.rows)?,
+            false => self.rows.checked_mul(self.factor)?,
         };
         self.start[buffer]
             .checked_add((outers - 1).checked_mul(self.strides[0][buffer])?)?
@@ -53,12 +64,18 @@ impl BlockGrid {
             .checked_add(reach)
     }
 
-    /// Checks that every block lies in the buffers, the pairs of rows in
-    /// buffer `paired`; `false` for a grid with nothing to do.
+    /// Checks that every block lies in the buffers, the rows in buffer
+    /// `paired`; `false` for a grid with nothing to do.
     ///
     /// # Panics
-    /// If a block reaches past either buffer.
+    /// If the factor is not 2 or 4, or a block reaches past either
+    /// buffer.
     fn check(&self, [src, dst]: [usize; 2], paired: usize) -> bool {
+        assert!(
+            matches!(self.factor, 2 | MAX_FACTOR),
+            "interleave factor {} is not 2 or 4",
+            self.factor
+        );
         if self.counts.contains(&0) || self.rows == 0 {
             return false;
         }
@@ -73,7 +90,7 @@ impl BlockGrid {
     /// With `STREAMING`, a prefetch of the source that the next grid
     /// reads, when grids follow each other through it (the next band of
     /// tiles): the span after this grid's, a piece per block, the blocks
-    /// of `paired` being pairs of rows ([`BlockGrid::end`]); else none.
+    /// of `paired` being rows ([`BlockGrid::end`]); else none.
     #[inline(always)]
     fn read_ahead<const STREAMING: bool>(&self, paired: usize) -> ReadAhead {
         match (STREAMING, self.end(0, paired)) {
@@ -114,26 +131,40 @@ pub(crate) fn whole_lines(from: usize, bytes: usize) -> [usize; 2] {
     }
 }
 
-/// Interleaves every block of `grid` (see [`BlockGrid`]): `dst[d + 2 * r]
-/// = src[s + r]` and `dst[d + 2 * r + 1] = src[s + row_stride + r]` for
-/// every `r < rows`. With `streaming`, the 64-byte lines that the output
-/// covers whole are written with streaming stores, and the lines at its
-/// ends, shared with other writes, with normal ones (see
-/// [`StreamWriter`](super::stream::StreamWriter)): the output of the
-/// whole grid when its blocks are adjacent (as a band of `T(8,128)(2,1)` tiles is), else of each block.
-/// Streaming grids also prefetch, a piece per block, the source span that
-/// follows the grid's own ([`ReadAhead`]): the next band's rows.
+/// Whether the interleave and deinterleave of `factor` rows of `T` have a
+/// vector kernel on this target (else they are plain loops).
+#[inline(always)]
+pub(crate) const fn has_vectors<T>(factor: usize) -> bool {
+    match factor {
+        2 => vector_elements::<T, 2>() != usize::MAX,
+        MAX_FACTOR => vector_elements::<T, MAX_FACTOR>() != usize::MAX,
+        _ => false,
+    }
+}
+
+/// Interleaves every block of `grid` (see [`BlockGrid`]):
+/// `dst[d + factor * r + j] = src[s + j * row_stride + r]` for every row
+/// `j < factor` and `r < rows`. With `streaming`, the 64-byte lines that the output covers
+/// whole are written with streaming stores, and the lines at its ends,
+/// shared with other writes, with normal ones (see
+/// [`StreamWriter`](super::stream::StreamWriter)): the output of the whole
+/// grid when its blocks are adjacent (as a band of `T(8,128)(2,1)` tiles
+/// is), else of each block. Streaming grids also prefetch, a piece per
+/// block, the source span that follows the grid's own ([`ReadAhead`]): the
+/// next band's rows.
 ///
 /// The bounds are checked once for the whole grid, not per block: blocks
-/// are as small as 512 bytes (`bf16` `T(8,128)(2,1)`), where checks and
-/// slicing per block are a sizeable part of the copy. On x86-64, elements of 2 or 4 bytes go
-/// 16 bytes of each row at a time through SSE2 unpacks; other sizes, other
-/// targets and the last few elements of each row take a plain loop.
+/// are as small as 512 bytes (`bf16` `T(8,128)(2,1)`, `s8`
+/// `T(8,128)(4,1)`), where checks and slicing per block are a sizeable
+/// part of the copy. On x86-64, 16 bytes of each row at a time go through
+/// SSE2 unpacks (elements of 1, 2, 4 or 8 bytes for 2 rows; 1, 2 or 4 for
+/// 4 rows); other sizes, other targets and the last few elements of each
+/// row take a plain loop.
 ///
 /// # Panics
-/// If a block reaches past either buffer.
+/// If the factor is not 2 or 4, or a block reaches past either buffer.
 #[inline(never)]
-pub(crate) fn interleave2_grid<T: NoUninit>(
+pub(crate) fn interleave_grid<T: NoUninit>(
     src: &[T],
     dst: &mut [T],
     grid: &BlockGrid,
@@ -142,18 +173,20 @@ pub(crate) fn interleave2_grid<T: NoUninit>(
     if !grid.check([src.len(), dst.len()], 0) {
         return;
     }
-    // Two copies of the loop, so that neither tests for streaming per
-    // store.
-    match streaming {
-        true => interleave_blocks::<T, true>(src, dst, grid),
-        false => interleave_blocks::<T, false>(src, dst, grid),
+    // A copy of the loop per factor and streaming, so that neither is
+    // tested per block or store.
+    match (grid.factor, streaming) {
+        (2, true) => interleave_blocks::<T, 2, true>(src, dst, grid),
+        (2, false) => interleave_blocks::<T, 2, false>(src, dst, grid),
+        (_, true) => interleave_blocks::<T, MAX_FACTOR, true>(src, dst, grid),
+        (_, false) => interleave_blocks::<T, MAX_FACTOR, false>(src, dst, grid),
     }
 }
 
-/// The loop of [`interleave2_grid`], for a grid checked against the
-/// buffers ([`BlockGrid::check`]) with at least one block.
+/// The loop of [`interleave_grid`], for a grid of factor `F` checked
+/// against the buffers ([`BlockGrid::check`]) with at least one block.
 #[inline(always)]
-fn interleave_blocks<T: NoUninit, const STREAMING: bool>(
+fn interleave_blocks<T: NoUninit, const F: usize, const STREAMING: bool>(
     src: &[T],
     dst: &mut [T],
     grid: &BlockGrid,
@@ -164,20 +197,21 @@ fn interleave_blocks<T: NoUninit, const STREAMING: bool>(
         strides: [outer, step],
         row_stride,
         rows,
+        ..
     } = *grid;
-    let vectors = rows / vector_elements::<T>();
-    let done = vectors * vector_elements::<T>();
+    let vectors = rows / vector_elements::<T, F>();
+    let done = vectors * vector_elements::<T, F>();
     let size = core::mem::size_of::<T>();
     // The lines to stream in `bytes` of output from `from`
     // ([`whole_lines`]), when the vectors cover every row (no line takes
     // both kinds of store). Their stores are 16-byte aligned when the
-    // first is, as blocks are `2 * rows * size` bytes, a multiple of 32,
+    // first is, as blocks are `F * rows * size` bytes, a multiple of 32,
     // apart when they are adjacent.
     let lines_in = |from: *const T, bytes: usize| match STREAMING && done == rows {
         true => whole_lines(from as usize, bytes),
         false => [0, 0],
     };
-    let block_bytes = 2 * rows * size;
+    let block_bytes = F * rows * size;
     let adjacent = step[1] * size == block_bytes && outer[1] == steps * step[1];
     let grid_lines = lines_in(dst[start[1]..].as_ptr(), outers * steps * block_bytes);
     let mut ahead = grid.read_ahead::<STREAMING>(0);
@@ -185,11 +219,12 @@ fn interleave_blocks<T: NoUninit, const STREAMING: bool>(
         #[inline(always)]
         |[s, d]| {
             ahead.step(src);
-            // In bounds: `s + row_stride + rows <= src.len()` and `d + 2 *
-            // rows <= dst.len()` for every block (checked by the caller).
+            // In bounds: `s + (F - 1) * row_stride + rows <= src.len()`
+            // and `d + F * rows <= dst.len()` for every block (checked by
+            // the caller).
             if vectors > 0 {
-                // SAFETY: rows `s` and `s + row_stride` of `src` hold
-                // `rows >= done` elements each and `dst` holds `2 * rows`
+                // SAFETY: the `F` rows `s + j * row_stride` of `src` hold
+                // `rows >= done` elements each and `dst` holds `F * rows`
                 // from `d` (the caller's check), and `vectors` vectors
                 // cover `done` elements; `src` and `dst` do not overlap (a
                 // shared and a mutable borrow).
@@ -200,40 +235,41 @@ fn interleave_blocks<T: NoUninit, const STREAMING: bool>(
                         true => grid_lines,
                         false => lines_in(out, block_bytes),
                     };
-                    vector_interleave2::<T, STREAMING>(a, a.add(row_stride), out, vectors, lines);
+                    vector_interleave::<T, F, STREAMING>(a, row_stride, out, vectors, lines);
                 }
             }
             if done < rows {
-                let (a, b) = (&src[s + done..s + rows], &src[s + row_stride + done..]);
-                let out = &mut dst[d + 2 * done..d + 2 * rows];
-                for ((o, &x), &y) in out.chunks_exact_mut(2).zip(a).zip(b) {
-                    o[0] = x;
-                    o[1] = y;
+                let out = &mut dst[d + F * done..d + F * rows];
+                for (r, group) in (done..rows).zip(out.chunks_exact_mut(F)) {
+                    for (j, o) in group.iter_mut().enumerate() {
+                        *o = src[s + j * row_stride + r];
+                    }
                 }
             }
         },
     );
 }
 
-/// Deinterleaves every block of `grid` (see [`BlockGrid`]): `dst[d + r]
-/// = src[s + 2 * r]` and `dst[d + row_stride + r] = src[s + 2 * r + 1]`
-/// for every `r < rows`: the unpack of `T(2,1)` sub-tiles (`bf16`'s
-/// `T(8,128)(2,1)`) into row-major order. On x86-64, elements of 2 or 4
-/// bytes go 32 bytes of the source at a time through SSE2 shifts, packs
-/// and shuffles; other sizes, other targets and the last few elements of
-/// each block take a plain loop. With `streaming`, the 64-byte lines that
-/// the destination rows cover whole are written with streaming stores,
-/// and the lines at their ends, shared with other writes, with normal
-/// ones: the rows of a whole plane of blocks when its blocks continue
-/// each other's rows (as the tiles of a band do), else of each block. The
-/// source that follows the grid's is prefetched ([`ReadAhead`]), as in
-/// [`interleave2_grid`].
+/// Deinterleaves every block of `grid` (see [`BlockGrid`]): `dst[d + j *
+/// row_stride + r] = src[s + factor * r + j]` for every row `j < factor`
+/// and `r < rows`: the unpack of `T(2,1)` or `T(4,1)` sub-tiles (`bf16`'s
+/// `T(8,128)(2,1)`, `s8`'s `T(8,128)(4,1)`) into row-major order. On
+/// x86-64, `factor` vectors of the source at a time go through SSE2
+/// packs, shifts and shuffles into a vector of each row (elements of 1,
+/// 2, 4 or 8 bytes for 2 rows; 1, 2 or 4 for 4 rows); other sizes, other
+/// targets and the last few elements of each block take a plain loop.
+/// With `streaming`, the 64-byte lines that the destination rows cover
+/// whole are written with streaming stores, and the lines at their ends,
+/// shared with other writes, with normal ones: the rows of a whole plane
+/// of blocks when its blocks continue each other's rows (as the tiles of
+/// a band do), else of each block. The source that follows the grid's is
+/// prefetched ([`ReadAhead`]), as in [`interleave_grid`].
 ///
 /// # Panics
-/// If a block reaches past either buffer, or its two destination rows
-/// overlap (`row_stride < rows`).
+/// If the factor is not 2 or 4, a block reaches past either buffer, or
+/// its destination rows overlap (`row_stride < rows`).
 #[inline(never)]
-pub(crate) fn deinterleave2_grid<T: NoUninit>(
+pub(crate) fn deinterleave_grid<T: NoUninit>(
     src: &[T],
     dst: &mut [T],
     grid: &BlockGrid,
@@ -243,17 +279,19 @@ pub(crate) fn deinterleave2_grid<T: NoUninit>(
     if !grid.check([src.len(), dst.len()], 1) {
         return;
     }
-    match streaming {
-        true => deinterleave_blocks::<T, true>(src, dst, grid),
-        false => deinterleave_blocks::<T, false>(src, dst, grid),
+    match (grid.factor, streaming) {
+        (2, true) => deinterleave_blocks::<T, 2, true>(src, dst, grid),
+        (2, false) => deinterleave_blocks::<T, 2, false>(src, dst, grid),
+        (_, true) => deinterleave_blocks::<T, MAX_FACTOR, true>(src, dst, grid),
+        (_, false) => deinterleave_blocks::<T, MAX_FACTOR, false>(src, dst, grid),
     }
 }
 
-/// The loop of [`deinterleave2_grid`], for a grid checked against the
-/// buffers ([`BlockGrid::check`]) with at least one block and rows that
-/// do not overlap.
+/// The loop of [`deinterleave_grid`], for a grid of factor `F` checked
+/// against the buffers ([`BlockGrid::check`]) with at least one block
+/// and rows that do not overlap.
 #[inline(always)]
-fn deinterleave_blocks<T: NoUninit, const STREAMING: bool>(
+fn deinterleave_blocks<T: NoUninit, const F: usize, const STREAMING: bool>(
     src: &[T],
     dst: &mut [T],
     grid: &BlockGrid,
@@ -264,9 +302,10 @@ fn deinterleave_blocks<T: NoUninit, const STREAMING: bool>(
         strides: [outer, step],
         row_stride,
         rows,
+        ..
     } = *grid;
-    let vectors = rows / vector_elements::<T>();
-    let done = vectors * vector_elements::<T>();
+    let vectors = rows / vector_elements::<T, F>();
+    let done = vectors * vector_elements::<T, F>();
     let size = core::mem::size_of::<T>();
     // The lines to stream in `bytes` of a destination row from `from`
     // ([`whole_lines`]), when the vectors cover every block's rows (no
@@ -288,128 +327,62 @@ fn deinterleave_blocks<T: NoUninit, const STREAMING: bool>(
     };
     let mut ahead = grid.read_ahead::<STREAMING>(1);
     for_each_step(start, outers, outer, |plane| {
-        let row_lines = |row: usize| lines_in(dst[plane[1] + row..].as_ptr(), bytes);
-        let plane_lines = [row_lines(0), row_lines(row_stride)];
+        let plane_lines: [[usize; 2]; F] =
+            core::array::from_fn(|j| lines_in(dst[plane[1] + j * row_stride..].as_ptr(), bytes));
         for_each_step(plane, steps, step, |[s, d]| {
             ahead.step(src);
-            // In bounds: `s + 2 * rows <= src.len()` and `d + row_stride +
-            // rows <= dst.len()` for every block (checked by the caller).
+            // In bounds: `s + F * rows <= src.len()` and `d + (F - 1) *
+            // row_stride + rows <= dst.len()` for every block (checked by
+            // the caller).
             if vectors > 0 {
-                // SAFETY: `src` holds `2 * rows >= 2 * done` elements from
-                // `s`, and `dst` rows `d` and `d + row_stride` hold `rows
-                // >= done` each (the caller's check), and `vectors`
-                // vectors cover `done` elements of each row; `src` and
-                // `dst` do not overlap (a shared and a mutable borrow).
-                // The lines to stream are whole lines of this block's
-                // rows, or of its plane's when blocks continue each
-                // other's rows, and then 16-byte aligned in every block
-                // (`lines_in`).
+                // SAFETY: `src` holds `F * rows >= F * done` elements from
+                // `s`, and the `F` rows `d + j * row_stride` of `dst` hold
+                // `rows >= done` each (the caller's check), not
+                // overlapping each other (`row_stride >= rows`), and
+                // `vectors` vectors cover `done` elements of each row;
+                // `src` and `dst` do not overlap (a shared and a mutable
+                // borrow). The lines to stream are whole lines of this
+                // block's rows, or of its plane's when blocks continue
+                // each other's rows, and then 16-byte aligned in every
+                // block (`lines_in`).
                 unsafe {
                     let a = src.as_ptr().add(s);
-                    let even = dst.as_mut_ptr().add(d);
-                    let odd = even.add(row_stride);
+                    let out = dst.as_mut_ptr().add(d);
                     let lines = match along {
                         true => plane_lines,
-                        false => [lines_in(even, bytes), lines_in(odd, bytes)],
+                        false => core::array::from_fn(|j| {
+                            lines_in(out.wrapping_add(j * row_stride), bytes)
+                        }),
                     };
-                    vector_deinterleave2::<T, STREAMING>(a, [even, odd], vectors, lines);
+                    vector_deinterleave::<T, F, STREAMING>(a, out, row_stride, vectors, lines);
                 }
             }
             if done < rows {
-                let pairs = src[s + 2 * done..s + 2 * rows].chunks_exact(2);
-                let (even, odd) = dst[d + done..].split_at_mut(row_stride);
-                for ((pair, e), o) in pairs.zip(&mut even[..rows - done]).zip(odd) {
-                    *e = pair[0];
-                    *o = pair[1];
+                let groups = src[s + F * done..s + F * rows].chunks_exact(F);
+                for (r, group) in (done..rows).zip(groups) {
+                    for (j, &x) in group.iter().enumerate() {
+                        dst[d + j * row_stride + r] = x;
+                    }
                 }
             }
         });
     });
 }
 
-/// Splits `2 * vectors` 16-byte vectors at `a` into their even elements,
-/// `vectors` vectors at `even`, and their odd ones at `odd`. With
-/// `STREAMING`, the output vectors at addresses in `lines[0]` (of `even`)
-/// and `lines[1]` (of `odd`) are streamed.
-///
-/// # Safety
-/// `T` is 2 or 4 bytes ([`vector_elements`]); `a` is valid for reads of
-/// `32 * vectors` bytes, `even` and `odd` for writes of `16 * vectors`
-/// bytes each, not overlapping `a` or each other. With `STREAMING`, the
-/// bounds of each range of `lines` are multiples of 64, and the output
-/// vectors of its row (`even` or `odd`) whose addresses are in the range
-/// are 16-byte aligned.
-#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+/// Elements of `T` per 16-byte vector that the vector kernels of `F` rows
+/// move ([`vector_interleave`], [`vector_deinterleave`]); `usize::MAX`,
+/// so no whole vector, when they have none for `T`: SSE2 on x86-64, for
+/// 2 rows of 1-, 2-, 4- or 8-byte elements and 4 rows of 1-, 2- or
+/// 4-byte ones (an element group of at most 16 bytes, a lane of one
+/// unpack).
 #[inline(always)]
-unsafe fn vector_deinterleave2<T: NoUninit, const STREAMING: bool>(
-    a: *const T,
-    [even, odd]: [*mut T; 2],
-    vectors: usize,
-    lines: [[usize; 2]; 2],
-) {
-    use core::arch::x86_64::{
-        __m128i, _mm_loadu_si128, _mm_packs_epi32, _mm_shuffle_epi32, _mm_slli_epi32,
-        _mm_srai_epi32, _mm_unpackhi_epi64, _mm_unpacklo_epi64,
-    };
-    let pa = a.cast::<__m128i>();
-    let (pe, po) = (even.cast::<__m128i>(), odd.cast::<__m128i>());
-    // Stores an output vector `p` of row `row` (0: even, 1: odd); called
-    // only with `p = pe.add(i)` or `po.add(i)`, `i < vectors` (by the loop
-    // below).
-    let store = |row: usize, p: *mut __m128i, v: __m128i| {
-        // SAFETY: `p` is an output vector `i < vectors` of its row, in
-        // bounds (the caller's contract); when its address is in
-        // `lines[row]`, it is 16-byte aligned (the caller's contract).
-        unsafe { store_vector::<STREAMING>(p, v, lines[row]) }
-    };
-    let mut i = 0;
-    while i < vectors {
-        // Input vectors `2i`, `2i + 1` to output vector `i` of each row.
-        // SAFETY: input vectors `2i + 1 < 2 * vectors` and output vectors
-        // `i < vectors` are in bounds (the caller's contract); the loads
-        // and stores are the unaligned kind. `T: NoUninit` has no
-        // uninitialised bytes. For 2-byte elements, each 32-bit lane
-        // holds an even element in its low half and an odd one in its
-        // high half; shifting sign-extends either to 32 bits, which the
-        // saturating pack returns unchanged, so each stored element is a
-        // bitwise copy of a loaded one. For 4-byte elements, the
-        // shuffles move whole lanes. SSE2 is enabled on every x86-64
-        // target.
-        unsafe {
-            let x = _mm_loadu_si128(pa.add(2 * i));
-            let y = _mm_loadu_si128(pa.add(2 * i + 1));
-            let (e, o) = if core::mem::size_of::<T>() == 2 {
-                let low = |v| _mm_srai_epi32::<16>(_mm_slli_epi32::<16>(v));
-                (
-                    _mm_packs_epi32(low(x), low(y)),
-                    _mm_packs_epi32(_mm_srai_epi32::<16>(x), _mm_srai_epi32::<16>(y)),
-                )
-            } else {
-                // [x0 x2 x1 x3] and [y0 y2 y1 y3].
-                let x = _mm_shuffle_epi32::<0b11_01_10_00>(x);
-                let y = _mm_shuffle_epi32::<0b11_01_10_00>(y);
-                (_mm_unpacklo_epi64(x, y), _mm_unpackhi_epi64(x, y))
-            };
-            store(0, pe.add(i), e);
-            store(1, po.add(i), o);
-        }
-        i += 1;
+const fn vector_elements<T, const F: usize>() -> usize {
+    let size = core::mem::size_of::<T>();
+    let sse2 = cfg!(all(target_arch = "x86_64", target_feature = "sse2"));
+    match (F, size) {
+        (2, 1 | 2 | 4 | 8) | (MAX_FACTOR, 1 | 2 | 4) if sse2 => 16 / size,
+        _ => usize::MAX,
     }
-}
-
-/// No vector kernel on this target ([`vector_elements`] is `usize::MAX`,
-/// so this is never called with `vectors > 0`).
-///
-/// # Safety
-/// None needed: it does nothing.
-#[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
-#[inline(always)]
-unsafe fn vector_deinterleave2<T: NoUninit, const STREAMING: bool>(
-    _: *const T,
-    _: [*mut T; 2],
-    _: usize,
-    _: [[usize; 2]; 2],
-) {
 }
 
 /// Stores `v` at `p`: with a streaming store when `STREAMING` and `p` is
@@ -437,70 +410,198 @@ pub(crate) unsafe fn store_vector<const STREAMING: bool>(
     }
 }
 
-/// Elements of `T` per 16-byte vector that [`vector_interleave2`] moves
-/// (`usize::MAX`, so no whole vector, when it has no kernel for `T`).
+/// The low and high halves of `x` and `y` interleaved in lanes of `width`
+/// bytes (1, 2, 4 or 8): `unpacklo` and `unpackhi`. Each output lane is a
+/// bitwise copy of an input lane.
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
 #[inline(always)]
-const fn vector_elements<T>() -> usize {
-    match core::mem::size_of::<T>() {
-        2 | 4 if cfg!(all(target_arch = "x86_64", target_feature = "sse2")) => {
-            16 / core::mem::size_of::<T>()
+fn unpack(
+    width: usize,
+    x: core::arch::x86_64::__m128i,
+    y: core::arch::x86_64::__m128i,
+) -> [core::arch::x86_64::__m128i; 2] {
+    use core::arch::x86_64::*;
+    // SAFETY: SSE2 is enabled (the `cfg` above); the unpacks read and
+    // write no memory.
+    unsafe {
+        match width {
+            1 => [_mm_unpacklo_epi8(x, y), _mm_unpackhi_epi8(x, y)],
+            2 => [_mm_unpacklo_epi16(x, y), _mm_unpackhi_epi16(x, y)],
+            4 => [_mm_unpacklo_epi32(x, y), _mm_unpackhi_epi32(x, y)],
+            _ => [_mm_unpacklo_epi64(x, y), _mm_unpackhi_epi64(x, y)],
         }
-        _ => usize::MAX,
     }
 }
 
-/// Interleaves `vectors` 16-byte vectors of row `a` with as many of row
-/// `b` into `2 * vectors` vectors at `out`. With `STREAMING`, the output
-/// vectors at addresses in `lines` are streamed.
-///
-/// # Safety
-/// `T` is 2 or 4 bytes ([`vector_elements`]); `a` and `b` are valid for
-/// reads of `16 * vectors` bytes and `out` for writes of twice as many,
-/// not overlapping them. With `STREAMING`, `lines[0]` and `lines[1]` are
-/// multiples of 64 and, unless equal, `out` is 16-byte aligned.
+/// The even lanes of `width` bytes (1, 2, 4 or 8) of `x` then of `y`, and
+/// the odd ones: the inverse of [`unpack`]. Each output lane is a bitwise
+/// copy of an input lane: bytes are masked or shifted into 16-bit lanes
+/// (so at most 255) before the unsigned saturating pack; 16-bit lanes are
+/// sign-extended to 32 bits, which the signed saturating pack returns
+/// unchanged; 4-byte lanes are shuffled whole, 8-byte lanes unpacked.
 #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
 #[inline(always)]
-unsafe fn vector_interleave2<T: NoUninit, const STREAMING: bool>(
+fn split(
+    width: usize,
+    x: core::arch::x86_64::__m128i,
+    y: core::arch::x86_64::__m128i,
+) -> [core::arch::x86_64::__m128i; 2] {
+    use core::arch::x86_64::*;
+    // SAFETY: SSE2 is enabled (the `cfg` above); the packs, shifts and
+    // shuffles read and write no memory.
+    unsafe {
+        match width {
+            1 => {
+                let low = _mm_set1_epi16(0x00ff);
+                [
+                    _mm_packus_epi16(_mm_and_si128(x, low), _mm_and_si128(y, low)),
+                    _mm_packus_epi16(_mm_srli_epi16::<8>(x), _mm_srli_epi16::<8>(y)),
+                ]
+            }
+            2 => {
+                let low = |v| _mm_srai_epi32::<16>(_mm_slli_epi32::<16>(v));
+                [
+                    _mm_packs_epi32(low(x), low(y)),
+                    _mm_packs_epi32(_mm_srai_epi32::<16>(x), _mm_srai_epi32::<16>(y)),
+                ]
+            }
+            4 => {
+                // [x0 x2 x1 x3] and [y0 y2 y1 y3].
+                let x = _mm_shuffle_epi32::<0b11_01_10_00>(x);
+                let y = _mm_shuffle_epi32::<0b11_01_10_00>(y);
+                [_mm_unpacklo_epi64(x, y), _mm_unpackhi_epi64(x, y)]
+            }
+            _ => [_mm_unpacklo_epi64(x, y), _mm_unpackhi_epi64(x, y)],
+        }
+    }
+}
+
+/// Interleaves `vectors` 16-byte vectors of each of the `F` rows at `a +
+/// j * row_stride` (elements) into `F * vectors` vectors at `out`: for 2
+/// rows one round of [`unpack`]s in lanes of `T`, for 4 rows a second
+/// one in lanes of two `T` (pairs of rows 0, 1 with pairs of rows 2, 3).
+/// With `STREAMING`, the output vectors at addresses in `lines` are
+/// streamed.
+///
+/// # Safety
+/// `vector_elements::<T, F>()` is not `usize::MAX`; the `F` rows are
+/// valid for reads of `16 * vectors` bytes and `out` for writes of `F`
+/// times as many, not overlapping them. With `STREAMING`, `lines[0]` and
+/// `lines[1]` are multiples of 64 and, unless equal, `out` is 16-byte
+/// aligned.
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+#[inline(always)]
+unsafe fn vector_interleave<T: NoUninit, const F: usize, const STREAMING: bool>(
     a: *const T,
-    b: *const T,
+    row_stride: usize,
     out: *mut T,
     vectors: usize,
     lines: [usize; 2],
 ) {
-    use core::arch::x86_64::{
-        __m128i, _mm_loadu_si128, _mm_unpackhi_epi16, _mm_unpackhi_epi32, _mm_unpacklo_epi16,
-        _mm_unpacklo_epi32,
-    };
-    let (pa, pb) = (a.cast::<__m128i>(), b.cast::<__m128i>());
+    use core::arch::x86_64::{__m128i, _mm_loadu_si128};
+    let width = core::mem::size_of::<T>();
     let po = out.cast::<__m128i>();
-    // Stores output vector `j`; called only with `p = po.add(j)`, `j < 2 *
-    // vectors` (by the loop below).
-    let store = |p: *mut __m128i, v: __m128i| {
-        // SAFETY: `p` is an output vector `j < 2 * vectors`, in bounds
-        // (the caller's contract); when its address is in `lines`, `out`
-        // is 16-byte aligned, so `p` is too.
-        unsafe { store_vector::<STREAMING>(p, v, lines) }
-    };
     let mut i = 0;
     while i < vectors {
-        // Input vector `i` of each row to output vectors `2i`, `2i + 1`.
+        // Input vector `i` of each row to output vectors `F i .. F i + F`.
         // SAFETY: vector `i < vectors` of each row is in bounds, and
-        // output vectors `2i` and `2i + 1` are (the caller's contract).
-        // The loads and stores are the unaligned kind. `T: NoUninit` has
-        // no uninitialised bytes to load, and the unpacks move whole
-        // elements (2- or 4-byte lanes, as `T`), so each stored element
-        // is a bitwise copy of a loaded one. SSE2 is enabled on every
-        // x86-64 target.
+        // output vectors `F i + m`, `m < F`, are (the caller's contract);
+        // when an output vector's address is in `lines`, `out` is 16-byte
+        // aligned, so the vector is too. The loads and stores are
+        // otherwise the unaligned kind. `T: NoUninit` has no
+        // uninitialised bytes to load, and the unpacks move whole
+        // elements (lanes of `T`, then of two `T`), so each stored
+        // element is a bitwise copy of a loaded one. SSE2 is enabled on
+        // every x86-64 target.
         unsafe {
-            let x = _mm_loadu_si128(pa.add(i));
-            let y = _mm_loadu_si128(pb.add(i));
-            let (low, high) = if core::mem::size_of::<T>() == 2 {
-                (_mm_unpacklo_epi16(x, y), _mm_unpackhi_epi16(x, y))
+            let load = |j: usize| _mm_loadu_si128(a.add(j * row_stride).cast::<__m128i>().add(i));
+            let store = |m: usize, v| store_vector::<STREAMING>(po.add(F * i + m), v, lines);
+            let [low, high] = unpack(width, load(0), load(1));
+            if F == 2 {
+                store(0, low);
+                store(1, high);
             } else {
-                (_mm_unpacklo_epi32(x, y), _mm_unpackhi_epi32(x, y))
+                let [low2, high2] = unpack(width, load(2), load(3));
+                let [g0, g1] = unpack(2 * width, low, low2);
+                let [g2, g3] = unpack(2 * width, high, high2);
+                store(0, g0);
+                store(1, g1);
+                store(2, g2);
+                store(3, g3);
+            }
+        }
+        i += 1;
+    }
+}
+
+/// Splits `F * vectors` 16-byte vectors at `a` into the `F` rows of
+/// `vectors` vectors at `out + j * row_stride` (elements): row `j` takes
+/// element `j` of each group of `F`. For 2 rows one round of [`split`]s
+/// in lanes of `T`; for 4, rounds of [`unpack`]s in lanes of `T`. With
+/// `STREAMING`, the output vectors of row `j` at addresses in `lines[j]`
+/// are streamed.
+///
+/// # Safety
+/// `vector_elements::<T, F>()` is not `usize::MAX`; `a` is valid for
+/// reads of `16 * F * vectors` bytes, and each row for writes of `16 *
+/// vectors` bytes, not overlapping `a` or each other. With `STREAMING`,
+/// the bounds of each range of `lines` are multiples of 64, and the
+/// output vectors of its row whose addresses are in the range are 16-byte
+/// aligned.
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+#[inline(always)]
+unsafe fn vector_deinterleave<T: NoUninit, const F: usize, const STREAMING: bool>(
+    a: *const T,
+    out: *mut T,
+    row_stride: usize,
+    vectors: usize,
+    lines: [[usize; 2]; F],
+) {
+    use core::arch::x86_64::{__m128i, _mm_loadu_si128};
+    let width = core::mem::size_of::<T>();
+    let pa = a.cast::<__m128i>();
+    let mut i = 0;
+    while i < vectors {
+        // Input vectors `F i .. F i + F` to output vector `i` of each row.
+        // SAFETY: input vectors `F i + m < F * vectors` and output vectors
+        // `i < vectors` of each row are in bounds (the caller's
+        // contract); the loads and stores are the unaligned kind, but
+        // for a store in its row's `lines`, aligned (the caller's
+        // contract). `T: NoUninit` has no uninitialised bytes, and
+        // [`split`] moves whole lanes, so each stored element is a
+        // bitwise copy of a loaded one. SSE2 is enabled on every x86-64
+        // target.
+        unsafe {
+            let load = |m: usize| _mm_loadu_si128(pa.add(F * i + m));
+            let store = |j: usize, v| {
+                let p = out.add(j * row_stride).cast::<__m128i>().add(i);
+                store_vector::<STREAMING>(p, v, lines[j]);
             };
-            store(po.add(2 * i), low);
-            store(po.add(2 * i + 1), high);
+            if F == 2 {
+                let [even, odd] = split(width, load(0), load(1));
+                store(0, even);
+                store(1, odd);
+            } else {
+                // Rounds of interleaving the first 32 bytes with the last
+                // 32, each of which rotates the bits of an element's
+                // index in the 64 bytes left by one: `log2(16 / width)`
+                // rounds of its `log2(64 / width)` bits take its lowest
+                // two (its row) to the top, so vector `j` holds row `j`.
+                // (16 unpacks for bytes, where two rounds of [`split`]
+                // take 28 instructions.)
+                let mut v = [load(0), load(1), load(2), load(3)];
+                let mut round = width;
+                while round < 16 {
+                    let [v0, v1] = unpack(width, v[0], v[2]);
+                    let [v2, v3] = unpack(width, v[1], v[3]);
+                    v = [v0, v1, v2, v3];
+                    round *= 2;
+                }
+                store(0, v[0]);
+                store(1, v[1]);
+                store(2, v[2]);
+                store(3, v[3]);
+            }
         }
         i += 1;
     }
@@ -513,18 +614,42 @@ unsafe fn vector_interleave2<T: NoUninit, const STREAMING: bool>(
 /// None needed: it does nothing.
 #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
 #[inline(always)]
-unsafe fn vector_interleave2<T: NoUninit, const STREAMING: bool>(
+unsafe fn vector_interleave<T: NoUninit, const F: usize, const STREAMING: bool>(
     _: *const T,
-    _: *const T,
+    _: usize,
     _: *mut T,
     _: usize,
     _: [usize; 2],
 ) {
 }
 
+/// No vector kernel on this target ([`vector_elements`] is `usize::MAX`,
+/// so this is never called with `vectors > 0`).
+///
+/// # Safety
+/// None needed: it does nothing.
+#[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
+#[inline(always)]
+unsafe fn vector_deinterleave<T: NoUninit, const F: usize, const STREAMING: bool>(
+    _: *const T,
+    _: *mut T,
+    _: usize,
+    _: usize,
+    _: [[usize; 2]; F],
+) {
+}
+
 #[cfg(test)]
 mod tests {
-    use super::{BlockGrid, deinterleave2_grid, interleave2_grid};
+    use super::{BlockGrid, deinterleave_grid, interleave_grid};
+
+    /// Whether to check case `n`: every case natively; under Miri, which
+    /// runs these tests about a thousand times slower, those next to a
+    /// multiple of `every` (`n % every` 0, 1 or `every - 1`: vector and
+    /// line boundaries and one element either side).
+    fn miri_case(n: usize, every: usize) -> bool {
+        !cfg!(miri) || matches!(n % every, 0 | 1) || n % every == every - 1
+    }
 
     /// Which kernel a test runs.
     #[derive(Clone, Copy, Debug)]
@@ -544,71 +669,82 @@ mod tests {
     ) {
         let mut expected = out.to_vec();
         let [outers, steps] = grid.counts;
+        let f = grid.factor;
         for o in 0..outers {
             for k in 0..steps {
                 let at = |b: usize| grid.start[b] + o * grid.strides[0][b] + k * grid.strides[1][b];
-                let (s, d, pair) = (at(0), at(1), grid.row_stride);
+                let (s, d, stride) = (at(0), at(1), grid.row_stride);
                 for r in 0..grid.rows {
-                    match kernel {
-                        Kernel::Interleave { .. } => {
-                            expected[d + 2 * r] = src[s + r];
-                            expected[d + 2 * r + 1] = src[s + pair + r];
-                        }
-                        Kernel::Deinterleave { .. } => {
-                            expected[d + r] = src[s + 2 * r];
-                            expected[d + pair + r] = src[s + 2 * r + 1];
+                    for j in 0..f {
+                        match kernel {
+                            Kernel::Interleave { .. } => {
+                                expected[d + f * r + j] = src[s + j * stride + r];
+                            }
+                            Kernel::Deinterleave { .. } => {
+                                expected[d + j * stride + r] = src[s + f * r + j];
+                            }
                         }
                     }
                 }
             }
         }
         match kernel {
-            Kernel::Interleave { streaming } => interleave2_grid(src, out, &grid, streaming),
-            Kernel::Deinterleave { streaming } => deinterleave2_grid(src, out, &grid, streaming),
+            Kernel::Interleave { streaming } => interleave_grid(src, out, &grid, streaming),
+            Kernel::Deinterleave { streaming } => deinterleave_grid(src, out, &grid, streaming),
         }
         assert_eq!(out, &expected[..], "{kernel:?} {grid:?}");
     }
 
-    /// One block of every length around the vector sizes, at every start
-    /// within a vector, then 2×3 grids of blocks of 1, 8 and 9 rows with
-    /// `strides(rows)`, for 1-, 2-, 4- and 8-byte elements, and `i16`
-    /// with sign bits set (a saturating pack would show). Miri runs this:
-    /// it checks every access is in bounds.
-    fn check_kernel(kernel: Kernel, strides: fn(usize) -> [[usize; 2]; 2], row_stride: usize) {
+    /// For factors 2 and 4: one block of every length around the vector
+    /// sizes, at every start within a vector, then 2×3 grids of blocks of
+    /// 1, 8 and 9 rows with `strides(factor, rows)`, for 1-, 2-, 4- and
+    /// 8-byte elements, and `i16` and `i8` with sign bits set (a
+    /// saturating pack would show). Miri runs this: it checks every
+    /// access is in bounds.
+    fn check_kernel(
+        kernel: Kernel,
+        strides: fn(usize, usize) -> [[usize; 2]; 2],
+        row_stride: fn(usize) -> usize,
+    ) {
         fn check<T: bytemuck::NoUninit + PartialEq + core::fmt::Debug>(
             make: impl Fn(usize) -> T,
             kernel: Kernel,
-            strides: fn(usize) -> [[usize; 2]; 2],
-            row_stride: usize,
+            strides: fn(usize, usize) -> [[usize; 2]; 2],
+            row_stride: fn(usize) -> usize,
         ) {
-            const N: usize = 40;
-            let src: [T; 2 * N + 8] = core::array::from_fn(&make);
-            for start in 0..4 {
-                for rows in 0..=N {
-                    let mut out: [T; 2 * N + 4] = core::array::from_fn(|i| make(i + 1000));
+            const N: usize = 36;
+            let src: [T; 4 * N + 8] = core::array::from_fn(&make);
+            for factor in [2, 4] {
+                for start in 0..4 {
+                    for rows in (0..=N).filter(|&rows| miri_case(rows, 8)) {
+                        let mut out: [T; 4 * N + 4] = core::array::from_fn(|i| make(i + 1000));
+                        let grid = BlockGrid {
+                            start: [start, start],
+                            counts: [1, 1],
+                            strides: [[0, 0]; 2],
+                            factor,
+                            row_stride: N,
+                            rows,
+                        };
+                        check_grid(&src, &mut out, grid, kernel);
+                    }
+                }
+                for rows in [1, 8, 9] {
+                    let mut out: [T; 320] = core::array::from_fn(|i| make(i + 1000));
                     let grid = BlockGrid {
-                        start: [start, start],
-                        counts: [1, 1],
-                        strides: [[0, 0]; 2],
-                        row_stride: N,
+                        start: [1, 3],
+                        counts: [2, 3],
+                        strides: strides(factor, rows),
+                        factor,
+                        row_stride: row_stride(factor).max(rows),
                         rows,
                     };
                     check_grid(&src, &mut out, grid, kernel);
                 }
             }
-            for rows in [1, 8, 9] {
-                let mut out: [T; 160] = core::array::from_fn(|i| make(i + 1000));
-                let grid = BlockGrid {
-                    start: [1, 3],
-                    counts: [2, 3],
-                    strides: strides(rows),
-                    row_stride: row_stride.max(rows),
-                    rows,
-                };
-                check_grid(&src, &mut out, grid, kernel);
-            }
         }
         check(|i| i as u8, kernel, strides, row_stride);
+        check(|i| (i as i8).wrapping_neg(), kernel, strides, row_stride);
         check(|i| i as u16, kernel, strides, row_stride);
         check(|i| (i as i16).wrapping_neg(), kernel, strides, row_stride);
         check(|i| i as f32, kernel, strides, row_stride);
@@ -617,132 +753,133 @@ mod tests {
 
     /// The interleave ([`check_kernel`]): source rows one block apart (the
     /// second row of one is the first of the next), destination blocks
-    /// dense, planes 60 elements apart.
+    /// dense, planes 20 and `30 * factor` elements apart.
     #[test]
     fn interleaves_like_the_definition() {
-        let strides = |rows| [[20, 60], [rows, 2 * rows]];
-        check_kernel(Kernel::Interleave { streaming: false }, strides, 0);
+        let strides = |factor, rows| [[20, 30 * factor], [rows, factor * rows]];
+        check_kernel(Kernel::Interleave { streaming: false }, strides, |_| 0);
     }
 
     /// The deinterleave ([`check_kernel`]): source blocks overlapping,
-    /// destination rows 30 apart, blocks `rows` apart along them, planes
-    /// 60 apart.
+    /// destination rows 28 apart, blocks `rows` apart along them, planes
+    /// `28 * factor` apart.
     #[test]
     fn deinterleaves_like_the_definition() {
-        let strides = |rows| [[20, 60], [rows, rows]];
-        check_kernel(Kernel::Deinterleave { streaming: false }, strides, 30);
+        let strides = |factor, rows| [[20, 28 * factor], [rows, rows]];
+        check_kernel(Kernel::Deinterleave { streaming: false }, strides, |_| 28);
     }
+
+    /// A 64-byte-aligned buffer of `N` elements.
+    #[repr(C, align(64))]
+    struct Lines<T, const N: usize>([T; N]);
 
     /// With streaming stores, into a 64-byte-aligned buffer at every
     /// element offset within a line, so that output vectors start on and
-    /// off 16-byte alignment and whole lines are streamed: single blocks,
-    /// blocks apart, and adjacent blocks streamed as one range (Miri
-    /// checks every streamed store is in bounds and 16-byte aligned).
+    /// off 16-byte alignment and whole lines are streamed, for factors 2
+    /// and 4: single blocks, blocks apart, and adjacent blocks streamed
+    /// as one range (Miri checks every streamed store is in bounds and
+    /// 16-byte aligned).
     #[test]
     fn streaming_interleaves_like_the_definition() {
-        #[repr(C, align(64))]
-        struct Lines<T>([T; 200]);
         fn check<T: bytemuck::NoUninit + PartialEq + core::fmt::Debug>(make: impl Fn(usize) -> T) {
-            let src: [T; 80] = core::array::from_fn(&make);
-            for start in 0..64 / core::mem::size_of::<T>() {
-                for rows in [0, 1, 7, 8, 9, 16, 24, 31, 32, 33, 40, 47] {
-                    let mut out = Lines(core::array::from_fn(|i| make(i + 1000)));
+            let src: [T; 160] = core::array::from_fn(&make);
+            let kernel = Kernel::Interleave { streaming: true };
+            let size = core::mem::size_of::<T>();
+            for factor in [2, 4] {
+                for start in (0..64 / size).filter(|&start| miri_case(start, 16 / size)) {
+                    for rows in [0, 1, 7, 8, 9, 16, 24, 31, 32, 33, 40, 47] {
+                        let mut out = Lines::<T, 256>(core::array::from_fn(|i| make(i + 1000)));
+                        let grid = BlockGrid {
+                            start: [0, start],
+                            counts: [1, 1],
+                            strides: [[0, 0]; 2],
+                            factor,
+                            row_stride: 33,
+                            rows,
+                        };
+                        check_grid(&src, &mut out.0, grid, kernel);
+                    }
+                    // Two blocks of 24 rows (2 rows) or 16 (4 rows), the
+                    // second starting mid-line.
+                    let rows = 48 / factor;
+                    let mut out = Lines::<T, 256>(core::array::from_fn(|i| make(i + 1000)));
                     let grid = BlockGrid {
                         start: [0, start],
-                        counts: [1, 1],
-                        strides: [[0, 0]; 2],
+                        counts: [1, 2],
+                        strides: [[0, 0], [3, factor * rows + 2]],
+                        factor,
                         row_stride: 33,
                         rows,
                     };
-                    check_grid(
-                        &src,
-                        &mut out.0,
-                        grid,
-                        Kernel::Interleave { streaming: true },
-                    );
-                }
-                // Two blocks of 24 rows, the second starting mid-line.
-                let mut out = Lines(core::array::from_fn(|i| make(i + 1000)));
-                let grid = BlockGrid {
-                    start: [0, start],
-                    counts: [1, 2],
-                    strides: [[0, 0], [3, 50]],
-                    row_stride: 33,
-                    rows: 24,
-                };
-                check_grid(
-                    &src,
-                    &mut out.0,
-                    grid,
-                    Kernel::Interleave { streaming: true },
-                );
-                // 2×2 adjacent blocks of 8 and of 9 rows (the second has a
-                // tail past the vectors, so nothing streams).
-                for rows in [8, 9] {
-                    let mut out = Lines(core::array::from_fn(|i| make(i + 1000)));
-                    let grid = BlockGrid {
-                        start: [0, start],
-                        counts: [2, 2],
-                        strides: [[20, 4 * rows], [rows, 2 * rows]],
-                        row_stride: 40,
-                        rows,
-                    };
-                    check_grid(
-                        &src,
-                        &mut out.0,
-                        grid,
-                        Kernel::Interleave { streaming: true },
-                    );
+                    check_grid(&src, &mut out.0, grid, kernel);
+                    // 2×2 adjacent blocks of 8 and of 9 rows (the second
+                    // has a tail past the vectors, so nothing streams).
+                    for rows in [8, 9] {
+                        let mut out = Lines::<T, 256>(core::array::from_fn(|i| make(i + 1000)));
+                        let grid = BlockGrid {
+                            start: [0, start],
+                            counts: [2, 2],
+                            strides: [[20, 2 * factor * rows], [rows, factor * rows]],
+                            factor,
+                            row_stride: 30,
+                            rows,
+                        };
+                        check_grid(&src, &mut out.0, grid, kernel);
+                    }
                 }
             }
         }
+        check(|i| i as u8);
         check(|i| i as u16);
         check(|i| i as f32);
     }
 
     /// The deinterleave with streaming stores, into a 64-byte-aligned
-    /// buffer at every element offset within a line: rows of lengths
-    /// around the vector and line sizes, the odd row a whole number of
-    /// lines after the even one or not (so that one row may stream while
-    /// the other cannot), and a 2×3 grid of blocks side by side along
-    /// the rows, which share the lines at their ends (Miri checks every
+    /// buffer at every element offset within a line, for factors 2 and 4:
+    /// rows of lengths around the vector and line sizes, the rows a whole
+    /// number of lines apart or not (so that one row may stream while
+    /// another cannot), and a 2×3 grid of blocks side by side along the
+    /// rows, which share the lines at their ends (Miri checks every
     /// streamed store is in bounds and 16-byte aligned).
     #[test]
     fn streaming_deinterleaves_like_the_definition() {
-        #[repr(C, align(64))]
-        struct Lines<T>([T; 240]);
         fn check<T: bytemuck::NoUninit + PartialEq + core::fmt::Debug>(make: impl Fn(usize) -> T) {
             let per_line = 64 / core::mem::size_of::<T>();
-            let src: [T; 240] = core::array::from_fn(&make);
-            for start in 0..per_line {
-                for rows in [0, 1, 7, 8, 9, 16, 24, 31, 32, 33, 40, 47, 64] {
-                    for row_stride in [2 * per_line + 64, 2 * per_line + 67] {
-                        let mut out = Lines(core::array::from_fn(|i| make(i + 1000)));
+            let src: [T; 420] = core::array::from_fn(&make);
+            let kernel = Kernel::Deinterleave { streaming: true };
+            let size = core::mem::size_of::<T>();
+            for factor in [2, 4] {
+                for start in (0..per_line).filter(|&start| miri_case(start, 16 / size)) {
+                    for rows in [0, 1, 7, 8, 9, 16, 24, 31, 32, 33, 40, 47, 64] {
+                        for row_stride in [per_line + 64, per_line + 67] {
+                            let mut out = Lines::<T, 640>(core::array::from_fn(|i| make(i + 1000)));
+                            let grid = BlockGrid {
+                                start: [1, start],
+                                counts: [1, 1],
+                                strides: [[0, 0]; 2],
+                                factor,
+                                row_stride: row_stride.max(rows),
+                                rows,
+                            };
+                            check_grid(&src, &mut out.0, grid, kernel);
+                        }
+                    }
+                    for rows in [8, 16, 17] {
+                        let mut out = Lines::<T, 640>(core::array::from_fn(|i| make(i + 1000)));
                         let grid = BlockGrid {
-                            start: [1, start],
-                            counts: [1, 1],
-                            strides: [[0, 0]; 2],
-                            row_stride: row_stride.max(rows),
+                            start: [0, start],
+                            counts: [2, 3],
+                            strides: [[3 * factor * rows, factor * 52], [factor * rows, rows]],
+                            factor,
+                            row_stride: 52,
                             rows,
                         };
-                        let kernel = Kernel::Deinterleave { streaming: true };
                         check_grid(&src, &mut out.0, grid, kernel);
                     }
                 }
-                for rows in [8, 16, 17] {
-                    let mut out = Lines(core::array::from_fn(|i| make(i + 1000)));
-                    let grid = BlockGrid {
-                        start: [0, start],
-                        counts: [2, 3],
-                        strides: [[3 * 2 * rows, 2 * 52], [2 * rows, rows]],
-                        row_stride: 52,
-                        rows,
-                    };
-                    let kernel = Kernel::Deinterleave { streaming: true };
-                    check_grid(&src, &mut out.0, grid, kernel);
-                }
             }
         }
+        check(|i| i as u8);
         check(|i| i as u16);
         check(|i| i as f32);
     }
@@ -754,10 +891,25 @@ mod tests {
             start: [0, 0],
             counts: [1, 1],
             strides: [[0, 0]; 2],
+            factor: 2,
             row_stride: 3,
             rows: 4,
         };
-        deinterleave2_grid(&[0u16; 8], &mut [0u16; 8], &grid, false);
+        deinterleave_grid(&[0u16; 8], &mut [0u16; 8], &grid, false);
+    }
+
+    #[test]
+    #[should_panic(expected = "factor 3 is not 2 or 4")]
+    fn a_factor_of_three_panics() {
+        let grid = BlockGrid {
+            start: [0, 0],
+            counts: [1, 1],
+            strides: [[0, 0]; 2],
+            factor: 3,
+            row_stride: 2,
+            rows: 2,
+        };
+        interleave_grid(&[0u8; 8], &mut [0u8; 8], &grid, false);
     }
 
     #[test]
@@ -767,11 +919,27 @@ mod tests {
             start: [0, 0],
             counts: [1, 2],
             strides: [[0, 0], [2, 4]],
+            factor: 2,
             row_stride: 2,
             rows: 2,
         };
         // The second block's second row ends at 2 + 2 + 2 = 6 > 5.
-        interleave2_grid(&[0u16; 5], &mut [0u16; 8], &grid, false);
+        interleave_grid(&[0u16; 5], &mut [0u16; 8], &grid, false);
+    }
+
+    #[test]
+    #[should_panic(expected = "out of bounds")]
+    fn a_fourth_row_past_the_source_panics() {
+        let grid = BlockGrid {
+            start: [0, 0],
+            counts: [1, 1],
+            strides: [[0, 0]; 2],
+            factor: 4,
+            row_stride: 4,
+            rows: 4,
+        };
+        // The fourth row ends at 3 * 4 + 4 = 16 > 15.
+        interleave_grid(&[0u8; 15], &mut [0u8; 16], &grid, false);
     }
 
     #[test]
@@ -781,9 +949,10 @@ mod tests {
             start: [0, 0],
             counts: [2, 1],
             strides: [[usize::MAX, 0], [0, 0]],
+            factor: 2,
             row_stride: 1,
             rows: 1,
         };
-        interleave2_grid(&[0u16; 4], &mut [0u16; 4], &grid, false);
+        interleave_grid(&[0u16; 4], &mut [0u16; 4], &grid, false);
     }
 }
