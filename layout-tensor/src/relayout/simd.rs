@@ -651,6 +651,21 @@ mod tests {
         !cfg!(miri) || matches!(n % every, 0 | 1) || n % every == every - 1
     }
 
+    /// Whether a streaming test starts its output at element `start` of a
+    /// line: under Miri only on a line, one element past it, and one
+    /// element before the next vector and before the next line (`vector`:
+    /// elements per vector, four to a line); every offset natively.
+    fn miri_start(start: usize, vector: usize) -> bool {
+        !cfg!(miri) || matches!(start, 0 | 1) || start == vector - 1 || start + 1 == 4 * vector
+    }
+
+    /// Whether a streaming test runs a block of `rows` rows: under Miri
+    /// only those that make no whole vector, one vector with a tail, and
+    /// whole lines with and without a tail; every one natively.
+    fn miri_rows(rows: usize) -> bool {
+        !cfg!(miri) || matches!(rows, 0 | 9 | 32 | 33)
+    }
+
     /// Which kernel a test runs.
     #[derive(Clone, Copy, Debug)]
     enum Kernel {
@@ -786,8 +801,11 @@ mod tests {
             let kernel = Kernel::Interleave { streaming: true };
             let size = core::mem::size_of::<T>();
             for factor in [2, 4] {
-                for start in (0..64 / size).filter(|&start| miri_case(start, 16 / size)) {
-                    for rows in [0, 1, 7, 8, 9, 16, 24, 31, 32, 33, 40, 47] {
+                for start in (0..64 / size).filter(|&start| miri_start(start, 16 / size)) {
+                    for rows in [0, 1, 7, 8, 9, 16, 24, 31, 32, 33, 40, 47]
+                        .into_iter()
+                        .filter(|&rows| miri_rows(rows))
+                    {
                         let mut out = Lines::<T, 256>(core::array::from_fn(|i| make(i + 1000)));
                         let grid = BlockGrid {
                             start: [0, start],
@@ -849,8 +867,11 @@ mod tests {
             let kernel = Kernel::Deinterleave { streaming: true };
             let size = core::mem::size_of::<T>();
             for factor in [2, 4] {
-                for start in (0..per_line).filter(|&start| miri_case(start, 16 / size)) {
-                    for rows in [0, 1, 7, 8, 9, 16, 24, 31, 32, 33, 40, 47, 64] {
+                for start in (0..per_line).filter(|&start| miri_start(start, 16 / size)) {
+                    for rows in [0, 1, 7, 8, 9, 16, 24, 31, 32, 33, 40, 47, 64]
+                        .into_iter()
+                        .filter(|&rows| miri_rows(rows))
+                    {
                         for row_stride in [per_line + 64, per_line + 67] {
                             let mut out = Lines::<T, 640>(core::array::from_fn(|i| make(i + 1000)));
                             let grid = BlockGrid {
