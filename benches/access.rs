@@ -376,6 +376,32 @@ fn matvec_int4_hand_indexed(bytes: &[u8], x: &[i8], y: &mut [i32]) {
     }
 }
 
+/// Stores quantized int4 values one at a time through `Packed::set`,
+/// which checks the index and the value's range.
+#[inline(never)]
+fn set_all(w: &mut Packed<Int4, { Int4::PHYSICAL_BYTE_SIZE }>, q: &[i8]) {
+    for y in 0..256 {
+        for x in 0..1024 {
+            w.set([y, x], q[y * 1024 + x]).unwrap();
+        }
+    }
+}
+
+/// The same stores by hand: the same range check and a read-modify-write
+/// of the nibble's byte.
+#[inline(never)]
+fn set_int4_hand(bytes: &mut [u8], q: &[i8]) {
+    for (i, &v) in q.iter().enumerate() {
+        assert!((-8..8).contains(&v), "value {v} does not fit s4");
+        let b = &mut bytes[i / 2];
+        *b = if i.is_multiple_of(2) {
+            (*b & 0x0F) | ((v as u8) << 4)
+        } else {
+            (*b & 0xF0) | (v as u8 & 0x0F)
+        };
+    }
+}
+
 fn packed(c: &mut Criterion) {
     let mut g = c.benchmark_group("access_packed");
     g.sample_size(20);
@@ -460,38 +486,19 @@ fn packed(c: &mut Criterion) {
         || matvec_int4_hand_indexed(black_box(w.as_bytes()), black_box(&x), &mut y5),
         1.0,
     );
-    // Writes: quantized values stored one at a time through `set` (which
-    // checks the index and the value's range), and by hand with the same
-    // range check and a read-modify-write of the nibble's byte.
+    // Writes: quantized values stored one at a time (`set_all`,
+    // `set_int4_hand`), each side a function of its own as a user writes it.
     let q: Vec<i8> = (0..rows * cols).map(|i| (i % 16) as i8 - 8).collect();
     let mut wq = Box::new(Packed::<Int4, { Int4::PHYSICAL_BYTE_SIZE }>::zeroed());
     let mut hand_bytes = vec![0u8; Int4::PHYSICAL_BYTE_SIZE];
-    let set_all = |w: &mut Packed<Int4, { Int4::PHYSICAL_BYTE_SIZE }>, q: &[i8]| {
-        for r in 0..rows {
-            for c in 0..cols {
-                w.set([r, c], q[r * cols + c]).unwrap();
-            }
-        }
-    };
-    let set_hand = |bytes: &mut [u8], q: &[i8]| {
-        for (i, &v) in q.iter().enumerate() {
-            assert!((-8..8).contains(&v), "value {v} does not fit s4");
-            let b = &mut bytes[i / 2];
-            *b = if i.is_multiple_of(2) {
-                (*b & 0x0F) | ((v as u8) << 4)
-            } else {
-                (*b & 0xF0) | (v as u8 & 0x0F)
-            };
-        }
-    };
     set_all(&mut wq, &q);
-    set_hand(&mut hand_bytes, &q);
+    set_int4_hand(&mut hand_bytes, &q);
     assert_eq!(wq.as_bytes(), &hand_bytes[..]);
     in_turns(
         &mut g,
         "packed_set_vs_indexed",
         || set_all(black_box(&mut wq), black_box(&q)),
-        || set_hand(black_box(&mut hand_bytes), black_box(&q)),
+        || set_int4_hand(black_box(&mut hand_bytes), black_box(&q)),
         1.0,
     );
     in_turns(
@@ -608,6 +615,31 @@ const WIN_N: usize = 512;
 /// The destination or source of a window relayout.
 type Sub = layout!(f32[512,512]);
 
+/// Sums a window in order through `w[[y, x]]`.
+#[inline(never)]
+fn scan_window(w: &tessera::WindowView<'_, Rows, f32>) -> f32 {
+    let mut acc = 0.0f32;
+    for y in 0..WIN_N {
+        for x in 0..WIN_N {
+            acc += w[[y, x]];
+        }
+    }
+    acc
+}
+
+/// The same sum on the parent's slice, the window's corner a run-time
+/// value.
+#[inline(never)]
+fn scan_hand(buf: &[f32], y0: usize, x0: usize) -> f32 {
+    let mut acc = 0.0f32;
+    for y in 0..WIN_N {
+        for x in 0..WIN_N {
+            acc += buf[(y0 + y) * N + x0 + x];
+        }
+    }
+    acc
+}
+
 /// Windows: indexing a window of a static strided parent and taking its
 /// rows as slices, against hand-written slice indexing of the same
 /// elements; relayout out of and into a window (element-wise) against the
@@ -646,25 +678,7 @@ fn windows(c: &mut Criterion) {
     );
 
     // Every element in order, by index.
-    let scan_window = |w: &tessera::WindowView<'_, Rows, f32>| {
-        let mut acc = 0.0f32;
-        for y in 0..WIN_N {
-            for x in 0..WIN_N {
-                acc += w[[y, x]];
-            }
-        }
-        acc
-    };
-    let scan_hand = |buf: &[f32]| {
-        let mut acc = 0.0f32;
-        for y in 0..WIN_N {
-            for x in 0..WIN_N {
-                acc += buf[(y0 + y) * N + x0 + x];
-            }
-        }
-        acc
-    };
-    assert_eq!(scan_window(&w), scan_hand(&plain));
+    assert_eq!(scan_window(&w), scan_hand(&plain, y0, x0));
     in_turns(
         &mut g,
         "window_index_scan_static",
@@ -672,7 +686,7 @@ fn windows(c: &mut Criterion) {
             black_box(scan_window(black_box(&w)));
         },
         || {
-            black_box(scan_hand(black_box(&plain)));
+            black_box(scan_hand(black_box(&plain), y0, x0));
         },
         1.0,
     );
