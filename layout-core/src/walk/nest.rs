@@ -25,6 +25,11 @@ pub struct Level {
     /// Offset change per step in each buffer, in elements (`[source,
     /// destination]` for a relayout; the second is 0 for one layout).
     pub strides: [usize; 2],
+    /// Every entry of the level takes all `extent` steps: the dimension's
+    /// size is a multiple of `div * extent`, so no entry meets a partial
+    /// tile. A walk then needs no bound per entry, and for a nest built
+    /// in a `const` the trip count is a constant.
+    pub(crate) whole: bool,
 }
 
 pub(super) const NO_LEVEL: Level = Level {
@@ -32,6 +37,7 @@ pub(super) const NO_LEVEL: Level = Level {
     div: 1,
     extent: 1,
     strides: [0, 0],
+    whole: true,
 };
 
 /// Most digits of one logical dimension: each tile level splits at most
@@ -158,10 +164,18 @@ impl LoopNest {
         }
     }
 
-    const fn push(&mut self, level: Level) {
+    /// Whether a level of `dim` stepping `div` for `extent` steps is
+    /// [`Level::whole`] in this nest's sizes.
+    pub(super) const fn whole(&self, dim: usize, div: usize, extent: usize) -> bool {
+        let span = div.saturating_mul(extent);
+        span != 0 && self.sizes[dim] % span == 0
+    }
+
+    const fn push(&mut self, mut level: Level) {
         if level.extent <= 1 {
             return; // a counter that never moves
         }
+        level.whole = self.whole(level.dim, level.div, level.extent);
         if self.len > 0 {
             let outer = self.levels[self.len - 1];
             if outer.dim == level.dim
@@ -170,11 +184,13 @@ impl LoopNest {
                 && outer.strides[1] == level.strides[1].saturating_mul(level.extent)
             {
                 // Contiguous in both buffers: one longer counter.
+                let extent = outer.extent.saturating_mul(level.extent);
                 self.levels[self.len - 1] = Level {
                     dim: level.dim,
                     div: level.div,
-                    extent: outer.extent.saturating_mul(level.extent),
+                    extent,
                     strides: level.strides,
+                    whole: self.whole(level.dim, level.div, extent),
                 };
                 return;
             }
@@ -225,6 +241,7 @@ impl LoopNest {
                     div: c.divs[i],
                     extent,
                     strides: [c.strides[i], 0],
+                    whole: false, // set by `push`
                 });
             }
             d += 1;
@@ -338,6 +355,7 @@ impl LoopNest {
                         div: cut,
                         extent,
                         strides: [src_stride, dst_stride],
+                        whole: false, // set by `push`
                     });
                 }
             }
@@ -477,4 +495,48 @@ pub const fn check_same_dims(src: &ArrayLayout, dst: &ArrayLayout) -> Result<(),
         d += 1;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::LoopNest;
+    use crate::ArrayLayout;
+
+    /// `(dim, div, whole)` of each level, outermost first.
+    fn wholes(spec: &str) -> [(usize, usize, bool); 4] {
+        let a: ArrayLayout = spec.parse().unwrap();
+        let nest = LoopNest::logical(&a).unwrap();
+        let l = nest.levels();
+        core::array::from_fn(|k| (l[k].dim, l[k].div, l[k].whole))
+    }
+
+    #[test]
+    fn a_level_is_whole_when_no_entry_meets_a_partial_tile() {
+        // 1000 rows are 125 whole tiles of 8; 1000 columns end in a
+        // partial tile of 104, so neither x level is whole.
+        assert_eq!(
+            wholes("f32[1000,1000]{1,0:T(8,128)}"),
+            [(0, 8, true), (0, 1, true), (1, 128, false), (1, 1, false)]
+        );
+        assert_eq!(
+            wholes("f32[1004,1024]{1,0:T(8,128)}"),
+            [(0, 8, false), (0, 1, false), (1, 128, true), (1, 1, true)]
+        );
+    }
+
+    #[test]
+    fn a_template_decides_wholeness_for_the_sizes_it_is_given() {
+        use crate::{Shape, walk::NestTemplate};
+        let t: Shape = "f32[?,256]{1,0:T(8,128)}".parse().unwrap();
+        let template = NestTemplate::relayout(&t, &t).unwrap();
+        // The level of the 8 rows inside a tile: whole when the run-time
+        // row count is a multiple of 8.
+        let rows_in_tile_whole = |y: usize| {
+            let nest = template.nest(&[y, 256], &[y, 256]).unwrap();
+            let level = nest.levels().iter().find(|l| l.dim == 0 && l.div == 1);
+            level.unwrap().whole
+        };
+        assert!(rows_in_tile_whole(1024));
+        assert!(!rows_in_tile_whole(1001));
+    }
 }

@@ -253,6 +253,13 @@ impl NestTemplate {
             d += 1;
         }
         nest.element_count = count;
+        // Whether a level meets a partial tile depends on the sizes.
+        let mut k = 0;
+        while k < nest.len {
+            let l = nest.levels[k];
+            nest.levels[k].whole = nest.whole(l.dim, l.div, l.extent);
+            k += 1;
+        }
         Some(nest)
     }
 }

@@ -10,6 +10,9 @@ impl LoopNest {
     /// partial tile), the only case that divides.
     #[inline(always)]
     pub(super) const fn trips(&self, level: &Level, base: usize) -> usize {
+        if level.whole {
+            return level.extent;
+        }
         let remaining = self.sizes[level.dim] - base;
         if remaining >= level.div.saturating_mul(level.extent) {
             return level.extent;
