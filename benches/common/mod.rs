@@ -20,12 +20,27 @@ pub(crate) fn in_turns(
     mut base: impl FnMut(),
     scale: f64,
 ) {
+    in_turns_on(g, name, &mut (), |_| kernel(), |_| base(), scale);
+}
+
+/// [`in_turns`] with both sides working on the same `state`: for
+/// memory-bound rows, where two buffers of the same size can differ by a
+/// third in speed with where they sit (huge pages, cache sets), the
+/// library path and the hand-written code write the same bytes.
+pub(crate) fn in_turns_on<S>(
+    g: &mut BenchmarkGroup<'_, WallTime>,
+    name: &str,
+    state: &mut S,
+    mut kernel: impl FnMut(&mut S),
+    mut base: impl FnMut(&mut S),
+    scale: f64,
+) {
     g.bench_function(name, |b| {
         b.iter_custom(|iters| {
             let (mut kernel_time, mut base_time) = (Duration::ZERO, Duration::ZERO);
-            let timed = |f: &mut dyn FnMut(), total: &mut Duration| {
+            let mut timed = |f: &mut dyn FnMut(&mut S), total: &mut Duration| {
                 let t = Instant::now();
-                f();
+                f(state);
                 *total += t.elapsed();
             };
             for i in 0..iters {
