@@ -1,7 +1,8 @@
 //! Parallel work on tensors with rayon (feature `rayon`): the tiles of a
-//! tensor as a parallel iterator ([`TensorBase::par_tiles_mut`]) and a
-//! relayout that copies bands of whole tiles on several threads
-//! ([`TensorBase::par_relayout_into`]).
+//! tensor as a parallel iterator ([`TensorBase::par_tiles_mut`]; packed
+//! tensors have [`PackedBase::par_tiles_mut`](crate::packed::PackedBase::par_tiles_mut)
+//! over bytes) and a relayout that copies bands of whole tiles on several
+//! threads ([`TensorBase::par_relayout_into`]).
 //!
 //! Both split the buffer with safe slice splits: first-level tiles are
 //! contiguous blocks ([`par_chunks_exact_mut`](rayon::slice::ParallelSliceMut::par_chunks_exact_mut)),

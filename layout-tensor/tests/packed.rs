@@ -485,6 +485,34 @@ where
         prop_assert_eq!(w.get_dyn(index), Some(*v));
     }
     prop_assert_eq!(w.as_bytes(), &reference_bytes(&layout, &ints, 0)[..]);
+    // `par_tiles_mut`: the same tiles in the same places, the same bytes.
+    #[cfg(feature = "rayon")]
+    {
+        use rayon::prelude::*;
+        let mut p = PackedBuf::<_, E>::zeroed(rt).unwrap();
+        let places: Vec<_> = p
+            .try_par_tiles_mut()
+            .unwrap()
+            .map(|mut tile| {
+                let (origin, extent) = (tile.origin(), tile.extent());
+                for local in row_major(extent.as_slice()) {
+                    let number: usize = local
+                        .iter()
+                        .zip(origin.iter())
+                        .zip(&strides)
+                        .map(|((l, o), s)| (l + o) * s)
+                        .sum();
+                    tile.set_dyn(&local, values[number]).unwrap();
+                }
+                (tile.number(), tile.grid_index())
+            })
+            .collect();
+        let expected: Vec<_> = (0..grid.tile_count())
+            .map(|number| (number, grid.grid_index(number)))
+            .collect();
+        prop_assert_eq!(places, expected);
+        prop_assert_eq!(p.as_bytes(), w.as_bytes());
+    }
     Ok(())
 }
 

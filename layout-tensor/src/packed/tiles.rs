@@ -283,3 +283,65 @@ impl<S: StorageMut<Elem = u8>, L: TiledLayout, E: SubByte> PackedBase<S, L, E> {
         Some(packed_tile(place, tile, block))
     }
 }
+
+#[cfg(feature = "rayon")]
+impl<S: StorageMut<Elem = u8>, L: TiledLayout, E: SubByte> PackedBase<S, L, E>
+where
+    L::Grid: Send + Sync,
+    L::Tile: Send + Sync,
+{
+    /// The first-level tiles as a rayon parallel iterator (feature
+    /// `rayon`): the tiles [`tiles_mut`](PackedBase::tiles_mut) hands out,
+    /// each its own byte range, so the views are disjoint.
+    ///
+    /// ```
+    /// use rayon::prelude::*;
+    /// use tessera::{PackedBuf, layout};
+    /// type W = layout!(s4[20,300]{1,0:T(8,128)(2,1)E(4)});
+    /// let mut w = PackedBuf::zeroed(W::NEW)?;
+    /// w.try_par_tiles_mut()?.try_for_each(|mut tile| {
+    ///     let ext = tile.extent();
+    ///     let v = tile.number() as i8 - 4;
+    ///     for y in 0..ext[0] {
+    ///         for x in 0..ext[1] {
+    ///             tile.set([y, x], v)?;
+    ///         }
+    ///     }
+    ///     Ok::<(), tessera::Error>(())
+    /// })?;
+    /// assert_eq!(w.get([19, 299]), Some(4)); // the last of 9 tiles
+    /// # Ok::<(), tessera::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// As [`PackedBase::try_tiles`].
+    pub fn try_par_tiles_mut(
+        &mut self,
+    ) -> Result<impl rayon::iter::IndexedParallelIterator<Item = PackedTileViewMut<'_, L, E>>, Error>
+    {
+        use rayon::prelude::*;
+        const { check_static(L::FIXED_LAYOUT) };
+        let (grid, tile, bytes) = packed_tiling(self.layout(), self.bits_per_slot())?;
+        let len = grid.borrow().tile_count() * bytes;
+        let blocks = self.as_bytes_mut()[..len].par_chunks_exact_mut(bytes);
+        Ok(blocks
+            .enumerate()
+            .map(move |(number, block)| packed_tile(L::place(&grid, number), tile.clone(), block)))
+    }
+
+    /// [`try_par_tiles_mut`](PackedBase::try_par_tiles_mut) for layouts
+    /// known to have tile views over bytes; a static layout without them
+    /// does not compile.
+    ///
+    /// # Panics
+    /// As [`PackedBase::tiles`].
+    #[track_caller]
+    pub fn par_tiles_mut(
+        &mut self,
+    ) -> impl rayon::iter::IndexedParallelIterator<Item = PackedTileViewMut<'_, L, E>> {
+        match self.try_par_tiles_mut() {
+            Ok(t) => t,
+            Err(e) => panic!("{e}"),
+        }
+    }
+}
