@@ -223,6 +223,21 @@ fn add_one_slice(s: &mut [f32]) {
     s.iter_mut().for_each(|v| *v += 1.0);
 }
 
+/// Adds one to each element of `f32[1024,1024]{1,0:T(8,128)}`'s slots in
+/// logical order (row by row, 128 floats from each of eight tiles), as
+/// `iter_mut` visits them.
+#[inline(never)]
+fn add_one_logical(buf: &mut [f32]) {
+    for y in 0..1024 {
+        let row = (y / 8) * 8 * 1024 + (y % 8) * 128;
+        for tile in 0..8 {
+            for v in &mut buf[row + tile * 1024..row + tile * 1024 + 128] {
+                *v += 1.0;
+            }
+        }
+    }
+}
+
 /// The hand-written fill of `f32[1000,1000]{1,0:T(8,128)}`: each row of
 /// each tile's valid part.
 #[inline(never)]
@@ -318,6 +333,15 @@ fn traversal(c: &mut Criterion) {
         &mut t,
         |t| add_one_each(black_box(t)),
         |t| add_one_slice(black_box(t.as_mut_slice())),
+        1.0,
+    );
+    // The same in the same (logical) order, written by hand.
+    in_turns_on(
+        &mut g,
+        "iter_mut_static_vs_logical_loop",
+        &mut t,
+        |t| add_one_each(black_box(t)),
+        |t| add_one_logical(black_box(t.as_mut_slice())),
         1.0,
     );
 

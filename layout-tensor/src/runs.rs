@@ -394,9 +394,11 @@ pub(crate) fn for_each_element_mut<L: AnyLayout, T>(
 }
 
 /// Calls `f(start, len)` for every stretch of slots that holds elements
-/// only, in memory order, with padding between them skipped; `false`
-/// when the layout has no memory-order nest (a `*` that combines dims),
-/// and nothing was called.
+/// only, in memory order, with padding between them skipped: each
+/// stretch as long as it goes (runs that follow one another in the buffer
+/// are joined, so the whole tiles of a padded layout are one stretch);
+/// `false` when the layout has no memory-order nest (a `*` that combines
+/// dims), and nothing was called.
 #[inline(always)]
 pub(crate) fn for_each_element_span<L: AnyLayout>(
     layout: &L,
@@ -408,7 +410,20 @@ pub(crate) fn for_each_element_span<L: AnyLayout>(
         };
         let [stride, _] = nest.inner_strides();
         if stride == 1 {
-            nest.for_each_run(|[start, _], len| f(start, len));
+            // The stretch being grown: `[start, end)`.
+            let (mut first, mut end) = (0, 0);
+            nest.for_each_run(|[start, _], len| {
+                if start != end {
+                    if end > first {
+                        f(first, end - first);
+                    }
+                    first = start;
+                }
+                end = start + len;
+            });
+            if end > first {
+                f(first, end - first);
+            }
         } else {
             nest.for_each_run(|[start, _], len| {
                 for i in 0..len {
@@ -514,5 +529,37 @@ impl Position {
         };
         self.left = 0;
         Some(run)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use alloc::vec::Vec;
+
+    use layout_core::ArrayLayout;
+
+    /// The stretches `for_each_element_span` reports for `spec`.
+    fn spans(spec: &str) -> Vec<(usize, usize)> {
+        let layout: ArrayLayout = spec.parse().unwrap();
+        let mut out = Vec::new();
+        assert!(super::for_each_element_span(&layout, |start, len| out.push((start, len))));
+        out
+    }
+
+    #[test]
+    fn element_spans_join_runs_that_follow_one_another() {
+        // Two bands of tiles; in each, the first tile is whole (1024
+        // slots in a row) and the second holds 122 valid columns per row.
+        let mut expected = Vec::new();
+        for band in 0..2 {
+            let base = band * 2048;
+            let rows = (0..8).map(|r| (base + 1024 + r * 128, 122));
+            // The whole tile joins the first row of the partial one.
+            expected.push((base, 1024 + 122));
+            expected.extend(rows.skip(1));
+        }
+        assert_eq!(spans("f32[16,250]{1,0:T(8,128)}"), expected);
+        // No padding: one stretch.
+        assert_eq!(spans("f32[16,256]{1,0:T(8,128)}"), [(0, 4096)]);
     }
 }
