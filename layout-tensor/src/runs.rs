@@ -167,6 +167,83 @@ pub(crate) struct IndexedRun {
     pub(crate) div: usize,
 }
 
+/// A block of runs of a walk: `rows` runs of `run.len` elements, run `r`
+/// starting at `run.offset + r * row_stride` with the block's first index
+/// plus `r * row_div` in dimension `row_dim`; within a run, as
+/// [`IndexedRun`]. A block is one run (`rows` 1) when both levels count
+/// the same dimension.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct IndexedBlock {
+    pub(crate) run: IndexedRun,
+    pub(crate) rows: usize,
+    pub(crate) row_stride: usize,
+    pub(crate) row_dim: usize,
+    pub(crate) row_div: usize,
+}
+
+impl IndexedBlock {
+    /// The block as one slice of consecutive slots, when it is one:
+    /// `Some(len)` of the stretch from `run.offset`.
+    #[inline(always)]
+    fn contiguous_len(&self) -> Option<usize> {
+        let r = &self.run;
+        (r.stride == 1 && (self.rows == 1 || self.row_stride == r.len)).then(|| self.rows * r.len)
+    }
+
+    /// Calls `f(index, k)` for element `k` of the block counted in slot
+    /// order (the block is [`contiguous_len`](Self::contiguous_len)),
+    /// `index` its logical index, from `first` (the block's first index).
+    /// The index is a local kept by counters: when `f` does not read it,
+    /// the loop is the bare count.
+    #[inline(always)]
+    fn for_each_contiguous(
+        &self,
+        first: &[usize; MAX_RANK],
+        rank: usize,
+        len: usize,
+        mut f: impl FnMut(&[usize], usize),
+    ) {
+        let r = &self.run;
+        let mut local = *first;
+        let (x0, mut y) = (first[r.dim], first[self.row_dim]);
+        let mut x = 0;
+        for k in 0..len {
+            local[self.row_dim] = y;
+            local[r.dim] = x0 + x * r.div;
+            f(&local[..rank], k);
+            x += 1;
+            if x == r.len {
+                x = 0;
+                y += self.row_div;
+            }
+        }
+    }
+
+    /// Calls `f(index, offset)` for every element, run by run.
+    #[inline(always)]
+    fn for_each_strided(
+        &self,
+        first: &[usize; MAX_RANK],
+        rank: usize,
+        mut f: impl FnMut(&[usize], usize),
+    ) {
+        let r = &self.run;
+        let mut local = *first;
+        let (x0, y0) = (first[r.dim], first[self.row_dim]);
+        let mut start = r.offset;
+        for row in 0..self.rows {
+            local[self.row_dim] = y0 + row * self.row_div;
+            let mut offset = start;
+            for k in 0..r.len {
+                local[r.dim] = x0 + k * r.div;
+                f(&local[..rank], offset);
+                offset = offset.wrapping_add(r.stride);
+            }
+            start = start.wrapping_add(self.row_stride);
+        }
+    }
+}
+
 /// The order a walk visits elements in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Order {
@@ -297,6 +374,67 @@ fn walk_runs<L: AnyLayout>(
     }
 }
 
+/// [`for_each_indexed_run_in`] a block of runs at a time
+/// ([`IndexedBlock`]): the innermost two levels of the nest, so that a
+/// tile whose rows follow one another in the buffer is one stretch. The
+/// fallback without a nest hands out single runs.
+#[inline(always)]
+pub(crate) fn for_each_indexed_block_in<L: AnyLayout>(
+    layout: &L,
+    order: Order,
+    mut f: impl FnMut(&mut [usize; MAX_RANK], IndexedBlock),
+) {
+    with_nest(layout, order, |nest| match nest {
+        Some(nest) => {
+            let levels = nest.levels();
+            let (run, row) = match levels {
+                [.., row, run] => (*run, Some(*row)),
+                [run] => (*run, None),
+                [] => return for_each_indexed_run_in(layout, order, |i, r| f(i, single(r))),
+            };
+            let (row_dim, row_div, row_stride) = match row {
+                Some(r) if r.dim != run.dim => (r.dim, r.div, r.strides[0]),
+                _ => (run.dim, 0, 0),
+            };
+            nest.for_each_indexed_block(
+                #[inline(always)]
+                |index, [offset, _], rows, len| {
+                    let run = IndexedRun {
+                        offset,
+                        stride: run.strides[0],
+                        len,
+                        dim: run.dim,
+                        div: run.div,
+                    };
+                    f(
+                        index,
+                        IndexedBlock {
+                            run,
+                            rows,
+                            row_stride,
+                            row_dim,
+                            row_div,
+                        },
+                    );
+                },
+            );
+        }
+        None => for_each_indexed_run_in(layout, order, |i, r| f(i, single(r))),
+    });
+}
+
+/// A run as a block of one row.
+#[inline(always)]
+fn single(run: IndexedRun) -> IndexedBlock {
+    IndexedBlock {
+        run,
+        rows: 1,
+        row_stride: 0,
+        row_dim: run.dim,
+        row_div: 0,
+    }
+}
+
 /// Calls `f(index, offset)` for every element of `layout` in logical
 /// (row-major index) order ([`for_each_indexed_run`], element by element).
 #[inline(always)]
@@ -322,8 +460,9 @@ pub(crate) fn for_each_offset<L: AnyLayout>(layout: &L, mut f: impl FnMut(&[usiz
 }
 
 /// Calls `f(index, element)` for every element of `data` (a buffer of
-/// `layout`) in `order`, a run at a time: a contiguous run is one
-/// sub-slice (one bounds check, a loop the compiler can vectorise).
+/// `layout`) in `order`, a block of runs at a time: a block whose runs
+/// follow one another (the rows of a tile) is one sub-slice, one bounds
+/// check and one loop the compiler can vectorise.
 #[inline(always)]
 pub(crate) fn for_each_element<L: AnyLayout, T>(
     layout: &L,
@@ -332,27 +471,16 @@ pub(crate) fn for_each_element<L: AnyLayout, T>(
     mut f: impl FnMut(&[usize], &T),
 ) {
     let rank = layout.rank();
-    for_each_indexed_run_in(
+    for_each_indexed_block_in(
         layout,
         order,
         #[inline(always)]
-        |index, run| {
-            // As in `for_each_offset`: an index `f` ignores costs nothing.
-            let mut local = *index;
-            let (rank, start) = (rank, index[run.dim]);
-            if run.stride == 1 {
-                for (k, v) in data[run.offset..run.offset + run.len].iter().enumerate() {
-                    local[run.dim] = start + k * run.div;
-                    f(&local[..rank], v);
-                }
-            } else {
-                let mut offset = run.offset;
-                for k in 0..run.len {
-                    local[run.dim] = start + k * run.div;
-                    f(&local[..rank], &data[offset]);
-                    offset = offset.wrapping_add(run.stride);
-                }
+        |index, block| match block.contiguous_len() {
+            Some(len) => {
+                let slots = &data[block.run.offset..block.run.offset + len];
+                block.for_each_contiguous(index, rank, len, |i, k| f(i, &slots[k]));
             }
+            None => block.for_each_strided(index, rank, |i, o| f(i, &data[o])),
         },
     );
 }
@@ -366,29 +494,16 @@ pub(crate) fn for_each_element_mut<L: AnyLayout, T>(
     mut f: impl FnMut(&[usize], &mut T),
 ) {
     let rank = layout.rank();
-    for_each_indexed_run_in(
+    for_each_indexed_block_in(
         layout,
         order,
         #[inline(always)]
-        |index, run| {
-            let mut local = *index;
-            let (rank, start) = (rank, index[run.dim]);
-            if run.stride == 1 {
-                for (k, v) in data[run.offset..run.offset + run.len]
-                    .iter_mut()
-                    .enumerate()
-                {
-                    local[run.dim] = start + k * run.div;
-                    f(&local[..rank], v);
-                }
-            } else {
-                let mut offset = run.offset;
-                for k in 0..run.len {
-                    local[run.dim] = start + k * run.div;
-                    f(&local[..rank], &mut data[offset]);
-                    offset = offset.wrapping_add(run.stride);
-                }
+        |index, block| match block.contiguous_len() {
+            Some(len) => {
+                let slots = &mut data[block.run.offset..block.run.offset + len];
+                block.for_each_contiguous(index, rank, len, |i, k| f(i, &mut slots[k]));
             }
+            None => block.for_each_strided(index, rank, |i, o| f(i, &mut data[o])),
         },
     );
 }

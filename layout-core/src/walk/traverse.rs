@@ -219,6 +219,66 @@ impl LoopNest {
         );
     }
 
+    /// Calls `f(index, start_offsets, rows, len)` for every block of the
+    /// innermost two levels, in nest order, `index` the logical index of
+    /// the block's first element (`f` may change it but must put it
+    /// back). Element `(r, i)` of a block, `r < rows`, `i < len`, is at
+    /// `start + r * outer + i * inner` (`[outer, inner] =
+    /// block_strides()`), and its index is `index` with `r * div` added
+    /// in the row level's dimension and `i * div` in the run level's
+    /// (`levels()`' last two). When both levels count the same dimension,
+    /// each block is one run (`rows` 1). Every element is visited once;
+    /// padding never.
+    ///
+    /// ```
+    /// use tessera::{walk::LoopNest, ArrayLayout};
+    /// let a: ArrayLayout = "f32[16,256]{1,0:T(8,128)}".parse().unwrap();
+    /// let nest = LoopNest::relayout(&a, &a).unwrap().unwrap();
+    /// let mut tiles = Vec::new();
+    /// nest.for_each_indexed_block(|index, [start, _], rows, len| {
+    ///     tiles.push(([index[0], index[1]], start, rows, len));
+    /// });
+    /// // One block per 8 x 128 tile, 1024 slots in a row.
+    /// assert_eq!(tiles[..2], [([0, 0], 0, 8, 128), ([0, 128], 1024, 8, 128)]);
+    /// assert_eq!(tiles.len(), 4);
+    /// ```
+    #[inline]
+    pub fn for_each_indexed_block<F: FnMut(&mut [usize; MAX_RANK], [usize; 2], usize, usize)>(
+        &self,
+        mut f: F,
+    ) {
+        if self.element_count == 0 {
+            return;
+        }
+        if self.len == 0 {
+            let mut index = [0usize; MAX_RANK];
+            f(&mut index, [0, 0], 1, 1);
+            return;
+        }
+        let run = self.levels[self.len - 1];
+        let row = self.inner_level(1);
+        self.for_each_outer(
+            self.len.saturating_sub(2),
+            #[inline(always)]
+            |offsets, base| {
+                let rows = self.trips(&row, base[row.dim]);
+                if row.dim != run.dim {
+                    // The run's trip count does not move with the row.
+                    f(base, offsets, rows, self.trips(&run, base[run.dim]));
+                    return;
+                }
+                let mut at = offsets;
+                for _ in 0..rows {
+                    f(base, at, 1, self.trips(&run, base[run.dim]));
+                    at[0] = at[0].wrapping_add(row.strides[0]);
+                    at[1] = at[1].wrapping_add(row.strides[1]);
+                    base[row.dim] += row.div;
+                }
+                base[row.dim] -= rows * row.div;
+            },
+        );
+    }
+
     /// Level `k` counted from the innermost (0), or a level of one step
     /// when the nest has no more.
     #[inline(always)]
