@@ -467,12 +467,7 @@ where
             reached[first + k] += 1;
         }
         for local in row_major(extent.as_slice()) {
-            let number: usize = local
-                .iter()
-                .zip(origin.iter())
-                .zip(&strides)
-                .map(|((l, o), s)| (l + o) * s)
-                .sum();
+            let number = element_number(&local, &origin, &strides);
             writes[number] += 1;
             tile.set_dyn(&local, values[number]).unwrap();
         }
@@ -496,12 +491,7 @@ where
             .map(|mut tile| {
                 let (origin, extent) = (tile.origin(), tile.extent());
                 for local in row_major(extent.as_slice()) {
-                    let number: usize = local
-                        .iter()
-                        .zip(origin.iter())
-                        .zip(&strides)
-                        .map(|((l, o), s)| (l + o) * s)
-                        .sum();
+                    let number = element_number(&local, &origin, &strides);
                     tile.set_dyn(&local, values[number]).unwrap();
                 }
                 (tile.number(), tile.grid_index())
@@ -514,6 +504,17 @@ where
         prop_assert_eq!(p.as_bytes(), w.as_bytes());
     }
     Ok(())
+}
+
+/// The row-major element number of tile-local index `local` of the tile
+/// at `origin`, with the parent's row-major `strides`.
+fn element_number(local: &[usize], origin: &[usize], strides: &[usize]) -> usize {
+    local
+        .iter()
+        .zip(origin)
+        .zip(strides)
+        .map(|((l, o), s)| (l + o) * s)
+        .sum()
 }
 
 /// Row-major strides of `dims` (the element number of an index).

@@ -187,28 +187,16 @@ impl LoopNest {
         &self,
         mut f: F,
     ) {
-        if self.element_count == 0 {
-            return;
-        }
-        if self.len == 0 {
-            let mut index = [0usize; MAX_RANK];
-            f(&mut index, [0, 0], 1);
-            return;
-        }
         // The odometer counts the levels outside the innermost two; the
         // runs of one block (the level around the runs) are a plain loop,
         // so a run costs an addition per buffer and one to the index, not
         // a step of the general odometer.
-        let run = self.levels[self.len - 1];
         let row = self.inner_level(1);
-        self.for_each_outer(
-            self.len.saturating_sub(2),
+        self.for_each_indexed_block(
             #[inline(always)]
-            |offsets, base| {
-                let rows = self.trips(&row, base[row.dim]);
-                let mut at = offsets;
+            |base, start, rows, len| {
+                let mut at = start;
                 for _ in 0..rows {
-                    let len = self.trips(&run, base[run.dim]);
                     f(base, at, len);
                     at[0] = at[0].wrapping_add(row.strides[0]);
                     at[1] = at[1].wrapping_add(row.strides[1]);
@@ -242,7 +230,7 @@ impl LoopNest {
     /// assert_eq!(tiles[..2], [([0, 0], 0, 8, 128), ([0, 128], 1024, 8, 128)]);
     /// assert_eq!(tiles.len(), 4);
     /// ```
-    #[inline]
+    #[inline(always)]
     pub fn for_each_indexed_block<F: FnMut(&mut [usize; MAX_RANK], [usize; 2], usize, usize)>(
         &self,
         mut f: F,
