@@ -168,7 +168,7 @@ impl LoopNest {
     /// [`Level::whole`] in this nest's sizes.
     pub(super) const fn whole(&self, dim: usize, div: usize, extent: usize) -> bool {
         let span = div.saturating_mul(extent);
-        span != 0 && self.sizes[dim] % span == 0
+        span != 0 && self.sizes[dim].is_multiple_of(span)
     }
 
     const fn push(&mut self, mut level: Level) {
