@@ -183,9 +183,9 @@ fn offsets(c: &mut Criterion) {
 }
 
 // The memory-bound rows' two sides, each a function of its own as a
-// kernel is: inlined into criterion's closures, two copies of the very same
-// store loop ran up to 1.8x apart with where the loop fell against 64-byte
-// lines.
+// kernel is. Two copies of the same store loop still run up to 1.8x apart
+// with where the loop falls against 64-byte lines, so BENCHMARKS.md also
+// reports a build with loops aligned.
 
 /// Scales every element in memory order through `for_each_mut`.
 #[inline(never)]
