@@ -543,7 +543,7 @@ where
     /// walk of the whole layout's runs plus one fill per gap of a length
     /// known only at run time: for `f32[1000,1000]{1,0:T(8,128)}` (gaps
     /// of 24 floats) about 4× a hand-written loop that zeroes gaps of a
-    /// constant length, and about a tenth of the time of a `fill` of the
+    /// constant length, and about a sixth of the time of a `fill` of the
     /// tensor (`BENCHMARKS.md`). Call it once after building a buffer,
     /// not per element write.
     ///
