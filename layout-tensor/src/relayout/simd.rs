@@ -905,75 +905,59 @@ mod tests {
         check(|i| i as f32);
     }
 
+    /// A grid at the buffers' start with `counts` blocks `strides` apart
+    /// (the panic tests below name only what they break).
+    fn grid(
+        counts: [usize; 2],
+        strides: [[usize; 2]; 2],
+        factor: usize,
+        row_stride: usize,
+        rows: usize,
+    ) -> BlockGrid {
+        BlockGrid {
+            start: [0, 0],
+            counts,
+            strides,
+            factor,
+            row_stride,
+            rows,
+        }
+    }
+
     #[test]
     #[should_panic(expected = "rows overlap")]
     fn overlapping_deinterleave_rows_panic() {
-        let grid = BlockGrid {
-            start: [0, 0],
-            counts: [1, 1],
-            strides: [[0, 0]; 2],
-            factor: 2,
-            row_stride: 3,
-            rows: 4,
-        };
-        deinterleave_grid(&[0u16; 8], &mut [0u16; 8], &grid, false);
+        let one = grid([1, 1], [[0, 0]; 2], 2, 3, 4);
+        deinterleave_grid(&[0u16; 8], &mut [0u16; 8], &one, false);
     }
 
     #[test]
     #[should_panic(expected = "factor 3 is not 2 or 4")]
     fn a_factor_of_three_panics() {
-        let grid = BlockGrid {
-            start: [0, 0],
-            counts: [1, 1],
-            strides: [[0, 0]; 2],
-            factor: 3,
-            row_stride: 2,
-            rows: 2,
-        };
-        interleave_grid(&[0u8; 8], &mut [0u8; 8], &grid, false);
+        let one = grid([1, 1], [[0, 0]; 2], 3, 2, 2);
+        interleave_grid(&[0u8; 8], &mut [0u8; 8], &one, false);
     }
 
     #[test]
     #[should_panic(expected = "out of bounds")]
     fn a_block_past_the_source_panics() {
-        let grid = BlockGrid {
-            start: [0, 0],
-            counts: [1, 2],
-            strides: [[0, 0], [2, 4]],
-            factor: 2,
-            row_stride: 2,
-            rows: 2,
-        };
         // The second block's second row ends at 2 + 2 + 2 = 6 > 5.
-        interleave_grid(&[0u16; 5], &mut [0u16; 8], &grid, false);
+        let two = grid([1, 2], [[0, 0], [2, 4]], 2, 2, 2);
+        interleave_grid(&[0u16; 5], &mut [0u16; 8], &two, false);
     }
 
     #[test]
     #[should_panic(expected = "out of bounds")]
     fn a_fourth_row_past_the_source_panics() {
-        let grid = BlockGrid {
-            start: [0, 0],
-            counts: [1, 1],
-            strides: [[0, 0]; 2],
-            factor: 4,
-            row_stride: 4,
-            rows: 4,
-        };
         // The fourth row ends at 3 * 4 + 4 = 16 > 15.
-        interleave_grid(&[0u8; 15], &mut [0u8; 16], &grid, false);
+        let one = grid([1, 1], [[0, 0]; 2], 4, 4, 4);
+        interleave_grid(&[0u8; 15], &mut [0u8; 16], &one, false);
     }
 
     #[test]
     #[should_panic(expected = "out of bounds")]
     fn a_grid_that_overflows_panics() {
-        let grid = BlockGrid {
-            start: [0, 0],
-            counts: [2, 1],
-            strides: [[usize::MAX, 0], [0, 0]],
-            factor: 2,
-            row_stride: 1,
-            rows: 1,
-        };
-        interleave_grid(&[0u16; 4], &mut [0u16; 4], &grid, false);
+        let two = grid([2, 1], [[usize::MAX, 0], [0, 0]], 2, 1, 1);
+        interleave_grid(&[0u16; 4], &mut [0u16; 4], &two, false);
     }
 }
