@@ -390,7 +390,7 @@ pub(crate) fn for_each_indexed_block_in<L: AnyLayout>(
             let (run, row) = match levels {
                 [.., row, run] => (*run, Some(*row)),
                 [run] => (*run, None),
-                [] => return for_each_indexed_run_in(layout, order, |i, r| f(i, single(r))),
+                [] => return walk_runs(layout, Some(nest), &mut |i, r| f(i, single(r))),
             };
             let (row_dim, row_div, row_stride) = match row {
                 Some(r) if r.dim != run.dim => (r.dim, r.div, r.strides[0]),
@@ -419,7 +419,8 @@ pub(crate) fn for_each_indexed_block_in<L: AnyLayout>(
                 },
             );
         }
-        None => for_each_indexed_run_in(layout, order, |i, r| f(i, single(r))),
+        // No nest: the walk per run, without building the nest again.
+        None => walk_runs(layout, None, &mut |i, r| f(i, single(r))),
     });
 }
 
