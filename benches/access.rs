@@ -370,11 +370,12 @@ fn traversal(c: &mut Criterion) {
     p.fill(3.0);
     fill_valid_rows(&mut hand_buf, 3.0);
     assert_eq!(p.as_slice(), &hand_buf[..]);
-    in_turns(
+    in_turns_on(
         &mut g,
         "fill_padded_static",
-        || fill_tensor(black_box(&mut p), black_box(2.0)),
-        || fill_valid_rows(black_box(&mut hand_buf), black_box(2.0)),
+        &mut p,
+        |p| fill_tensor(black_box(p), black_box(2.0)),
+        |p| fill_valid_rows(black_box(p.as_mut_slice()), black_box(2.0)),
         1.0,
     );
     // The padding of the same layout: zero the last 24 columns of each
@@ -384,11 +385,12 @@ fn traversal(c: &mut Criterion) {
     fill_valid_rows(&mut hand_buf, 3.0);
     zero_edge_padding(&mut hand_buf);
     assert_eq!(p.as_slice(), &hand_buf[..]);
-    in_turns(
+    in_turns_on(
         &mut g,
         "fill_padding_static",
-        || fill_padding_of(black_box(&mut p)),
-        || zero_edge_padding(black_box(&mut hand_buf)),
+        &mut p,
+        |p| fill_padding_of(black_box(p)),
+        |p| zero_edge_padding(black_box(p.as_mut_slice())),
         1.0,
     );
 

@@ -4,6 +4,7 @@
 
 use proptest::prelude::*;
 use proptest::test_runner::Config as ProptestConfig;
+use tessera::walk::SlotBoxes;
 use tessera::{
     AnyLayout, ArrayLayout, PreparedLayout, PrimitiveType, Slot, TensorBuf, TensorView,
     TensorViewMut,
@@ -144,6 +145,31 @@ proptest! {
             .collect();
         for (o, v) in t.as_slice().iter().enumerate() {
             prop_assert_eq!(*v, if is_element[o] { 1.5 } else { SENTINEL }, "slot {}", o);
+        }
+        // The padding's boxes, where the layout has them: each stretch
+        // names padding only, and together they name all of it.
+        if let Some(padding) = SlotBoxes::padding(&layout) {
+            let mut named = vec![false; layout.buffer_len()];
+            padding.for_each_span(|start, len| {
+                for n in &mut named[start..start + len] {
+                    *n = true;
+                }
+            });
+            for (o, n) in named.iter().enumerate() {
+                prop_assert_eq!(*n, !is_element[o], "slot {}", o);
+            }
+        }
+        // The elements' boxes name each element slot once.
+        if let Some(elements) = SlotBoxes::elements(&layout) {
+            let mut named = vec![0u8; layout.buffer_len()];
+            elements.for_each_span(|start, len| {
+                for n in &mut named[start..start + len] {
+                    *n += 1;
+                }
+            });
+            for (o, n) in named.iter().enumerate() {
+                prop_assert_eq!(*n, is_element[o] as u8, "slot {}", o);
+            }
         }
         // fill_padding: every padding slot, no element slot.
         t.as_mut_slice().fill(SENTINEL);
@@ -302,6 +328,59 @@ fn const_padding_value_fills_padding_slots() {
             Slot::Padding => assert_eq!(*v, f32::NEG_INFINITY),
         }
     }
+}
+
+/// `fill_padding` and `fill` on a static layout (its boxes constants)
+/// write every padding slot and every element slot, and nothing else, as
+/// the run-time layout of the same text does.
+fn check_static_fill_padding<L: tessera::KnownLayout + tessera::Stores<f32>>(layout: L, pad: f32) {
+    let a = layout.to_array_layout();
+    assert!(
+        SlotBoxes::padding(&a).is_some(),
+        "{a}: its padding is boxes"
+    );
+    let mut t = TensorBuf::<L, f32>::filled(layout, SENTINEL).unwrap();
+    t.as_mut_slice().fill(SENTINEL);
+    t.fill_padding().unwrap();
+    let mut r = TensorBuf::<ArrayLayout, f32>::filled(a, SENTINEL).unwrap();
+    r.as_mut_slice().fill(SENTINEL);
+    r.fill_padding().unwrap();
+    for (o, v) in t.as_slice().iter().enumerate() {
+        let expected = match a.try_slot(o).unwrap() {
+            Slot::Element(_) => SENTINEL,
+            Slot::Padding => pad,
+        };
+        assert_eq!(*v, expected, "{a}: slot {o}");
+    }
+    assert_eq!(t.as_slice(), r.as_slice(), "{a}");
+    // fill, through the elements' boxes: every element slot, no padding.
+    assert!(
+        SlotBoxes::elements(&a).is_some(),
+        "{a}: its elements are boxes"
+    );
+    t.fill(2.5);
+    for (o, v) in t.as_slice().iter().enumerate() {
+        let expected = match a.try_slot(o).unwrap() {
+            Slot::Element(_) => 2.5,
+            Slot::Padding => pad,
+        };
+        assert_eq!(*v, expected, "{a}: slot {o}");
+    }
+}
+
+#[test]
+fn static_fills_write_their_own_slots_only() {
+    type EdgeColumns = tessera::layout!(f32[37,300]{1,0:T(8,128)});
+    type ShortY = tessera::layout!(f32[3,200]{1,0:T(8,128)});
+    type Transposed = tessera::layout!(f32[19,130]{0,1:T(4,128)});
+    type Pairs = tessera::layout!(f32[5,7,9]{2,0,1:T(2,4)(2,1)});
+    type OneRow = tessera::layout!(f32[1,9]{1,0:T(2,4)});
+    check_static_fill_padding(EdgeColumns::NEW, 0.0);
+    check_static_fill_padding(ShortY::NEW, 0.0);
+    check_static_fill_padding(Transposed::NEW, 0.0);
+    check_static_fill_padding(Pairs::NEW, 0.0);
+    check_static_fill_padding(OneRow::NEW, 0.0);
+    check_static_fill_padding(Padded::NEW, f32::NEG_INFINITY);
 }
 
 #[test]

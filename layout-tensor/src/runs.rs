@@ -10,7 +10,7 @@
 //!   the layout onto itself, whose runs follow one another through the
 //!   buffer ([`Order::Memory`]).
 
-use layout_core::walk::LoopNest;
+use layout_core::walk::{LoopNest, SlotBoxes};
 use layout_core::{AnyLayout, ArrayLayout, MAX_RANK};
 
 /// How offsets move along the last dimension: by `stride` per step,
@@ -549,6 +549,43 @@ pub(crate) fn for_each_element_span<L: AnyLayout>(
         }
         true
     })
+}
+
+/// Calls `f(start, len)` for every stretch of `layout`'s padding slots
+/// (`padding`) or element slots ([`SlotBoxes::for_each_span`]); `false`
+/// when they are not boxes of its physical dims, and nothing was called.
+/// A static layout's boxes are constants, so the loops fold.
+#[inline(always)]
+pub(crate) fn for_each_slot_box_span<L: AnyLayout>(
+    layout: &L,
+    padding: bool,
+    f: impl FnMut(usize, usize),
+) -> bool {
+    let fixed: &'static Option<[Option<SlotBoxes>; 2]> = &const {
+        match L::FIXED_LAYOUT {
+            Some(l) => Some([SlotBoxes::elements(&l), SlotBoxes::padding(&l)]),
+            None => None,
+        }
+    };
+    let built;
+    let boxes = match fixed {
+        Some(b) => &b[padding as usize],
+        None => {
+            let a = layout.to_array_layout();
+            built = match padding {
+                true => SlotBoxes::padding(&a),
+                false => SlotBoxes::elements(&a),
+            };
+            &built
+        }
+    };
+    match boxes {
+        Some(b) => {
+            b.for_each_span(f);
+            true
+        }
+        None => false,
+    }
 }
 
 /// The nest that visits `layout`'s elements in its own memory order.

@@ -516,15 +516,23 @@ where
         runs::for_each_element_mut(&self.layout, runs::Order::Memory, data, f);
     }
 
-    /// Sets every element (not the padding) to `value`, in memory order:
-    /// a slice fill for layouts without padding, one fill per stretch of
-    /// elements between padding otherwise.
+    /// Sets every element (not the padding) to `value`: a slice fill for
+    /// layouts without padding; otherwise one fill per run of each box of
+    /// element slots
+    /// ([`SlotBoxes::elements`](layout_core::walk::SlotBoxes::elements)),
+    /// with constant trip counts and run lengths for a static layout, or,
+    /// for layouts whose elements are not a few such boxes, one fill per
+    /// stretch of elements between padding, in memory order.
     #[inline]
     pub fn fill(&mut self, value: S::Elem) {
         let all_slots_hold_elements = self.layout.element_count() == self.layout.buffer_len();
         let data = self.storage.as_mut_slice();
         if all_slots_hold_elements {
             data.fill(value);
+            return;
+        }
+        let fill_run = |start: usize, len: usize| data[start..start + len].fill(value);
+        if runs::for_each_slot_box_span(&self.layout, false, fill_run) {
             return;
         }
         let spans = runs::for_each_element_span(&self.layout, |start, len| {
@@ -539,13 +547,12 @@ where
     /// the layout names none), in memory order: the gaps between the
     /// stretches of elements that [`TensorBase::fill`] writes.
     ///
-    /// It finds the gaps by walking the element stretches, so it costs a
-    /// walk of the whole layout's runs plus one fill per gap of a length
-    /// known only at run time: for `f32[1000,1000]{1,0:T(8,128)}` (gaps
-    /// of 24 floats) about 4× a hand-written loop that zeroes gaps of a
-    /// constant length, and about a sixth of the time of a `fill` of the
-    /// tensor (`BENCHMARKS.md`). Call it once after building a buffer,
-    /// not per element write.
+    /// It fills the padding as boxes of the layout's physical dims
+    /// ([`SlotBoxes`](layout_core::walk::SlotBoxes)): one fill per stretch of
+    /// padding, no visit of the elements, with trip counts and stretch
+    /// lengths that are constants for a static layout. Layouts whose
+    /// padding is not such boxes (a `*` merging two dimensions, tiles
+    /// that do not nest) take a walk over the element runs instead.
     ///
     /// # Errors
     /// The padding value does not exist for the element type (`lowest`
@@ -559,7 +566,13 @@ where
             return Ok(());
         }
         let data = self.storage.as_mut_slice();
-        // Spans come in memory order; the slots before each are padding.
+        if runs::for_each_slot_box_span(layout, true, |start, len| {
+            data[start..start + len].fill(pad)
+        }) {
+            return Ok(());
+        }
+        // Padding that is not boxes: the gaps between the element
+        // stretches, which come in memory order.
         let mut next = 0;
         let mut in_order = true;
         let spans = runs::for_each_element_span(layout, |start, len| {

@@ -44,7 +44,10 @@ mod traverse;
 mod template;
 // Iterators over elements and slots.
 mod iter;
+// A layout's padding or elements as boxes of its physical dims.
+mod boxes;
 
+pub use boxes::{MAX_SLOT_BOXES, SlotBoxes};
 pub use iter::{Elements, Slots};
 pub use nest::{Level, LoopNest, MAX_LOOP_LEVELS, check_same_dims};
 pub use template::NestTemplate;
