@@ -271,6 +271,22 @@ fn fill_valid_rows(buf: &mut [f32], v: f32) {
     }
 }
 
+/// The hand-written scale of each element of
+/// `f32[1000,1000]{1,0:T(8,128)}`: each row of each tile's valid part.
+#[inline(never)]
+fn scale_valid_rows(buf: &mut [f32]) {
+    for band in 0..125 {
+        for tile in 0..8 {
+            let valid = if tile == 7 { 1000 - 7 * 128 } else { 128 };
+            let base = (band * 8 + tile) * 1024;
+            for r in 0..8 {
+                let row = &mut buf[base + r * 128..base + r * 128 + valid];
+                row.iter_mut().for_each(|v| *v *= 1.000_001);
+            }
+        }
+    }
+}
+
 fn traversal(c: &mut Criterion) {
     let mut g = c.benchmark_group("access_traversal");
     g.sample_size(20);
@@ -376,6 +392,15 @@ fn traversal(c: &mut Criterion) {
         &mut p,
         |p| fill_tensor(black_box(p), black_box(2.0)),
         |p| fill_valid_rows(black_box(p.as_mut_slice()), black_box(2.0)),
+        1.0,
+    );
+    // Each element of the same layout, scaled in place.
+    in_turns_on(
+        &mut g,
+        "for_each_mut_padded_static",
+        &mut p,
+        |p| scale_each(black_box(p)),
+        |p| scale_valid_rows(black_box(p.as_mut_slice())),
         1.0,
     );
     // The padding of the same layout: zero the last 24 columns of each

@@ -219,6 +219,42 @@ impl IndexedBlock {
         }
     }
 
+    /// Calls `f(index, start)` for each run (row) of the block, `index`
+    /// its first element's logical index, `start` its first slot.
+    #[inline(always)]
+    fn for_each_row(
+        &self,
+        first: &[usize; MAX_RANK],
+        mut f: impl FnMut(&mut [usize; MAX_RANK], usize),
+    ) {
+        let mut local = *first;
+        let y0 = first[self.row_dim];
+        let mut start = self.run.offset;
+        for row in 0..self.rows {
+            local[self.row_dim] = y0 + row * self.row_div;
+            f(&mut local, start);
+            start = start.wrapping_add(self.row_stride);
+        }
+    }
+
+    /// Calls `f(index, k)` for element `k` of a run whose first index is
+    /// `local` (put back after), the run's dimension counted up.
+    #[inline(always)]
+    fn for_each_in_run(
+        &self,
+        local: &mut [usize; MAX_RANK],
+        rank: usize,
+        mut f: impl FnMut(&[usize], usize),
+    ) {
+        let r = &self.run;
+        let x0 = local[r.dim];
+        for k in 0..r.len {
+            local[r.dim] = x0 + k * r.div;
+            f(&local[..rank], k);
+        }
+        local[r.dim] = x0;
+    }
+
     /// Calls `f(index, offset)` for every element, run by run.
     #[inline(always)]
     fn for_each_strided(
@@ -463,7 +499,8 @@ pub(crate) fn for_each_offset<L: AnyLayout>(layout: &L, mut f: impl FnMut(&[usiz
 /// Calls `f(index, element)` for every element of `data` (a buffer of
 /// `layout`) in `order`, a block of runs at a time: a block whose runs
 /// follow one another (the rows of a tile) is one sub-slice, one bounds
-/// check and one loop the compiler can vectorise.
+/// check and one loop the compiler can vectorise; a block of contiguous
+/// runs that do not (an edge tile's rows) is a sub-slice per run.
 #[inline(always)]
 pub(crate) fn for_each_element<L: AnyLayout, T>(
     layout: &L,
@@ -481,6 +518,12 @@ pub(crate) fn for_each_element<L: AnyLayout, T>(
                 let slots = &data[block.run.offset..block.run.offset + len];
                 block.for_each_contiguous(index, rank, len, |i, k| f(i, &slots[k]));
             }
+            // Rows that do not follow one another (an edge tile's): a
+            // sub-slice per row.
+            None if block.run.stride == 1 => block.for_each_row(index, |local, start| {
+                let row = &data[start..start + block.run.len];
+                block.for_each_in_run(local, rank, |i, k| f(i, &row[k]));
+            }),
             None => block.for_each_strided(index, rank, |i, o| f(i, &data[o])),
         },
     );
@@ -504,6 +547,10 @@ pub(crate) fn for_each_element_mut<L: AnyLayout, T>(
                 let slots = &mut data[block.run.offset..block.run.offset + len];
                 block.for_each_contiguous(index, rank, len, |i, k| f(i, &mut slots[k]));
             }
+            None if block.run.stride == 1 => block.for_each_row(index, |local, start| {
+                let row = &mut data[start..start + block.run.len];
+                block.for_each_in_run(local, rank, |i, k| f(i, &mut row[k]));
+            }),
             None => block.for_each_strided(index, rank, |i, o| f(i, &mut data[o])),
         },
     );
