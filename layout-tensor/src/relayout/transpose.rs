@@ -11,7 +11,13 @@
 //! in the source, and its runs with one whose blocks continue them in the
 //! destination (the tiles of `{1,0}` → `{0,1:T(8,128)}` side by side, and
 //! of its reverse), so that tiles of few rows still read and write whole
-//! cache lines. The plane is then copied in tiles of 128 bytes of each of
+//! cache lines.
+//!
+//! Below the streaming threshold, when each axis of the plane lies at one
+//! stride or in blocks of whole squares (plain transposes, and the
+//! `T(8,128)` and `T(4,128)` tiles of `f32`), the squares are stored
+//! straight to the destination rows, in blocks of 128 bytes by 128 bytes.
+//! Otherwise the plane is copied in tiles of 128 bytes of each of
 //! a cache line's worth of source runs: each source line read whole once,
 //! the tile transposed into a staging buffer in the L1 cache, and each
 //! destination row's line written whole from it, with streaming stores
