@@ -638,9 +638,10 @@ fn tiling_pairs(tiling: &'static str, interleave: Option<usize>) -> [Pair; 3] {
             dst: transposed,
             // With sub-tiles, the innermost level (the `factor` rows of a
             // sub-tile, consecutive in the row-major source) is
-            // contiguous in both buffers: runs of `factor` elements.
+            // contiguous in both buffers: a transpose of units of
+            // `factor` elements.
             kernel: match interleave {
-                Some(_) => RelayoutKernel::ContiguousRuns,
+                Some(unit) => RelayoutKernel::UnitTranspose { unit },
                 None => RelayoutKernel::Transpose,
             },
         },

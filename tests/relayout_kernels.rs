@@ -154,6 +154,34 @@ fn each_pair_gets_the_kernel_of_its_structure() {
         ),
         ("f64[5,7,9]{2,1,0}", "f64[5,7,9]{1,2,0}", Transpose),
         ("u8[31,17]{0,1}", "u8[31,17]{1,0:T(4,8)}", Transpose),
+        // Transposes into and out of sub-tiles: of pairs and quads of
+        // the rows that the sub-tiles interleave.
+        (
+            "bf16[2048,2048]{1,0}",
+            "bf16[2048,2048]{0,1:T(8,128)(2,1)}",
+            UnitTranspose { unit: 2 },
+        ),
+        (
+            "bf16[2048,2048]{0,1:T(8,128)(2,1)}",
+            "bf16[2048,2048]{1,0}",
+            UnitTranspose { unit: 2 },
+        ),
+        (
+            "s8[300,1024]{1,0}",
+            "s8[300,1024]{0,1:T(8,128)(4,1)}",
+            UnitTranspose { unit: 4 },
+        ),
+        (
+            "u8[64,96]{0,1:T(32,128)(4,1)}",
+            "u8[64,96]{1,0}",
+            UnitTranspose { unit: 4 },
+        ),
+        // Pairs cut by an odd size stay runs.
+        (
+            "bf16[64,257]{1,0}",
+            "bf16[64,257]{0,1:T(8,128)(2,1)}",
+            ContiguousRuns,
+        ),
         // Cuts that do not divide each other: no nest.
         ("f32[12]{0:T(3)}", "f32[12]{0:T(2)}", ElementByElement),
     ];
@@ -349,6 +377,14 @@ fn transpose_pair(ty: &'static str) -> impl Strategy<Value = (ArrayLayout, Array
             prop::sample::select(vec![1usize, 5, 16, 64, 128, 130]),
         )
             .prop_map(|(a, b)| format!(":T({a},{b})")),
+        // Sub-tiles of pairs and quads of rows (a unit transpose when the
+        // rows they pair are a whole number of units).
+        (
+            prop::sample::select(vec![4usize, 8, 32]),
+            prop::sample::select(vec![16usize, 128]),
+            prop::sample::select(vec![2usize, 4]),
+        )
+            .prop_map(|(a, b, k)| format!(":T({a},{b})({k},1)")),
     ];
     (
         1usize..=3,
@@ -449,6 +485,45 @@ fn large_relayouts_of_every_kernel_match_the_engine() {
         layout("u16[2053,2051]{0,1:T(8,128)(2,1)}".into()),
     );
     check_pair::<u16>(src, dst, 3, 0xA5A5);
+    // Transposes of units (pairs of u16, quads of u8) into and out of
+    // sub-tiles, streamed.
+    let unit_pairs = [
+        (
+            "u16[2053,2050]{1,0}",
+            "u16[2053,2050]{0,1:T(8,128)(2,1)}",
+            2,
+        ),
+        (
+            "u16[2053,2050]{0,1:T(8,128)(2,1)}",
+            "u16[2053,2050]{1,0}",
+            2,
+        ),
+    ];
+    for (k, (a, b, unit)) in unit_pairs.into_iter().enumerate() {
+        let (src, dst) = (layout(a.into()), layout(b.into()));
+        assert_eq!(
+            RelayoutKernel::for_layouts(&src, &dst).unwrap(),
+            RelayoutKernel::UnitTranspose { unit }
+        );
+        check_pair::<u16>(src, dst, k, 0xA5A5);
+    }
+    for (k, (a, b)) in [
+        ("{1,0}", "{0,1:T(8,128)(4,1)}"),
+        ("{0,1:T(32,128)(4,1)}", "{1,0}"),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let (src, dst) = (
+            layout(format!("u8[2061,4132]{a}")),
+            layout(format!("u8[2061,4132]{b}")),
+        );
+        assert_eq!(
+            RelayoutKernel::for_layouts(&src, &dst).unwrap(),
+            RelayoutKernel::UnitTranspose { unit: 4 }
+        );
+        check_pair::<u8>(src, dst, 3 * k, 0xA5);
+    }
     // A tiled transpose of 8-byte elements.
     let (src, dst) = (
         layout("f64[1031,1029]{0,1:T(8,128)}".into()),

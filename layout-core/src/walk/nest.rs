@@ -420,6 +420,50 @@ impl LoopNest {
         nest
     }
 
+    /// The nest in units of its innermost run, and the run's length, when
+    /// that run is contiguous in both buffers, never cut by a partial
+    /// tile ([`Level::whole`]) and every other level's strides are whole
+    /// units: its other levels, strides divided by the length. A copy
+    /// along it, unit by unit, copies what a copy along `self` copies (a
+    /// transpose into `(2,1)` sub-tiles is a transpose of pairs). Its
+    /// levels count the same dims as before, so its offsets are right but
+    /// an index built from it is not; `None` otherwise.
+    ///
+    /// ```
+    /// use tessera::{walk::LoopNest, ArrayLayout};
+    /// let src: ArrayLayout = "bf16[16,256]{1,0}".parse().unwrap();
+    /// let dst: ArrayLayout = "bf16[16,256]{0,1:T(8,128)(2,1)}".parse().unwrap();
+    /// let nest = LoopNest::relayout(&src, &dst).unwrap().unwrap();
+    /// // Pairs of consecutive x, contiguous in both buffers.
+    /// let (pairs, unit) = nest.by_units().unwrap();
+    /// assert_eq!(unit, 2);
+    /// assert_eq!(pairs.levels().len(), nest.levels().len() - 1);
+    /// ```
+    pub const fn by_units(&self) -> Option<(LoopNest, usize)> {
+        if self.len < 2 {
+            return None;
+        }
+        let run = self.levels[self.len - 1];
+        let k = run.extent;
+        if run.strides[0] != 1 || run.strides[1] != 1 || !run.whole || k < 2 {
+            return None;
+        }
+        let mut nest = *self;
+        nest.len -= 1;
+        nest.levels[nest.len] = NO_LEVEL;
+        nest.element_count /= k;
+        let mut l = 0;
+        while l < nest.len {
+            let [s, d] = nest.levels[l].strides;
+            if !s.is_multiple_of(k) || !d.is_multiple_of(k) {
+                return None;
+            }
+            nest.levels[l].strides = [s / k, d / k];
+            l += 1;
+        }
+        Some((nest, k))
+    }
+
     /// The levels, outermost first.
     #[inline]
     pub const fn levels(&self) -> &[Level] {

@@ -17,6 +17,36 @@ use super::{simd, stream, transpose};
 /// runs contiguous in both buffers that start at destination addresses
 /// that are not 16-byte aligned with the platform's `memcpy`
 /// ([`Memcpy`]).
+/// Copies along `nest` with `kernel` as the planner arranged it
+/// ([`arrange`](super::kernel::arrange)): a
+/// [`RelayoutKernel::UnitTranspose`] nest is in units, so its buffers are
+/// taken as slices of units and copied as a transpose; any other kernel
+/// as [`copy_nest`].
+#[inline(always)]
+pub(super) fn copy_planned<T: NoUninit>(
+    nest: &LoopNest,
+    kernel: RelayoutKernel,
+    src: &[T],
+    dst: &mut [T],
+) {
+    match kernel {
+        RelayoutKernel::UnitTranspose { unit: 2 } => copy_units::<T, 2>(nest, src, dst),
+        RelayoutKernel::UnitTranspose { unit: 4 } => copy_units::<T, 4>(nest, src, dst),
+        RelayoutKernel::UnitTranspose { unit: 8 } => copy_units::<T, 8>(nest, src, dst),
+        _ => copy_nest(nest, kernel, src, dst),
+    }
+}
+
+/// A transpose along a nest in units of `K` elements.
+#[inline(never)]
+fn copy_units<T: NoUninit, const K: usize>(nest: &LoopNest, src: &[T], dst: &mut [T]) {
+    let (src, dst) = (
+        transpose::as_units::<T, K>(src),
+        transpose::as_units_mut::<T, K>(dst),
+    );
+    copy_nest(nest, RelayoutKernel::Transpose, src, dst);
+}
+
 #[inline(always)]
 pub(super) fn copy_nest<T: NoUninit>(
     nest: &LoopNest,
@@ -163,7 +193,11 @@ fn copy_volumes<T: NoUninit, S: Sink<T>>(
                 },
             );
         }
-        RelayoutKernel::ElementByElement | RelayoutKernel::Strided => {
+        // A unit transpose comes here only through `copy_planned`, as a
+        // transpose; along the nest in elements, the strided copy is right.
+        RelayoutKernel::ElementByElement
+        | RelayoutKernel::Strided
+        | RelayoutKernel::UnitTranspose { .. } => {
             nest.for_each_volume(
                 #[inline(always)]
                 |start, shape| {

@@ -62,6 +62,16 @@ pub enum RelayoutKernel {
     /// source's contiguous level next to the innermost one
     /// ([`LoopNest::with_level_moved`]).
     Transpose,
+    /// The innermost level is a short run (2, 4 or 8 elements) contiguous
+    /// in both buffers, and in units of that run the nest is a
+    /// [`Transpose`](Self::Transpose): the transpose kernel over units of
+    /// `unit` elements ([`LoopNest::by_units`]). A transpose into `(2,1)`
+    /// or `(4,1)` sub-tiles (`{1,0}` → `{0,1:T(8,128)(2,1)}` for `bf16`)
+    /// is a transpose of pairs or quads.
+    UnitTranspose {
+        /// Elements per unit.
+        unit: usize,
+    },
     /// Any other strides: element by element along the nest.
     Strided,
 }
@@ -87,7 +97,18 @@ impl RelayoutKernel {
         };
         let [_, step, row, [si, di]] = nest.volume_strides();
         if si == 1 && di == 1 {
-            RelayoutKernel::ContiguousRuns
+            match nest.by_units() {
+                Some((units, unit))
+                    if matches!(unit, 2 | 4 | 8)
+                        && matches!(
+                            RelayoutKernel::for_nest(Some(&units)),
+                            RelayoutKernel::Transpose
+                        ) =>
+                {
+                    RelayoutKernel::UnitTranspose { unit }
+                }
+                _ => RelayoutKernel::ContiguousRuns,
+            }
         } else if row[0] == 1 && di == 1 && (row[1] == 2 || row[1] == 4) {
             RelayoutKernel::Interleave { factor: row[1] }
         } else if step[0] == 1 && (si == 2 || si == 4) && di == 1 {
@@ -152,8 +173,19 @@ const fn source_contiguous_level(nest: &LoopNest) -> Option<usize> {
 
 /// `nest` arranged for `kernel`: for a [`RelayoutKernel::Transpose`], the
 /// source's contiguous level moved next to the innermost one (the
-/// transpose kernel's rows); any other kernel takes the nest as it is.
+/// transpose kernel's rows); for a [`RelayoutKernel::UnitTranspose`], the
+/// nest in units, arranged so; any other kernel takes the nest as it is.
 pub(crate) const fn arrange(nest: &LoopNest, kernel: RelayoutKernel) -> Option<LoopNest> {
+    if let RelayoutKernel::UnitTranspose { .. } = kernel {
+        // In units, arranged as a transpose.
+        let Some((units, _)) = nest.by_units() else {
+            return None;
+        };
+        return match arrange(&units, RelayoutKernel::Transpose) {
+            Some(arranged) => Some(arranged),
+            None => Some(units),
+        };
+    }
     match (kernel, source_contiguous_level(nest)) {
         (RelayoutKernel::Transpose, Some(k)) => {
             let row = nest.levels().len() - 2;

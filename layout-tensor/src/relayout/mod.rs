@@ -35,7 +35,7 @@ use layout_core::{AnyLayout, ArrayLayout, Error, SameShape, Shape};
 use crate::element::Element;
 use crate::storage::{Storage, StorageMut};
 use crate::tensor::TensorBase;
-use copy::copy_nest;
+use copy::copy_planned;
 use kernel::arrange;
 #[cfg(doc)]
 use stream::STREAM_FROM_BYTES;
@@ -131,7 +131,7 @@ where
             // A constant nest: `copy_nest` is inlined here, with its levels
             // and sizes folded into the code instead of read at run time.
             NestPlan::Fixed(Some(nest), kernel) => {
-                copy_nest(nest, *kernel, src, dst.as_mut_slice());
+                copy_planned(nest, *kernel, src, dst.as_mut_slice());
                 return Ok(());
             }
             NestPlan::Fixed(None, _) => None,
@@ -155,8 +155,8 @@ where
                 // transpose copies along the nest rearranged for it.
                 let kernel = RelayoutKernel::for_nest(Some(nest));
                 match arrange(nest, kernel) {
-                    Some(arranged) => copy_nest(&arranged, kernel, src, dst.as_mut_slice()),
-                    None => copy_nest(nest, kernel, src, dst.as_mut_slice()),
+                    Some(arranged) => copy_planned(&arranged, kernel, src, dst.as_mut_slice()),
+                    None => copy_planned(nest, kernel, src, dst.as_mut_slice()),
                 }
             }
             None => {

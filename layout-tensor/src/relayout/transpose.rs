@@ -38,6 +38,34 @@
 
 use bytemuck::NoUninit;
 
+/// `K` consecutive elements taken as one, for a transpose of units
+/// ([`RelayoutKernel::UnitTranspose`](crate::RelayoutKernel::UnitTranspose)):
+/// a pair of `bf16` rows of a `(2,1)` sub-tile moves as a 4-byte element.
+#[derive(Clone, Copy)]
+#[repr(transparent)]
+pub(crate) struct Unit<T, const K: usize>([T; K]);
+
+// SAFETY: `Unit<T, K>` is `[T; K]` (`repr(transparent)`): an array has no
+// padding between or after its elements, so with `T: NoUninit` (no
+// uninitialised bytes, no interior mutability) every byte is initialised;
+// it is `Copy` and `'static` as `T` is.
+unsafe impl<T: NoUninit, const K: usize> NoUninit for Unit<T, K> {}
+
+/// `s` as units of `K` elements (the last `s.len() % K` left out).
+pub(crate) fn as_units<T: NoUninit, const K: usize>(s: &[T]) -> &[Unit<T, K>] {
+    // SAFETY: `Unit<T, K>` is `[T; K]`, `K` consecutive `T` with `T`'s
+    // alignment: the first `s.len() / K * K` elements of `s` are that
+    // many units, in the same borrow.
+    unsafe { core::slice::from_raw_parts(s.as_ptr().cast(), s.len() / K) }
+}
+
+/// [`as_units`], writable.
+pub(crate) fn as_units_mut<T: NoUninit, const K: usize>(s: &mut [T]) -> &mut [Unit<T, K>] {
+    // SAFETY: as in `as_units`; the borrow is unique, as `s`'s is, and
+    // any units written are `K` values of `T`.
+    unsafe { core::slice::from_raw_parts_mut(s.as_mut_ptr().cast(), s.len() / K) }
+}
+
 /// Where the blocks of a transpose lie: block `(o, k)`, `o < counts[0]`,
 /// `k < counts[1]`, starts at `[s, d] = start + o * strides[0] + k *
 /// strides[1]` (each `[source, destination]`) and copies `src[s + r + i *
@@ -971,6 +999,40 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// Units of 2 and 4 elements, taken from buffers of a length that is
+    /// not a whole number of units, transpose as the elements they hold.
+    #[test]
+    fn units_transpose_as_their_elements() {
+        let (rows, len) = (9, 6);
+        let src: Vec<u16> = (0..2 * rows * len + 1).map(|i| i as u16).collect();
+        let mut out: Vec<u16> = (0..2 * rows * len + 1).map(|_| 0).collect();
+        let grid = TransposeGrid {
+            start: [0, 0],
+            counts: [1, 1],
+            strides: [[0, 0]; 2],
+            rows,
+            len,
+            run_stride: rows,
+            row_stride: len,
+        };
+        transpose_grid(
+            super::as_units::<u16, 2>(&src),
+            super::as_units_mut::<u16, 2>(&mut out),
+            &grid,
+            false,
+        );
+        for r in 0..rows {
+            for i in 0..len {
+                for e in 0..2 {
+                    assert_eq!(out[2 * (r * len + i) + e], src[2 * (r + i * rows) + e]);
+                }
+            }
+        }
+        assert_eq!(out[2 * rows * len], 0, "the element past the units");
+        let bytes: Vec<u8> = (0..4 * 5 * 7 + 3).map(|i| i as u8).collect();
+        assert_eq!(super::as_units::<u8, 4>(&bytes).len(), 5 * 7);
     }
 
     #[test]
