@@ -500,6 +500,11 @@ mod vector {
         }
     }
 
+    /// Bytes of each destination row that [`plane`] writes before it
+    /// moves to the next rows: 2 KiB, so that a chunk's runs and rows
+    /// (a page each, for rows of 4 KiB or more) fit the L2 TLB.
+    const CHUNK_BYTES: usize = 2048;
+
     /// Bytes of each source run that a tile reads ([`plane`]): two cache
     /// lines, so that a tile's source is at least whole lines, and the
     /// staged tile ([`Stage`]) at most 8 KiB.
@@ -696,40 +701,50 @@ mod vector {
         // The runs of this tile and of the next, in turns.
         let mut runs_at = [[0; 64]; 2];
         let (nx, ni) = (x.per * x.blocks, i.per * i.blocks);
-        let mut x0 = 0;
-        while x0 < nx {
-            let nr = tile_rows.min(nx - x0);
-            x.offsets(&mut rows_at[..nr], x0, 1, row_stride, d);
-            // Elements of the first row before its next line boundary.
-            let phase = (dst[rows_at[0]..].as_ptr() as usize).wrapping_neg() % 64 / size;
-            let mut i0 = 0;
-            let mut nc = match phase {
-                0 => tile_runs,
-                p => p,
-            }
-            .min(ni);
-            let mut turn = 0;
-            i.offsets(&mut runs_at[turn][..nc], 0, 0, run_stride, s + x0);
-            while i0 < ni {
-                let next = i0 + nc;
-                let next_nc = (next + tile_runs).min(ni).saturating_sub(next);
-                if next_nc > 0 {
-                    // The next tile's source lines, fetched while this
-                    // one is copied: its runs lie far apart (a source row
-                    // apart), where the hardware's prefetchers do not
-                    // look ahead. (Prefetching its destination lines too
-                    // measured slower.)
-                    let runs = &mut runs_at[1 - turn][..next_nc];
-                    i.offsets(runs, next, 0, run_stride, s + x0);
-                    for &run in &*runs {
-                        prefetch_span(src, run, nr);
-                    }
+        // Runs in chunks of `CHUNK_BYTES` of each destination row: a chunk's
+        // source runs and destination rows are pages few enough for the
+        // TLB, where a band of rows over all the runs touched a page per
+        // run.
+        let chunk = CHUNK_BYTES / size;
+        let mut lo = 0;
+        while lo < ni {
+            let hi = (lo + chunk).min(ni);
+            let mut x0 = 0;
+            while x0 < nx {
+                let nr = tile_rows.min(nx - x0);
+                x.offsets(&mut rows_at[..nr], x0, 1, row_stride, d);
+                // Elements of the first row before its next line boundary.
+                let phase = (dst[rows_at[0] + lo..].as_ptr() as usize).wrapping_neg() % 64 / size;
+                let mut i0 = lo;
+                let mut nc = match phase {
+                    0 => tile_runs,
+                    p => p,
                 }
-                let offsets = [&rows_at[..nr], &runs_at[turn][..nc]];
-                tile::<T, V, STREAMING>(src, dst, &mut stage, offsets, i0);
-                (i0, nc, turn) = (next, next_nc, 1 - turn);
+                .min(hi - lo);
+                let mut turn = 0;
+                i.offsets(&mut runs_at[turn][..nc], lo, 0, run_stride, s + x0);
+                while i0 < hi {
+                    let next = i0 + nc;
+                    let next_nc = (next + tile_runs).min(hi).saturating_sub(next);
+                    if next_nc > 0 {
+                        // The next tile's source lines, fetched while this
+                        // one is copied: its runs lie far apart (a source
+                        // row apart), where the hardware's prefetchers do
+                        // not look ahead. (Prefetching its destination
+                        // lines too measured slower.)
+                        let runs = &mut runs_at[1 - turn][..next_nc];
+                        i.offsets(runs, next, 0, run_stride, s + x0);
+                        for &run in &*runs {
+                            prefetch_span(src, run, nr);
+                        }
+                    }
+                    let offsets = [&rows_at[..nr], &runs_at[turn][..nc]];
+                    tile::<T, V, STREAMING>(src, dst, &mut stage, offsets, i0);
+                    (i0, nc, turn) = (next, next_nc, 1 - turn);
+                }
+                x0 += nr;
             }
-            x0 += nr;
+            lo = hi;
         }
     }
 
