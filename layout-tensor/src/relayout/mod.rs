@@ -13,8 +13,10 @@
 //! 16-byte aligned: [`sink`]), an interleave for `T(2,1)`/`T(4,1)` sub-tiles and a
 //! deinterleave for their unpack, a transpose in square blocks
 //! of vectors when the source's contiguous level is not the
-//! destination's ([`transpose`]), or a strided loop. Padding slots
-//! of the destination are never written.
+//! destination's ([`transpose`]), the same over units of 2, 4 or 8
+//! elements when a run that short is contiguous in both (a transpose into
+//! sub-tiles), or a strided loop. Padding slots of the destination are
+//! never written.
 //!
 //! The kernels walk a volume's blocks and runs with the engine's stepper
 //! ([`for_each_step`](layout_core::walk::for_each_step)), the odometer

@@ -45,10 +45,12 @@ use bytemuck::NoUninit;
 #[repr(transparent)]
 pub(crate) struct Unit<T, const K: usize>([T; K]);
 
-// SAFETY: `Unit<T, K>` is `[T; K]` (`repr(transparent)`): an array has no
-// padding between or after its elements, so with `T: NoUninit` (no
-// uninitialised bytes, no interior mutability) every byte is initialised;
-// it is `Copy` and `'static` as `T` is.
+// SAFETY: `NoUninit`'s rules: `Unit<T, K>` is `repr(transparent)` over
+// `[T; K]`; an array has no padding between or after its elements, and
+// `T: NoUninit` has no uninitialised or padding bytes of its own, so
+// neither has the array (bytemuck implements `NoUninit` for arrays of a
+// few element types only, but an array of any `NoUninit` type meets each
+// rule); it is inhabited, `Copy` and `'static` as `T` is.
 unsafe impl<T: NoUninit, const K: usize> NoUninit for Unit<T, K> {}
 
 /// `s` as units of `K` elements (the last `s.len() % K` left out).
