@@ -422,7 +422,7 @@ impl LoopNest {
 
     /// The nest in units of its innermost run, and the run's length, when
     /// that run is contiguous in both buffers, never cut by a partial
-    /// tile ([`Level::whole`]) and every other level's strides are whole
+    /// tile (its level is whole) and every other level's strides are whole
     /// units: its other levels, strides divided by the length. A copy
     /// along it, unit by unit, copies what a copy along `self` copies (a
     /// transpose into `(2,1)` sub-tiles is a transpose of pairs). Its
