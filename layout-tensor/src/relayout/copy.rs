@@ -11,12 +11,6 @@ use super::sink::{Memcpy, Sink};
 use super::stream::{STREAM_FROM_BYTES, StreamWriter};
 use super::{simd, stream, transpose};
 
-/// Copies every element of `src` to `dst` along `nest`: into a
-/// destination of [`STREAM_FROM_BYTES`] or more with streaming stores
-/// where the target has them ([`StreamWriter`]), else with normal ones;
-/// runs contiguous in both buffers that start at destination addresses
-/// that are not 16-byte aligned with the platform's `memcpy`
-/// ([`Memcpy`]).
 /// Copies along `nest` with `kernel` as the planner arranged it
 /// ([`arrange`](super::kernel::arrange)): a
 /// [`RelayoutKernel::UnitTranspose`] nest is in units, so its buffers are
@@ -47,6 +41,12 @@ fn copy_units<T: NoUninit, const K: usize>(nest: &LoopNest, src: &[T], dst: &mut
     copy_nest(nest, RelayoutKernel::Transpose, src, dst);
 }
 
+/// Copies every element of `src` to `dst` along `nest`: into a
+/// destination of [`STREAM_FROM_BYTES`] or more with streaming stores
+/// where the target has them ([`StreamWriter`]), else with normal ones;
+/// runs contiguous in both buffers that start at destination addresses
+/// that are not 16-byte aligned with the platform's `memcpy`
+/// ([`Memcpy`]).
 #[inline(always)]
 pub(super) fn copy_nest<T: NoUninit>(
     nest: &LoopNest,
