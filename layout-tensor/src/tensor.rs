@@ -531,13 +531,11 @@ where
             data.fill(value);
             return;
         }
-        let fill_run = |start: usize, len: usize| data[start..start + len].fill(value);
-        if runs::for_each_slot_box_span(&self.layout, false, fill_run) {
+        let mut fill_run = |start: usize, len: usize| data[start..start + len].fill(value);
+        if runs::for_each_slot_box_span(&self.layout, false, &mut fill_run) {
             return;
         }
-        let spans = runs::for_each_element_span(&self.layout, |start, len| {
-            data[start..start + len].fill(value);
-        });
+        let spans = runs::for_each_element_span(&self.layout, fill_run);
         if !spans {
             runs::for_each_element_mut(&self.layout, runs::Order::Memory, data, |_, v| *v = value);
         }

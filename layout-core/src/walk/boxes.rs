@@ -15,8 +15,9 @@
 //! such choice fixes some physical dims and leaves the others whole, so
 //! it is a box: a nest of loops around a run of slots.
 
-use crate::array::{ArrayLayout, DigitSource, PhysicalDim};
+use crate::array::{ArrayLayout, DigitSource, PhysicalDims};
 use crate::limits::{MAX_PHYSICAL_RANK, MAX_RANK};
+use crate::walk::nest::chain;
 
 /// No outer digit (the outermost digit of its dimension, or a physical dim
 /// of no dimension).
@@ -105,7 +106,7 @@ impl Digits {
         }
         let mut dim = 0;
         while dim < layout.rank() {
-            if !chain_digits(&mut d.digits, dims, dim, layout.size(dim)) {
+            if !chain_digits(&mut d.digits, layout, &physical, dim) {
                 return None;
             }
             dim += 1;
@@ -428,62 +429,30 @@ const fn span_box(digits: &Digits, [lo, hi]: &Ranges) -> Option<SpanBox> {
     Some(b)
 }
 
-/// Links `dim`'s digits among `dims` into a chain (each digit's `outer`,
-/// `dim`, `cut`, `innermost`) when they count its index exactly: `div` 1 for the
-/// innermost, each next `div` the previous one times its extent (and its
-/// modulus that extent), the outermost covering `size`. `false` when they
-/// do not. A dimension without digits (size 0 or 1) is a chain of none.
+/// Links `dim`'s digits into a chain (each digit's `outer`, `dim`, `cut`,
+/// `innermost`) when the engine's [`chain`] finds that they count its
+/// index exactly and each digit but the outermost takes all of its
+/// physical extent (its modulus that extent); `false` otherwise. A
+/// dimension without digits (size 0 or 1) is a chain of none.
 const fn chain_digits(
     digits: &mut [Digit; MAX_PHYSICAL_RANK],
-    dims: &[PhysicalDim],
+    layout: &ArrayLayout,
+    physical: &PhysicalDims,
     dim: usize,
-    size: usize,
 ) -> bool {
-    // The dimension's digits by ascending `div`: physical dim indices.
-    let mut order = [0usize; MAX_PHYSICAL_RANK];
-    let mut divs = [0usize; MAX_PHYSICAL_RANK];
-    let mut len = 0;
-    let mut p = 0;
-    while p < dims.len() {
-        if let DigitSource::Logical { dim: d, div, .. } = dims[p].source
-            && d == dim
-        {
-            if len == order.len() {
-                return false;
-            }
-            let mut i = len;
-            while i > 0 && divs[i - 1] > div {
-                order[i] = order[i - 1];
-                divs[i] = divs[i - 1];
-                i -= 1;
-            }
-            (order[i], divs[i]) = (p, div);
-            len += 1;
-        }
-        p += 1;
-    }
-    if len == 0 {
-        return size <= 1;
-    }
+    let Some(c) = chain(layout, physical, dim) else {
+        return false;
+    };
+    let size = layout.size(dim);
     let mut i = 0;
-    let mut expected_div = 1;
-    while i < len {
-        let p = order[i];
-        let extent = dims[p].size;
-        let DigitSource::Logical { div, modulus, .. } = dims[p].source else {
-            return false;
-        };
-        if div != expected_div {
+    while i < c.len() {
+        let [div, p] = c.digit(i);
+        let extent = physical.as_slice()[p].size;
+        let outermost = i + 1 == c.len();
+        if !outermost && c.digit(i + 1)[0] != div.saturating_mul(extent) {
             return false;
         }
-        let outermost = i + 1 == len;
-        match modulus {
-            Some(m) if !outermost && m != extent => return false,
-            Some(m) if outermost && m < extent => return false,
-            None if !outermost => return false,
-            _ => {}
-        }
-        digits[p].outer = if outermost { NONE } else { order[i + 1] };
+        digits[p].outer = if outermost { NONE } else { c.digit(i + 1)[1] };
         digits[p].dim = dim;
         digits[p].innermost = i == 0;
         digits[p].cut = if outermost {
@@ -491,13 +460,9 @@ const fn chain_digits(
         } else {
             (size / div) % extent
         };
-        expected_div = match div.checked_mul(extent) {
-            Some(d) => d,
-            None => return false,
-        };
         i += 1;
     }
-    expected_div >= size
+    true
 }
 
 #[cfg(test)]

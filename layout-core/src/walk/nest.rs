@@ -52,13 +52,28 @@ pub(super) struct Chain {
     len: usize,
     divs: [usize; MAX_DIGITS],
     strides: [usize; MAX_DIGITS],
+    /// Each digit's physical dim (its index in the layout's physical dims).
+    physical: [usize; MAX_DIGITS],
 }
 
 const NO_CHAIN: Chain = Chain {
     len: 0,
     divs: [0; MAX_DIGITS],
     strides: [0; MAX_DIGITS],
+    physical: [0; MAX_DIGITS],
 };
+
+impl Chain {
+    /// How many digits.
+    pub(super) const fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Digit `i`'s (least significant first) `div` and physical dim.
+    pub(super) const fn digit(&self, i: usize) -> [usize; 2] {
+        [self.divs[i], self.physical[i]]
+    }
+}
 
 /// The digits of `dim` in `layout` (whose physical dims are `dims`), least
 /// significant first, if they form
@@ -87,11 +102,13 @@ pub(super) const fn chain(layout: &ArrayLayout, dims: &PhysicalDims, dim: usize)
                 while i > 0 && c.divs[i - 1] > div {
                     c.divs[i] = c.divs[i - 1];
                     c.strides[i] = c.strides[i - 1];
+                    c.physical[i] = c.physical[i - 1];
                     mods[i] = mods[i - 1];
                     i -= 1;
                 }
                 c.divs[i] = div;
                 c.strides[i] = dims[p].stride;
+                c.physical[i] = p;
                 mods[i] = match modulus {
                     Some(m) => m,
                     None => 0,

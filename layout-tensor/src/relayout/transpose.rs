@@ -654,7 +654,7 @@ mod vector {
                                 _mm_loadu_si128(src.as_ptr().add(at).cast())
                             });
                             for (k, v) in square(x).into_iter().enumerate() {
-                                let r = (REVERSED_NIBBLES[k] >> (4 - V.trailing_zeros())) as usize;
+                                let r = square_row::<V>(k);
                                 let at = dst.as_mut_ptr().add(d + md + r * row_stride + jd);
                                 _mm_storeu_si128(at.cast(), v);
                             }
@@ -771,6 +771,15 @@ mod vector {
     /// `REVERSED_NIBBLES[k]`: the 4 bits of `k < 16` reversed.
     const REVERSED_NIBBLES: [u8; 16] = [0, 8, 4, 12, 2, 10, 6, 14, 1, 9, 5, 13, 3, 11, 7, 15];
 
+    /// The row of a `V × V` square that [`square`]'s vector `k` holds,
+    /// `reverse_bits(k, V)`, from a table: for `V = 16` the loop over `k`
+    /// stays a loop, and computing the reversal took a tenth of a `u8`
+    /// transpose.
+    #[inline(always)]
+    fn square_row<const V: usize>(k: usize) -> usize {
+        (REVERSED_NIBBLES[k] >> (4 - V.trailing_zeros())) as usize
+    }
+
     /// One tile: `dst[rows_at[m] + i0 + j] = src[runs_at[j] + m]` for `m <
     /// rows_at.len()` (at most `TILE_RUN_BYTES / size`), `j <
     /// runs_at.len()` (at most a cache line). `V × V` squares transposed
@@ -811,10 +820,7 @@ mod vector {
                         _mm_loadu_si128(src.as_ptr().add(runs_at[jg + k] + mg).cast())
                     });
                     for (k, v) in square(x).into_iter().enumerate() {
-                        // Row `reverse_bits(k, V)`, from a table: for `V
-                        // = 16` the loop stays a loop, and the bit
-                        // reversal took a tenth of a `u8` transpose.
-                        let m = (REVERSED_NIBBLES[k] >> (4 - V.trailing_zeros())) as usize;
+                        let m = square_row::<V>(k);
                         let at = stage.add((mg + m) * line + jg);
                         _mm_store_si128(at.cast(), v);
                     }
