@@ -3,9 +3,9 @@
 
 // The layouts and the traits every one of them implements.
 pub use layout_core::{
-    AnyLayout, ArrayLayout, HasRank, KnownLayout, MixedLayout, PreparedLayout, RowMajorDense,
-    SameElementCount, SameShape, StaticGrid, StaticLayout, StaticTilePlace, TileGrid, TileOf,
-    TilePlace, TilePlacement, TiledLayout,
+    AnyLayout, ArrayLayout, HasRank, KnownLayout, LayoutIndex, MixedLayout, PreparedLayout,
+    RowMajorDense, SameElementCount, SameShape, StaticGrid, StaticLayout, StaticTilePlace,
+    TileGrid, TileOf, TilePlace, TilePlacement, TiledLayout,
 };
 // What a layout is made of, and what its queries return.
 pub use layout_core::{
@@ -44,9 +44,9 @@ pub use layout_tensor::{CoveredTile, CoveredTiles, CoveredTilesMut, TileRange, T
 pub use layout_tensor::{
     Element, Indexed, Iter, IterMut, Packed, PackedBase, PackedIter, PackedTile, PackedTileView,
     PackedTileViewMut, PackedTiles, PackedTilesMut, PackedView, PackedViewMut, RelayoutKernel,
-    Slots, Storage, StorageMut, StoredAs, Stores, StoresPacked, SubByte, SubByteLayout, Tensor,
-    TensorBase, TensorView, TensorViewMut, TileBase, TileView, TileViewMut, Tiles, TilesMut,
-    Window, WindowIter, WindowView, WindowViewMut,
+    Slots, SlotsMut, Storage, StorageMut, StoredAs, Stores, StoresPacked, SubByte, SubByteLayout,
+    Tensor, TensorBase, TensorView, TensorViewMut, TileBase, TileView, TileViewMut, Tiles,
+    TilesMut, Window, WindowIter, WindowView, WindowViewMut,
 };
 #[cfg(feature = "alloc")]
 pub use layout_tensor::{PackedBuf, TensorBuf};

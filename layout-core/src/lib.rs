@@ -44,7 +44,7 @@ pub use layouts::tiling::{
     HasTiles, StaticGrid, StaticTilePlace, TileGrid, TileOf, TilePlace, TilePlacement, TiledLayout,
 };
 pub use layouts::traits::{
-    AnyLayout, HasRank, KnownLayout, RowMajorDense, SameElementCount, SameShape,
+    AnyLayout, HasRank, KnownLayout, LayoutIndex, RowMajorDense, SameElementCount, SameShape,
 };
 pub use limits::{
     MAX_DIM_SIZE, MAX_PHYSICAL_RANK, MAX_RANK, MAX_SPLIT_CONFIGS, MAX_SPLIT_INDICES,

@@ -59,6 +59,12 @@ impl DimVec {
         self.values.split_at(self.len as usize).0
     }
 
+    /// The numbers, writable.
+    #[inline]
+    pub fn as_mut_slice(&mut self) -> &mut [usize] {
+        self.values.split_at_mut(self.len as usize).0
+    }
+
     /// The numbers as an array of `R` entries.
     ///
     /// # Panics

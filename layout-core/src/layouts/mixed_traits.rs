@@ -21,6 +21,7 @@ where
     const FIXED_LAYOUT: Option<ArrayLayout> = None;
     // The inherent `MixedLayout::TEMPLATE`: XLA's text with `?` and `<=N`.
     const TEMPLATE: Option<Shape> = Some(MixedLayout::<R, K, T, D, M, Ti, A>::TEMPLATE);
+    type Index = [usize; R];
 
     #[inline]
     fn to_array_layout(&self) -> ArrayLayout {

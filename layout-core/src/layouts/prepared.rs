@@ -90,6 +90,7 @@ impl AnyLayout for PreparedLayout {
     const FIXED_RANK: Option<usize> = None;
     const FIXED_LAYOUT: Option<ArrayLayout> = None;
     const TEMPLATE: Option<Shape> = None;
+    type Index = DimVec;
 
     #[inline]
     fn to_array_layout(&self) -> ArrayLayout {

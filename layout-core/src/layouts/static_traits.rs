@@ -24,6 +24,7 @@ where
     const FIXED_RANK: Option<usize> = Some(R);
     const FIXED_LAYOUT: Option<ArrayLayout> = Some(Self::LAYOUT);
     const TEMPLATE: Option<Shape> = Some(*Self::LAYOUT.shape());
+    type Index = [usize; R];
 
     #[inline(always)]
     fn to_array_layout(&self) -> ArrayLayout {

@@ -398,6 +398,7 @@ impl<P: KnownLayout> AnyLayout for TileOf<P> {
     const FIXED_RANK: Option<usize> = Some(P::RANK);
     const FIXED_LAYOUT: Option<ArrayLayout> = Some(Self::LAYOUT);
     const TEMPLATE: Option<Shape> = Some(*Self::LAYOUT.shape());
+    type Index = DimVec;
 
     #[inline(always)]
     fn to_array_layout(&self) -> ArrayLayout {

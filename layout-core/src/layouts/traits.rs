@@ -80,6 +80,12 @@ pub trait AnyLayout: Clone {
     /// compiling ([`NestTemplate`](crate::walk::NestTemplate)).
     const TEMPLATE: Option<Shape>;
 
+    /// A logical index of this layout, as iterators hand it out:
+    /// `[usize; R]` for static and mixed layouts (a few registers, and
+    /// `if let Some([y, x]) = ...` destructures it), [`DimVec`] for
+    /// run-time layouts. Both index like a slice (`i[0]`, `i.as_ref()`).
+    type Index: LayoutIndex;
+
     /// The layout as the engine's plain-data value. For a static layout a
     /// constant; for a mixed layout built on each call. Call it once to
     /// set up work, not per element.
@@ -171,6 +177,80 @@ pub trait AnyLayout: Clone {
             Err(e) => panic!("{e}"),
         }
     }
+}
+
+/// A logical index as a layout's iterators hand it out
+/// ([`AnyLayout::Index`]): `[usize; R]` or [`DimVec`]. Sealed: the
+/// layouts choose it.
+///
+/// ```
+/// use tessera::{AnyLayout, ArrayLayout, LayoutIndex, layout};
+/// type A = layout!(f32[3,5]);
+/// let i = <A as AnyLayout>::Index::from_slice(&[2, 4]);
+/// assert_eq!(i, [2, 4]);
+/// let r = <ArrayLayout as AnyLayout>::Index::from_slice(&[2, 4]);
+/// assert_eq!(r.as_ref(), [2, 4]);
+/// ```
+pub trait LayoutIndex:
+    Copy
+    + core::fmt::Debug
+    + PartialEq
+    + Eq
+    + core::hash::Hash
+    + AsRef<[usize]>
+    + AsMut<[usize]>
+    + Send
+    + Sync
+    + 'static
+    + sealed::Sealed
+{
+    /// The index whose entries are `values`.
+    ///
+    /// # Panics
+    /// If `values` has a length the index cannot hold (not `R` for
+    /// `[usize; R]`, more than [`MAX_RANK`](crate::MAX_RANK) for
+    /// [`DimVec`]).
+    fn from_slice(values: &[usize]) -> Self;
+}
+
+impl<const R: usize> LayoutIndex for [usize; R] {
+    #[inline(always)]
+    #[track_caller]
+    fn from_slice(values: &[usize]) -> Self {
+        match <&[usize; R]>::try_from(values) {
+            Ok(a) => *a,
+            Err(_) => panic!("an index of {} entries for rank {R}", values.len()),
+        }
+    }
+}
+
+impl LayoutIndex for DimVec {
+    #[inline(always)]
+    #[track_caller]
+    fn from_slice(values: &[usize]) -> Self {
+        DimVec::from_slice(values)
+    }
+}
+
+impl AsRef<[usize]> for DimVec {
+    #[inline(always)]
+    fn as_ref(&self) -> &[usize] {
+        self.as_slice()
+    }
+}
+
+impl AsMut<[usize]> for DimVec {
+    #[inline(always)]
+    fn as_mut(&mut self) -> &mut [usize] {
+        self.as_mut_slice()
+    }
+}
+
+mod sealed {
+    /// Only `[usize; R]` and `DimVec` are layout indices.
+    pub trait Sealed {}
+    impl<const R: usize> Sealed for [usize; R] {}
+    impl Sealed for crate::array::DimVec {}
 }
 
 /// Why `index` is out of bounds for `sizes`, off the hot path.
@@ -330,6 +410,7 @@ impl AnyLayout for ArrayLayout {
     const FIXED_RANK: Option<usize> = None;
     const FIXED_LAYOUT: Option<ArrayLayout> = None;
     const TEMPLATE: Option<Shape> = None;
+    type Index = DimVec;
 
     #[inline]
     fn to_array_layout(&self) -> ArrayLayout {
