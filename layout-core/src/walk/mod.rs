@@ -46,9 +46,12 @@ mod template;
 mod iter;
 // A layout's padding or elements as boxes of its physical dims.
 mod boxes;
+// A layout's slots as runs of its innermost physical dim.
+mod slot_runs;
 
 pub use boxes::{MAX_SLOT_BOXES, SlotBoxes};
 pub use iter::{Elements, Slots};
 pub use nest::{Level, LoopNest, MAX_LOOP_LEVELS, check_same_dims};
+pub use slot_runs::SlotRuns;
 pub use template::NestTemplate;
 pub use traverse::{for_each_run_start, for_each_step};

@@ -481,6 +481,40 @@ impl LoopNest {
         Some((nest, k))
     }
 
+    /// Whether the walk visits the source buffer's offsets in increasing
+    /// order: each level's source stride passes everything the levels
+    /// inside it reach. Then the slots a walk skips between two elements
+    /// are exactly the padding between them (a memory-order nest of a
+    /// layout whose tiles nest; not one whose tiles cut across each other,
+    /// `T(3)(2,1)`).
+    ///
+    /// ```
+    /// use tessera::ArrayLayout;
+    /// use tessera::walk::LoopNest;
+    /// let a: ArrayLayout = "f32[3,5]{1,0:T(2,2)}".parse()?;
+    /// let memory = LoopNest::relayout(&a, &a)?.unwrap();
+    /// assert!(memory.is_increasing());
+    /// let logical = LoopNest::logical(&a).unwrap(); // row 0 of every tile, then row 1
+    /// assert!(!logical.is_increasing());
+    /// # Ok::<(), tessera::Error>(())
+    /// ```
+    pub const fn is_increasing(&self) -> bool {
+        // The largest offset the levels inside the current one reach.
+        let mut reach = 0usize;
+        let mut k = self.len;
+        while k > 0 {
+            k -= 1;
+            let level = &self.levels[k];
+            if level.extent > 1 {
+                if level.strides[0] <= reach {
+                    return false;
+                }
+                reach = reach.saturating_add(level.strides[0].saturating_mul(level.extent - 1));
+            }
+        }
+        true
+    }
+
     /// The levels, outermost first.
     #[inline]
     pub const fn levels(&self) -> &[Level] {
