@@ -287,6 +287,50 @@ fn scale_valid_rows(buf: &mut [f32]) {
     }
 }
 
+/// `TensorBase::slots_mut` through a fold (`for_each`): each element its
+/// `y + x`, each padding slot zero.
+#[inline(never)]
+fn number_slots<L: HasRank<2>>(t: &mut TensorBuf<L, f32>) {
+    t.slots_mut().for_each(|(i, v)| {
+        *v = match i {
+            Some(i) => (i.as_ref()[0] + i.as_ref()[1]) as f32,
+            None => 0.0,
+        }
+    });
+}
+
+/// The same through `next` (a `for` loop).
+#[inline(never)]
+fn number_slots_by_next<L: HasRank<2>>(t: &mut TensorBuf<L, f32>) {
+    for (i, v) in t.slots_mut() {
+        *v = match i {
+            Some(i) => (i.as_ref()[0] + i.as_ref()[1]) as f32,
+            None => 0.0,
+        }
+    }
+}
+
+/// The same by hand for `f32[1000,1000]{1,0:T(8,128)}`: each row of each
+/// tile, its valid part numbered and the rest zeroed.
+#[inline(never)]
+fn number_slots_by_hand(buf: &mut [f32]) {
+    for band in 0..125 {
+        for tile in 0..8 {
+            let valid = if tile == 7 { 1000 - 7 * 128 } else { 128 };
+            let base = (band * 8 + tile) * 1024;
+            for r in 0..8 {
+                let y = band * 8 + r;
+                let row = &mut buf[base + r * 128..base + (r + 1) * 128];
+                let (elements, padding) = row.split_at_mut(valid);
+                for (x, v) in elements.iter_mut().enumerate() {
+                    *v = (y + tile * 128 + x) as f32;
+                }
+                padding.fill(0.0);
+            }
+        }
+    }
+}
+
 fn traversal(c: &mut Criterion) {
     let mut g = c.benchmark_group("access_traversal");
     g.sample_size(20);
@@ -419,8 +463,42 @@ fn traversal(c: &mut Criterion) {
         1.0,
     );
 
+    // Every slot of the same layout, elements numbered and padding
+    // zeroed in one pass: `slots_mut` by fold and by `next`.
+    number_slots(&mut p);
+    number_slots_by_hand(&mut hand_buf);
+    assert_eq!(p.as_slice(), &hand_buf[..]);
+    in_turns_on(
+        &mut g,
+        "slots_mut_padded_static",
+        &mut p,
+        |p| number_slots(black_box(p)),
+        |p| number_slots_by_hand(black_box(p.as_mut_slice())),
+        1.0,
+    );
+    in_turns_on(
+        &mut g,
+        "slots_mut_next_padded_static",
+        &mut p,
+        |p| number_slots_by_next(black_box(p)),
+        |p| number_slots_by_hand(black_box(p.as_mut_slice())),
+        1.0,
+    );
+
     // The same layout read at run time, prepared once (the tensor holds
     // it) and as a bare `ArrayLayout`.
+    let padded_rt = PreparedLayout::new(PaddedTiled::LAYOUT);
+    let mut pr = TensorBuf::<PreparedLayout, f32>::zeroed(padded_rt).unwrap();
+    number_slots(&mut pr);
+    assert_eq!(pr.as_slice(), &hand_buf[..]);
+    in_turns_on(
+        &mut g,
+        "slots_mut_padded_prepared",
+        &mut pr,
+        |p| number_slots(black_box(p)),
+        |p| number_slots_by_hand(black_box(p.as_mut_slice())),
+        1.0,
+    );
     let rt: PreparedLayout = "f32[1024,1024]{1,0:T(8,128)}".parse().unwrap();
     let mut r = TensorBuf::<PreparedLayout, f32>::filled(rt, 1.0).unwrap();
     in_turns_on(

@@ -6,7 +6,9 @@
 use core::mem::size_of;
 
 use tessera::packed::{S4, U2};
-use tessera::{ArrayLayout, Iter, IterMut, PackedIter, PreparedLayout, layout};
+use tessera::{
+    ArrayLayout, Indexed, Iter, IterMut, PackedIter, PreparedLayout, Slots, SlotsMut, layout,
+};
 
 /// At most this many bytes of iterator state for a static layout of rank
 /// ≤ 4.
@@ -20,6 +22,10 @@ type Int2 = layout!(u2[3,5,7,9]{0,1,2,3:E(2)});
 const _: () = assert!(size_of::<Iter<'static, half::bf16, Rank4>>() <= BUDGET);
 const _: () = assert!(size_of::<Iter<'static, f32, Rank1>>() <= BUDGET);
 const _: () = assert!(size_of::<IterMut<'static, half::bf16, Rank4>>() <= BUDGET);
+const _: () = assert!(size_of::<Indexed<'static, half::bf16, Rank4>>() <= BUDGET);
+const _: () = assert!(size_of::<Slots<'static, half::bf16, Rank4>>() <= BUDGET);
+const _: () = assert!(size_of::<SlotsMut<'static, half::bf16, Rank4>>() <= BUDGET);
+const _: () = assert!(size_of::<Slots<'static, f32, Rank1>>() <= BUDGET);
 const _: () = assert!(size_of::<PackedIter<'static, S4, Int4>>() <= BUDGET);
 const _: () = assert!(size_of::<PackedIter<'static, U2, Int2>>() <= BUDGET);
 // Run-time layouts are borrowed from the tensor, never copied in.
@@ -32,9 +38,11 @@ fn iterator_sizes() {
     // file compiles.
     let sizes = [
         size_of::<Iter<'static, half::bf16, Rank4>>(),
+        size_of::<Indexed<'static, half::bf16, Rank4>>(),
+        size_of::<Slots<'static, half::bf16, Rank4>>(),
         size_of::<PackedIter<'static, S4, Int4>>(),
         size_of::<Iter<'static, f32, ArrayLayout>>(),
     ];
-    println!("Iter (static rank 4), PackedIter, Iter (run-time): {sizes:?} bytes");
+    println!("Iter, Indexed, Slots (static rank 4), PackedIter, Iter (run-time): {sizes:?} bytes");
     assert!(sizes.iter().all(|&s| s <= BUDGET));
 }

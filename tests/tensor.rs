@@ -88,6 +88,23 @@ proptest! {
         prop_assert_eq!(count, layout.buffer_len());
     }
 
+    /// `slots` and `slots_mut` hand out every slot once, in memory order,
+    /// with the engine's index (or padding), whether the walk is a fold
+    /// from the start (the loop nest), `next` (the run cursor) or a fold
+    /// after `skip` slots; over a bare `ArrayLayout` and a prepared one.
+    #[test]
+    fn slot_walks_agree_with_engine(spec in spec(), skip in 0usize..40) {
+        let layout = spec.layout();
+        let expected: Vec<Option<Vec<usize>>> = (0..layout.buffer_len())
+            .map(|o| match layout.try_slot(o).unwrap() {
+                Slot::Element(i) => Some(i.to_vec()),
+                Slot::Padding => None,
+            })
+            .collect();
+        check_slot_walks(layout, &expected, skip)?;
+        check_slot_walks(PreparedLayout::new(layout), &expected, skip)?;
+    }
+
     /// Every traversal visits each element once, in logical order where
     /// it promises it, over a bare `ArrayLayout` and a prepared one; the
     /// fills touch exactly the slots they name.
@@ -333,6 +350,53 @@ fn const_padding_value_fills_padding_slots() {
 /// `fill_padding` and `fill` on a static layout (its boxes constants)
 /// write every padding slot and every element slot, and nothing else, as
 /// the run-time layout of the same text does.
+/// The slots `layout`'s tensors hand out, by every walk, against
+/// `expected` (the engine's slot of each offset).
+fn check_slot_walks<L: AnyLayout + tessera::Stores<f32>>(
+    layout: L,
+    expected: &[Option<Vec<usize>>],
+    skip: usize,
+) -> Result<(), TestCaseError> {
+    let held = |i: Option<L::Index>| i.map(|i| i.as_ref().to_vec());
+    let mut t = TensorBuf::<L, f32>::filled(layout, SENTINEL).unwrap();
+    // Fold from the start.
+    let mut folded = Vec::new();
+    t.slots().for_each(|(i, _)| folded.push(held(i)));
+    prop_assert_eq!(&folded, expected, "fold");
+    // `next`, then a fold of the rest.
+    let mut it = t.slots();
+    let mut walked: Vec<_> = it.by_ref().take(skip).map(|(i, _)| held(i)).collect();
+    prop_assert_eq!(it.len(), expected.len() - walked.len());
+    it.for_each(|(i, _)| walked.push(held(i)));
+    prop_assert_eq!(&walked, expected, "next, then fold");
+    // Writable: each slot numbered by its place in the walk.
+    let mut k = 0.0;
+    let mut at = Vec::new();
+    let mut it = t.slots_mut();
+    for (i, v) in it.by_ref().take(skip) {
+        at.push(held(i));
+        *v = k;
+        k += 1.0;
+    }
+    it.for_each(|(i, v)| {
+        at.push(held(i));
+        *v = k;
+        k += 1.0;
+    });
+    prop_assert_eq!(&at, expected, "slots_mut");
+    for (o, v) in t.as_slice()[..expected.len()].iter().enumerate() {
+        prop_assert_eq!(*v, o as f32);
+    }
+    // A fold from the start writes every slot once.
+    t.slots_mut()
+        .for_each(|(i, v)| *v += if i.is_some() { 0.5 } else { 0.25 });
+    for (o, v) in t.as_slice()[..expected.len()].iter().enumerate() {
+        let add = if expected[o].is_some() { 0.5 } else { 0.25 };
+        prop_assert_eq!(*v, o as f32 + add);
+    }
+    Ok(())
+}
+
 fn check_static_fill_padding<L: tessera::KnownLayout + tessera::Stores<f32>>(layout: L, pad: f32) {
     let a = layout.to_array_layout();
     assert!(
@@ -381,6 +445,32 @@ fn static_fills_write_their_own_slots_only() {
     check_static_fill_padding(Pairs::NEW, 0.0);
     check_static_fill_padding(OneRow::NEW, 0.0);
     check_static_fill_padding(Padded::NEW, f32::NEG_INFINITY);
+}
+
+/// Static layouts' slot walks (their index a `[usize; R]`, the nest and
+/// the runs constants) agree with the engine, edge tiles and sub-tiles
+/// included.
+#[test]
+fn static_slot_walks_agree_with_engine() {
+    fn check<L: tessera::KnownLayout + tessera::Stores<f32>>(layout: L) {
+        let a = layout.to_array_layout();
+        let expected: Vec<Option<Vec<usize>>> = (0..a.buffer_len())
+            .map(|o| match a.try_slot(o).unwrap() {
+                Slot::Element(i) => Some(i.to_vec()),
+                Slot::Padding => None,
+            })
+            .collect();
+        for skip in [0, 1, 7, expected.len() / 2] {
+            check_slot_walks(layout, &expected, skip).unwrap();
+        }
+    }
+    check(<tessera::layout!(f32[37,300]{1,0:T(8,128)})>::NEW);
+    check(<tessera::layout!(f32[19,130]{0,1:T(4,128)})>::NEW);
+    check(<tessera::layout!(f32[5,7,9]{2,0,1:T(2,4)(2,1)})>::NEW);
+    check(<tessera::layout!(f32[3,4,5,6]{3,2,1,0:T(2,4)})>::NEW);
+    check(<tessera::layout!(f32[11]{0:T(4)L(17)})>::NEW);
+    check(<tessera::layout!(f32[6]{0:T(3)(2)})>::NEW);
+    check(Padded::NEW);
 }
 
 #[test]

@@ -1,6 +1,6 @@
-//! Iterators over a tensor: [`Iter`] and [`IterMut`] (elements in logical
-//! order), [`Indexed`] (the same, with each index) and [`Slots`] (every
-//! slot in memory order).
+//! Iterators over a tensor's elements: [`Iter`] and [`IterMut`] (logical
+//! order) and [`Indexed`] (the same, with each index). Every slot in
+//! memory order is [`Slots`](crate::Slots).
 //!
 //! The element iterators walk [runs](crate::runs): stretches of the last
 //! dimension whose offsets move by a fixed stride. An offset is computed
@@ -9,8 +9,7 @@
 //! or the tiling), and `fold`-based consumers (`sum`, `for_each`,
 //! `count`...) loop over each run as over a slice.
 
-use layout_core::walk;
-use layout_core::{AnyLayout, ArrayLayout, DimVec, MAX_RANK, Slot};
+use layout_core::{AnyLayout, LayoutIndex, MAX_RANK};
 
 use crate::runs::{Position, Run, for_each_indexed_run};
 
@@ -44,8 +43,8 @@ impl<'a, T, L: AnyLayout> Iter<'a, T, L> {
     /// Pairs each element with its logical index.
     pub fn indexed(self) -> Indexed<'a, T, L> {
         Indexed {
+            index: L::Index::from_slice(&[0; MAX_RANK][..self.layout.rank()]),
             inner: self,
-            index: [0; MAX_RANK],
             in_run: 0,
         }
     }
@@ -276,33 +275,44 @@ impl<T, L: AnyLayout> ExactSizeIterator for IterMut<'_, T, L> {}
 impl<T, L: AnyLayout> core::iter::FusedIterator for IterMut<'_, T, L> {}
 
 /// The elements of a tensor in logical order, each with its logical index
-/// ([`Iter::indexed`]).
-pub struct Indexed<'a, T, L> {
+/// ([`Iter::indexed`]): `[usize; R]` for static and mixed layouts
+/// ([`AnyLayout::Index`]).
+///
+/// ```
+/// use tessera::{Tensor, layout};
+/// type A = layout!(f32[3,5]{1,0:T(2,2)});
+/// let mut t = Tensor::<A, f32, { A::BUFFER_LEN }>::zeroed();
+/// t[[1, 4]] = 9.0;
+/// let (at, _) = t.iter().indexed().find(|(_, v)| **v == 9.0).unwrap();
+/// assert_eq!(at, [1, 4]);
+/// ```
+pub struct Indexed<'a, T, L: AnyLayout> {
     inner: Iter<'a, T, L>,
     /// The index of the current run's first element.
-    index: [usize; MAX_RANK],
+    index: L::Index,
     /// How far into the current run the last element was.
     in_run: usize,
 }
 
 impl<'a, T, L: AnyLayout> Iterator for Indexed<'a, T, L> {
-    type Item = (DimVec, &'a T);
+    type Item = (L::Index, &'a T);
 
     #[inline]
-    fn next(&mut self) -> Option<(DimVec, &'a T)> {
+    fn next(&mut self) -> Option<(L::Index, &'a T)> {
         if self.inner.at.at_run_start() {
-            self.inner.at.start_run(self.inner.layout, &mut self.index);
+            self.inner
+                .at
+                .start_run(self.inner.layout, self.index.as_mut());
             self.in_run = 0;
         } else {
             self.in_run += 1;
         }
         let offset = self.inner.at.next_offset(self.inner.layout)?;
-        let rank = self.inner.layout.rank();
         let mut index = self.index;
-        if rank > 0 {
-            index[rank - 1] += self.in_run;
+        if let Some(last) = index.as_mut().last_mut() {
+            *last += self.in_run;
         }
-        Some((DimVec::from_slice(&index[..rank]), &self.inner.data[offset]))
+        Some((index, &self.inner.data[offset]))
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {
@@ -312,50 +322,6 @@ impl<'a, T, L: AnyLayout> Iterator for Indexed<'a, T, L> {
 
 impl<T, L: AnyLayout> ExactSizeIterator for Indexed<'_, T, L> {}
 impl<T, L: AnyLayout> core::iter::FusedIterator for Indexed<'_, T, L> {}
-
-/// Every slot of a tensor's buffer in memory order, with the logical index
-/// it holds (`None` for padding) ([`TensorBase::slots`](crate::TensorBase::slots)).
-///
-/// Each item carries a [`DimVec`] (an index of up to `MAX_RANK` entries),
-/// so this is a walk for inspecting a buffer, not for hot loops: use
-/// [`TensorBase::for_each`](crate::TensorBase::for_each) or
-/// [`TensorBase::iter`](crate::TensorBase::iter) there.
-#[derive(Clone)]
-pub struct Slots<'a, T> {
-    data: core::slice::Iter<'a, T>,
-    slots: walk::Slots,
-}
-
-impl<'a, T> Slots<'a, T> {
-    pub(crate) fn new(data: &'a [T], layout: &ArrayLayout) -> Self {
-        Slots {
-            data: data.iter(),
-            slots: layout.slots(),
-        }
-    }
-}
-
-impl<'a, T> Iterator for Slots<'a, T> {
-    type Item = (Option<DimVec>, &'a T);
-
-    #[inline]
-    fn next(&mut self) -> Option<(Option<DimVec>, &'a T)> {
-        let slot = self.slots.next()?;
-        let value = self.data.next()?;
-        let index = match slot {
-            Slot::Element(i) => Some(i),
-            Slot::Padding => None,
-        };
-        Some((index, value))
-    }
-
-    fn size_hint(&self) -> (usize, Option<usize>) {
-        self.slots.size_hint()
-    }
-}
-
-impl<T> ExactSizeIterator for Slots<'_, T> {}
-impl<T> core::iter::FusedIterator for Slots<'_, T> {}
 
 #[cfg(test)]
 mod tests {

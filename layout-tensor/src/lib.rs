@@ -46,13 +46,14 @@ pub mod packed;
 mod parallel;
 mod relayout;
 mod runs;
+mod slots;
 mod storage;
 mod tensor;
 mod tiles;
 mod window;
 
 pub use element::Element;
-pub use iter::{Indexed, Iter, IterMut, Slots};
+pub use iter::{Indexed, Iter, IterMut};
 pub use layout::{StoredAs, Stores};
 #[cfg(feature = "alloc")]
 pub use packed::PackedBuf;
@@ -61,6 +62,7 @@ pub use packed::{
     PackedTilesMut, PackedView, PackedViewMut, StoresPacked, SubByte, SubByteLayout,
 };
 pub use relayout::RelayoutKernel;
+pub use slots::{Slots, SlotsMut};
 pub use storage::{Storage, StorageMut};
 #[cfg(feature = "alloc")]
 pub use tensor::TensorBuf;

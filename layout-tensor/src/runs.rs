@@ -108,11 +108,7 @@ impl RunCursor {
     /// to `index` (the first `rank` entries). The caller stops after
     /// `element_count` elements.
     #[inline(always)]
-    pub(crate) fn next_run<L: AnyLayout>(
-        &mut self,
-        layout: &L,
-        index: &mut [usize; MAX_RANK],
-    ) -> Run {
+    pub(crate) fn next_run<L: AnyLayout>(&mut self, layout: &L, index: &mut [usize]) -> Run {
         let rank = layout.rank();
         if rank == 0 {
             return Run {
@@ -185,9 +181,92 @@ impl IndexedBlock {
     /// The block as one slice of consecutive slots, when it is one:
     /// `Some(len)` of the stretch from `run.offset`.
     #[inline(always)]
-    fn contiguous_len(&self) -> Option<usize> {
+    pub(crate) fn contiguous_len(&self) -> Option<usize> {
         let r = &self.run;
         (r.stride == 1 && (self.rows == 1 || self.row_stride == r.len)).then(|| self.rows * r.len)
+    }
+
+    /// Calls `f(index, piece)` for each piece of the block that is one
+    /// stretch of slots: each row when its elements are consecutive,
+    /// else each element; `index` is the piece's first index (put back
+    /// after).
+    #[inline(always)]
+    fn for_each_piece(
+        &self,
+        first: &mut [usize; MAX_RANK],
+        mut f: impl FnMut(&mut [usize; MAX_RANK], IndexedBlock),
+    ) {
+        let r = self.run;
+        let (x0, y0) = (first[r.dim], first[self.row_dim]);
+        let mut start = r.offset;
+        for row in 0..self.rows {
+            first[self.row_dim] = y0 + row * self.row_div;
+            if r.stride == 1 {
+                f(first, single(IndexedRun { offset: start, ..r }));
+            } else {
+                let mut offset = start;
+                for k in 0..r.len {
+                    first[r.dim] = x0 + k * r.div;
+                    let one = IndexedRun {
+                        offset,
+                        stride: 1,
+                        len: 1,
+                        ..r
+                    };
+                    f(first, single(one));
+                    offset = offset.wrapping_add(r.stride);
+                }
+                first[r.dim] = x0;
+            }
+            start = start.wrapping_add(self.row_stride);
+        }
+        first[self.row_dim] = y0;
+    }
+
+    /// Folds `f(acc, index, row)` over the block's rows (its runs),
+    /// `index` the row's first index, moved from `index` (the block's
+    /// first index). `f` may move the index but puts it back.
+    #[inline(always)]
+    pub(crate) fn fold_rows<I: AsMut<[usize]>, B>(
+        &self,
+        mut index: I,
+        mut acc: B,
+        mut f: impl FnMut(B, &mut I, usize) -> B,
+    ) -> B {
+        // A rank-0 index has no entry to move (its one run is one slot).
+        let y0 = index.as_mut().get(self.row_dim).copied().unwrap_or(0);
+        for row in 0..self.rows {
+            if let Some(y) = index.as_mut().get_mut(self.row_dim) {
+                *y = y0 + row * self.row_div;
+            }
+            acc = f(acc, &mut index, row);
+        }
+        acc
+    }
+
+    /// Folds `f(acc, index, value)` over a run of the block: the `x`-th
+    /// of `values` gets the index `index` (the run's first) moved `x`
+    /// steps along the run (put back after). A plain counted loop over
+    /// the values, which the compiler vectorises where `f` allows.
+    #[inline(always)]
+    pub(crate) fn fold_run<I: AsMut<[usize]>, V, B>(
+        &self,
+        index: &mut I,
+        values: impl IntoIterator<Item = V>,
+        mut acc: B,
+        mut f: impl FnMut(B, &I, V) -> B,
+    ) -> B {
+        let (dim, div) = (self.run.dim, self.run.div);
+        let Some(&x0) = index.as_mut().get(dim) else {
+            // Rank 0: one slot, no entry to move.
+            return values.into_iter().fold(acc, |a, v| f(a, index, v));
+        };
+        for (x, v) in values.into_iter().enumerate() {
+            index.as_mut()[dim] = x0 + x * div;
+            acc = f(acc, index, v);
+        }
+        index.as_mut()[dim] = x0;
+        acc
     }
 
     /// Calls `f(index, k)` for element `k` of the block counted in slot
@@ -460,6 +539,63 @@ pub(crate) fn for_each_indexed_block_in<L: AnyLayout>(
     });
 }
 
+/// Calls `f(start, len, elements)` for every stretch of `layout`'s
+/// buffer in memory order, together covering every slot once: a stretch
+/// of padding (`elements` `None`), or of elements (`Some((first,
+/// block))`, the block contiguous, `first` its first element's index, to
+/// be put back if moved). `false` when the layout has no memory-order
+/// nest that visits offsets in increasing order (a `*` that combines
+/// dims, tiles that cut across each other), and nothing was called.
+#[inline(always)]
+pub(crate) fn for_each_slot_stretch<L: AnyLayout>(
+    layout: &L,
+    mut f: impl FnMut(usize, usize, Option<(&mut [usize; MAX_RANK], &IndexedBlock)>),
+) -> bool {
+    let increasing = with_nest(layout, Order::Memory, |nest| match nest {
+        Some(n) => n.is_increasing(),
+        None => false,
+    });
+    if !increasing {
+        return false;
+    }
+    // Every slot before `cursor` has been handed out.
+    let mut cursor = 0;
+    for_each_indexed_block_in(
+        layout,
+        Order::Memory,
+        #[inline(always)]
+        |index: &mut [usize; MAX_RANK], block: IndexedBlock| match block.contiguous_len() {
+            Some(len) => {
+                let start = block.run.offset;
+                if start > cursor {
+                    f(cursor, start - cursor, None);
+                }
+                f(start, len, Some((index, &block)));
+                cursor = start + len;
+            }
+            // Rows apart (an edge tile's), or elements apart: one
+            // block per row, or per element.
+            None => block.for_each_piece(
+                index,
+                #[inline(always)]
+                |local, row| {
+                    let start = row.run.offset;
+                    if start > cursor {
+                        f(cursor, start - cursor, None);
+                    }
+                    f(start, row.run.len, Some((local, &row)));
+                    cursor = start + row.run.len;
+                },
+            ),
+        },
+    );
+    let end = layout.buffer_len();
+    if end > cursor {
+        f(cursor, end - cursor, None);
+    }
+    true
+}
+
 /// A run as a block of one row.
 #[inline(always)]
 fn single(run: IndexedRun) -> IndexedBlock {
@@ -683,7 +819,7 @@ impl Position {
 
     /// Starts the next run, writing its first element's index to `index`.
     #[inline(always)]
-    pub(crate) fn start_run<L: AnyLayout>(&mut self, layout: &L, index: &mut [usize; MAX_RANK]) {
+    pub(crate) fn start_run<L: AnyLayout>(&mut self, layout: &L, index: &mut [usize]) {
         let Run {
             offset,
             stride,

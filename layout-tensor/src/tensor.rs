@@ -8,8 +8,9 @@ use core::fmt;
 use layout_core::{ArrayLayout, Error, ErrorKind, Locus, PaddingValue, Slot};
 
 use crate::element::Element;
-use crate::iter::{Iter, IterMut, Slots};
+use crate::iter::{Iter, IterMut};
 use crate::runs;
+use crate::slots::{Slots, SlotsMut};
 use layout_core::{AnyLayout, HasRank, KnownLayout};
 
 use crate::layout::Stores;
@@ -419,11 +420,22 @@ where
         Iter::new(self.storage.as_slice(), &self.layout)
     }
 
-    /// Every slot in memory order: the logical index it holds (`None` for
-    /// padding) and its value. Each item builds an index, so this is for
-    /// inspecting a buffer; hot loops use [`TensorBase::for_each`].
-    pub fn slots(&self) -> Slots<'_, S::Elem> {
-        Slots::new(self.storage.as_slice(), &self.layout.to_array_layout())
+    /// Every slot of the buffer in memory order, padding included: the
+    /// logical index it holds (`None` for padding) and its value. The
+    /// index is counted by additions; a `fold` (`for_each`, `count`...)
+    /// walks the layout's loop nest at the speed of hand-written tile
+    /// loops ([`Slots`] says what `next` costs).
+    ///
+    /// ```
+    /// use tessera::{Tensor, layout};
+    /// type A = layout!(f32[3,5]{1,0:T(2,2)});
+    /// let t = Tensor::<A, f32, { A::BUFFER_LEN }>::zeroed();
+    /// let padding = t.slots().filter(|(i, _)| i.is_none()).count();
+    /// assert_eq!(padding, A::BUFFER_LEN - 15);
+    /// ```
+    #[inline]
+    pub fn slots(&self) -> Slots<'_, S::Elem, L> {
+        Slots::new(self.storage.as_slice(), &self.layout)
     }
 
     /// Calls `f(index, &element)` for every element once, with its
@@ -505,6 +517,24 @@ where
     #[inline]
     pub fn iter_mut(&mut self) -> IterMut<'_, S::Elem, L> {
         IterMut::new(self.storage.as_mut_slice(), &self.layout)
+    }
+
+    /// Every slot of the buffer in memory order, writable: the logical
+    /// index it holds (`None` for padding) and the slot. One pass that
+    /// writes elements and padding alike (an element from its index,
+    /// padding a fill value), at the speed of [`TensorBase::slots`].
+    ///
+    /// ```
+    /// use tessera::{Tensor, layout};
+    /// type A = layout!(f32[3,5]{1,0:T(2,2)});
+    /// let mut t = Tensor::<A, f32, { A::BUFFER_LEN }>::zeroed();
+    /// t.slots_mut().for_each(|(i, v)| *v = i.map_or(-1.0, |[y, x]| (y * 5 + x) as f32));
+    /// assert_eq!(t[[2, 4]], 14.0);
+    /// assert_eq!(t.as_slice()[9], -1.0); // the padding column of tile [0, 2]
+    /// ```
+    #[inline]
+    pub fn slots_mut(&mut self) -> SlotsMut<'_, S::Elem, L> {
+        SlotsMut::new(self.storage.as_mut_slice(), &self.layout)
     }
 
     /// Calls `f(index, &mut element)` for every element once, with its
