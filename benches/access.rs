@@ -606,6 +606,50 @@ fn set_int4_hand(bytes: &mut [u8], q: &[i8]) {
     }
 }
 
+/// Int4 weights in TPU tiles, padded at the edges (1000 = 7 × 128 + 104
+/// columns, 250 = 31 × 8 + 2 rows).
+type Int4Tiled = layout!(s4[250,1000]{1,0:T(8,128)E(4)});
+
+/// `PackedBase::fill`.
+#[inline(never)]
+fn fill_packed(w: &mut Packed<Int4Tiled, { Int4Tiled::PHYSICAL_BYTE_SIZE }>, v: i8) {
+    w.fill(v).unwrap();
+}
+
+/// The same fill by hand: the valid bytes of each row of each tile, two
+/// nibbles each.
+#[inline(never)]
+fn fill_int4_tiled_hand(bytes: &mut [u8], v: i8) {
+    let b = ((v as u8) << 4) | (v as u8 & 0x0F);
+    for band in 0..32 {
+        let rows = if band == 31 { 2 } else { 8 };
+        for tile in 0..8 {
+            let valid = if tile == 7 { 104 } else { 128 };
+            let base = (band * 8 + tile) * 512;
+            for r in 0..rows {
+                bytes[base + r * 64..base + r * 64 + valid / 2].fill(b);
+            }
+        }
+    }
+}
+
+/// `PackedBase::for_each_mut`: halve each int4 value.
+#[inline(never)]
+fn halve_packed(w: &mut Packed<Int4, { Int4::PHYSICAL_BYTE_SIZE }>) {
+    w.for_each_mut(|_, v| *v >>= 1).unwrap();
+}
+
+/// The same by hand: both nibbles of each byte, sign-extended, shifted
+/// and packed back.
+#[inline(never)]
+fn halve_int4_hand(bytes: &mut [u8]) {
+    for b in bytes.iter_mut() {
+        let hi = ((*b as i8) >> 4) >> 1;
+        let lo = (((*b << 4) as i8) >> 4) >> 1;
+        *b = ((hi as u8) << 4) | (lo as u8 & 0x0F);
+    }
+}
+
 fn packed(c: &mut Criterion) {
     let mut g = c.benchmark_group("access_packed");
     g.sample_size(20);
@@ -703,6 +747,31 @@ fn packed(c: &mut Criterion) {
         "packed_set_vs_indexed",
         || set_all(black_box(&mut wq), black_box(&q)),
         || set_int4_hand(black_box(&mut hand_bytes), black_box(&q)),
+        1.0,
+    );
+    // Whole-tensor writes: `fill` of a padded tiled layout, and
+    // `for_each_mut` over every element.
+    let mut ft = Box::new(Packed::<Int4Tiled, { Int4Tiled::PHYSICAL_BYTE_SIZE }>::zeroed());
+    let mut ft_hand = vec![0u8; Int4Tiled::PHYSICAL_BYTE_SIZE];
+    fill_packed(&mut ft, -3);
+    fill_int4_tiled_hand(&mut ft_hand, -3);
+    assert_eq!(ft.as_bytes(), &ft_hand[..]);
+    in_turns(
+        &mut g,
+        "packed_fill_padded_static",
+        || fill_packed(black_box(&mut ft), black_box(-3)),
+        || fill_int4_tiled_hand(black_box(&mut ft_hand), black_box(-3)),
+        1.0,
+    );
+    let mut halved = hand_bytes.clone();
+    halve_packed(&mut wq);
+    halve_int4_hand(&mut halved);
+    assert_eq!(wq.as_bytes(), &halved[..]);
+    in_turns(
+        &mut g,
+        "packed_for_each_mut_static",
+        || halve_packed(black_box(&mut wq)),
+        || halve_int4_hand(black_box(&mut halved)),
         1.0,
     );
     in_turns(

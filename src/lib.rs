@@ -42,11 +42,11 @@ pub use layout_tensor::element as tensor_element;
 pub use layout_tensor::packed;
 pub use layout_tensor::{CoveredTile, CoveredTiles, CoveredTilesMut, TileRange, TileRangeIter};
 pub use layout_tensor::{
-    Element, Indexed, Iter, IterMut, Packed, PackedBase, PackedIter, PackedTile, PackedTileView,
-    PackedTileViewMut, PackedTiles, PackedTilesMut, PackedView, PackedViewMut, RelayoutKernel,
-    Slots, SlotsMut, Storage, StorageMut, StoredAs, Stores, StoresPacked, SubByte, SubByteLayout,
-    Tensor, TensorBase, TensorView, TensorViewMut, TileBase, TileView, TileViewMut, Tiles,
-    TilesMut, Window, WindowIter, WindowView, WindowViewMut,
+    Element, Indexed, Iter, IterMut, Packed, PackedBase, PackedIter, PackedSlots, PackedTile,
+    PackedTileView, PackedTileViewMut, PackedTiles, PackedTilesMut, PackedView, PackedViewMut,
+    RelayoutKernel, Slots, SlotsMut, Storage, StorageMut, StoredAs, Stores, StoresPacked, SubByte,
+    SubByteLayout, Tensor, TensorBase, TensorView, TensorViewMut, TileBase, TileView, TileViewMut,
+    Tiles, TilesMut, Window, WindowIter, WindowView, WindowViewMut,
 };
 #[cfg(feature = "alloc")]
 pub use layout_tensor::{PackedBuf, TensorBuf};

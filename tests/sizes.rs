@@ -5,7 +5,7 @@
 
 use core::mem::size_of;
 
-use tessera::packed::{S4, U2};
+use tessera::packed::{PackedSlots, S4, U2};
 use tessera::{
     ArrayLayout, Indexed, Iter, IterMut, PackedIter, PreparedLayout, Slots, SlotsMut, layout,
 };
@@ -28,6 +28,8 @@ const _: () = assert!(size_of::<SlotsMut<'static, half::bf16, Rank4>>() <= BUDGE
 const _: () = assert!(size_of::<Slots<'static, f32, Rank1>>() <= BUDGET);
 const _: () = assert!(size_of::<PackedIter<'static, S4, Int4>>() <= BUDGET);
 const _: () = assert!(size_of::<PackedIter<'static, U2, Int2>>() <= BUDGET);
+const _: () = assert!(size_of::<PackedSlots<'static, U2, Int2>>() <= BUDGET);
+const _: () = assert!(size_of::<PackedSlots<'static, S4, Int4>>() <= BUDGET);
 // Run-time layouts are borrowed from the tensor, never copied in.
 const _: () = assert!(size_of::<Iter<'static, f32, ArrayLayout>>() <= BUDGET);
 const _: () = assert!(size_of::<Iter<'static, f32, PreparedLayout>>() <= BUDGET);

@@ -58,8 +58,8 @@ pub use layout::{StoredAs, Stores};
 #[cfg(feature = "alloc")]
 pub use packed::PackedBuf;
 pub use packed::{
-    Packed, PackedBase, PackedIter, PackedTile, PackedTileView, PackedTileViewMut, PackedTiles,
-    PackedTilesMut, PackedView, PackedViewMut, StoresPacked, SubByte, SubByteLayout,
+    Packed, PackedBase, PackedIter, PackedSlots, PackedTile, PackedTileView, PackedTileViewMut,
+    PackedTiles, PackedTilesMut, PackedView, PackedViewMut, StoresPacked, SubByte, SubByteLayout,
 };
 pub use relayout::RelayoutKernel;
 pub use slots::{Slots, SlotsMut};

@@ -15,12 +15,13 @@ use layout_core::{AnyLayout, DimVec, LayoutIndex, MAX_RANK, PhysicalDims, Slot};
 
 use crate::runs::for_each_slot_stretch;
 
-/// Where a slot walk is: shared by [`Slots`] and [`SlotsMut`].
-struct SlotCursor<'a, L: AnyLayout> {
-    layout: &'a L,
+/// Where a slot walk is: shared by [`Slots`], [`SlotsMut`] and
+/// [`PackedSlots`](crate::packed::PackedSlots).
+pub(crate) struct SlotCursor<'a, L: AnyLayout> {
+    pub(crate) layout: &'a L,
     runs: SlotRuns,
     /// The next slot.
-    offset: usize,
+    pub(crate) offset: usize,
     /// The end of the current run.
     run_end: usize,
     /// Slots of the current run before this hold elements.
@@ -40,7 +41,7 @@ impl<L: AnyLayout> Clone for SlotCursor<'_, L> {
 
 impl<'a, L: AnyLayout> SlotCursor<'a, L> {
     #[inline]
-    fn new(layout: &'a L) -> Self {
+    pub(crate) fn new(layout: &'a L) -> Self {
         let runs: &'static Option<SlotRuns> = &const {
             match L::FIXED_LAYOUT {
                 Some(l) => Some(SlotRuns::of(&l)),
@@ -79,7 +80,7 @@ impl<'a, L: AnyLayout> SlotCursor<'a, L> {
     /// The next slot of a `len`-slot buffer and the index it holds
     /// (`None` for padding); `None` after the last.
     #[inline]
-    fn next(&mut self, len: usize) -> Option<(Option<L::Index>, usize)> {
+    pub(crate) fn next(&mut self, len: usize) -> Option<(Option<L::Index>, usize)> {
         let offset = self.offset;
         if offset >= self.run_end {
             if offset >= len {

@@ -302,6 +302,104 @@ where
     Ok(())
 }
 
+/// The writing walks against the reference: `fill` writes every
+/// element's bits and no padding, `fill_padding` the padding's (zero:
+/// the generated layouts name no padding value) and no element,
+/// `for_each_mut` visits every element once and writes what it leaves,
+/// and `slots` hands out every slot's index and value in memory order.
+fn check_walks<E: SubByte>(layout: ArrayLayout, seed: u64) -> Result<(), TestCaseError>
+where
+    E::Value: TestValue,
+{
+    let rt = PreparedLayout::new(layout);
+    let ty = layout.element_type();
+    let n = layout.element_size_in_bits();
+    let indices = row_major(layout.sizes().as_slice());
+    let ints = values_for(ty, indices.len().max(1), seed);
+    let typed_values = typed::<E>(&ints);
+    let noise = (seed >> 8) as u8 | 1;
+    // `fill`: over a buffer of noise, every element is the value and
+    // every padding slot keeps its bits.
+    let mut t = PackedBuf::<_, E>::from_vec(rt, vec![noise; layout.physical_byte_size()]).unwrap();
+    t.fill(typed_values[0]).unwrap();
+    let mut expected = vec![noise; layout.physical_byte_size()];
+    for index in &indices {
+        reference_write(
+            &mut expected,
+            layout.offset(index),
+            n,
+            reference_bits(ty, ints[0]),
+        );
+    }
+    prop_assert_eq!(t.as_bytes(), &expected[..], "fill of {}", layout);
+    // `fill_padding`: the padding slots zeroed, the elements kept.
+    t.fill_padding().unwrap();
+    for offset in 0..layout.buffer_len() {
+        if layout.slot(offset) == Slot::Padding {
+            reference_write(&mut expected, offset, n, 0);
+        }
+    }
+    prop_assert_eq!(t.as_bytes(), &expected[..], "fill_padding of {}", layout);
+    // `slots`: the engine's slot of each offset, the value its bits.
+    let slots: Vec<(Option<Vec<usize>>, E::Value)> =
+        t.slots().map(|(i, v)| (i.map(|i| i.to_vec()), v)).collect();
+    prop_assert_eq!(slots.len(), layout.buffer_len());
+    for (offset, (index, value)) in slots.iter().enumerate() {
+        let bits = reference_read(&expected, offset, n);
+        prop_assert_eq!(*value, E::from_bits(bits), "slot {} of {}", offset, layout);
+        match layout.slot(offset) {
+            Slot::Element(i) => prop_assert_eq!(index.as_deref(), Some(&i[..])),
+            Slot::Padding => prop_assert_eq!(index, &None),
+        }
+    }
+    // `for_each_mut`: each element once, written with its own value.
+    let mut seen = Vec::new();
+    t.for_each_mut(|i, v| {
+        let k = indices.iter().position(|x| x == i).unwrap();
+        seen.push(k);
+        *v = typed_values[k % typed_values.len()];
+    })
+    .unwrap();
+    seen.sort_unstable();
+    prop_assert_eq!(seen, (0..indices.len()).collect::<Vec<_>>());
+    for (k, index) in indices.iter().enumerate() {
+        prop_assert_eq!(t.get_dyn(index), Some(typed_values[k % typed_values.len()]));
+    }
+    // A value out of range stops the walk with the error.
+    let r = range(ty);
+    if let Some(bad) = E::Value::from_i64(r.end)
+        && !indices.is_empty()
+    {
+        // The walk stops at the `stop`-th element: those before it
+        // hold their new value, it and the rest their old one.
+        let stop = (seed as usize) % indices.len();
+        let (new, old) = (E::Value::from_i64(r.start).unwrap(), t.clone());
+        let mut order = Vec::new();
+        let err = t
+            .for_each_mut(|i, v| {
+                *v = if order.len() == stop { bad } else { new };
+                order.push(i.to_vec());
+            })
+            .map_err(|e| e.kind());
+        let out_of_range = matches!(err, Err(ErrorKind::ValueOutOfRange { .. }));
+        prop_assert!(out_of_range, "{:?}", err);
+        prop_assert_eq!(order.len(), stop + 1);
+        for index in &indices {
+            let written = order[..stop].contains(index);
+            let want = if written {
+                new
+            } else {
+                old.get_dyn(index).unwrap()
+            };
+            prop_assert_eq!(t.get_dyn(index), Some(want), "{:?} of {}", index, layout);
+        }
+        let err = t.fill(bad).map_err(|e| e.kind());
+        let out_of_range = matches!(err, Err(ErrorKind::ValueOutOfRange { .. }));
+        prop_assert!(out_of_range, "{:?}", err);
+    }
+    Ok(())
+}
+
 /// Values outside the type's range are rejected, and nothing is written.
 fn check_out_of_range<E: SubByte>(layout: ArrayLayout) -> Result<(), TestCaseError>
 where
@@ -552,6 +650,14 @@ proptest! {
     fn set_get_round_trip_matches_pack_int_n(spec in spec(), seed in any::<u64>()) {
         let layout = spec.layout();
         dispatch!(spec.ty, check_round_trip(layout, seed))?;
+    }
+
+    /// `fill`, `fill_padding`, `for_each_mut` and `slots` agree with the
+    /// reference on every generated layout.
+    #[test]
+    fn packed_walks_match_the_reference(spec in spec(), seed in any::<u64>()) {
+        let layout = spec.layout();
+        dispatch!(spec.ty, check_walks(layout, seed))?;
     }
 
     /// Packed tile views agree with the engine's grid and offsets, and

@@ -63,6 +63,15 @@
 //! ([`AnyLayout::offset_in_bounds`]) and iteration through the engine's
 //! loop nests ([`layout_core::walk`]); this module only adds the bit
 //! arithmetic of the table above.
+//!
+//! Whole-tensor walks work a byte at a time where they can:
+//! [`PackedBase::fill`] and [`PackedBase::fill_padding`] write the
+//! stretches of elements (or padding) as whole bytes of the value's bits,
+//! and [`PackedBase::for_each_mut`] reads each byte once, hands out its
+//! `8 / n` values and packs them back, at the speed of a hand-written byte
+//! loop (`BENCHMARKS.md`). [`PackedBase::slots`] walks every slot with the
+//! index it holds; [`PackedBase::iter`] and [`PackedBase::for_each`] read
+//! elements in logical order.
 
 mod bits;
 mod iter;
@@ -71,6 +80,7 @@ mod stores;
 mod sub_byte;
 mod tensor;
 mod tiles;
+mod walk;
 
 #[cfg(doc)]
 use layout_core::{AnyLayout, ArrayLayout, ErrorKind, PreparedLayout, PrimitiveType};
@@ -86,3 +96,4 @@ pub use sub_byte::SubByte;
 pub use tensor::PackedBuf;
 pub use tensor::{Packed, PackedBase, PackedView, PackedViewMut};
 pub use tiles::{PackedTile, PackedTileView, PackedTileViewMut, PackedTiles, PackedTilesMut};
+pub use walk::PackedSlots;

@@ -56,8 +56,8 @@ use super::sub_byte::SubByte;
 /// assert_eq!(row_sum, -36);
 /// ```
 pub struct PackedBase<S, L, E> {
-    layout: L,
-    storage: S,
+    pub(super) layout: L,
+    pub(super) storage: S,
     elem: PhantomData<fn() -> E>,
 }
 
