@@ -291,12 +291,17 @@ impl<L: StoresPacked<E>, E: SubByte> PackedBase<alloc::vec::Vec<u8>, L, E> {
     pub fn from_fn(layout: L, mut f: impl FnMut(&[usize]) -> E::Value) -> Result<Self, Error> {
         let mut t = Self::zeroed(layout)?;
         let n = t.bits_per_slot();
-        let mut elements = t.to_array_layout().elements();
-        while let Some(offset) = elements.next_offset() {
-            let bits = E::to_bits(f(elements.index()))?;
-            write_field(&mut t.storage, offset, n, bits);
-        }
-        Ok(t)
+        let bytes = &mut t.storage;
+        let mut result = Ok(());
+        runs::for_each_offset(&t.layout, |index, offset| {
+            if result.is_ok() {
+                match E::to_bits(f(index)) {
+                    Ok(bits) => write_field(bytes, offset, n, bits),
+                    Err(e) => result = Err(e),
+                }
+            }
+        });
+        result.map(|()| t)
     }
 
     /// The same elements packed in `layout` (which has the same dims and
@@ -587,21 +592,31 @@ impl<S: StorageMut<Elem = u8>, L: AnyLayout, E: SubByte> PackedBase<S, L, E> {
         values: impl IntoIterator<Item = E::Value>,
     ) -> Result<(), Error> {
         let n = self.bits_per_slot();
-        let mut elements = self.layout.to_array_layout().elements();
-        let needed = elements.len();
+        let needed = self.layout.element_count();
         let out = self.storage.as_mut_slice();
         let mut values = values.into_iter();
         let mut written = 0;
-        while let Some(offset) = elements.next_offset() {
+        let mut result = Ok(());
+        runs::for_each_offset(&self.layout, |_, offset| {
+            if result.is_err() {
+                return;
+            }
             let Some(value) = values.next() else {
-                return Err(Error::new(ErrorKind::BufferTooShort {
+                result = Err(Error::new(ErrorKind::BufferTooShort {
                     needed,
                     found: written,
                 }));
+                return;
             };
-            write_field(out, offset, n, E::to_bits(value)?);
-            written += 1;
-        }
+            match E::to_bits(value) {
+                Ok(bits) => {
+                    write_field(out, offset, n, bits);
+                    written += 1;
+                }
+                Err(e) => result = Err(e),
+            }
+        });
+        result?;
         if values.next().is_some() {
             return Err(Error::new(ErrorKind::Overflow {
                 what: "the number of values (more than the layout has elements)",
