@@ -212,17 +212,25 @@ fn byte_of(bits: u8, n: u32) -> u8 {
 #[inline(always)]
 fn fill_stretch(bytes: &mut [u8], start: usize, len: usize, n: u32, bits: u8, pattern: u8) {
     let per_byte = (8 / n) as usize;
-    let end = start + len;
-    let head_end = start.next_multiple_of(per_byte).min(end);
-    for offset in start..head_end {
+    // A stretch that starts on a byte (the common case: a tile row) has
+    // `len / per_byte` whole bytes, a constant when `len` is one (a
+    // static layout's box), so short fills compile to plain stores.
+    let head = (per_byte - start % per_byte) % per_byte;
+    let head = head.min(len);
+    for offset in start..start + head {
         write_field(bytes, offset, n, bits);
     }
-    let whole = (end - head_end) / per_byte;
-    let first = head_end / per_byte;
+    let (first, rest) = if head == 0 {
+        (start / per_byte, len)
+    } else {
+        ((start + head) / per_byte, len - head)
+    };
+    let whole = rest / per_byte;
     if let Some(body) = bytes.get_mut(first..first + whole) {
         body.fill(pattern);
     }
-    for offset in head_end + whole * per_byte..end {
+    let tail_start = start + head + whole * per_byte;
+    for offset in tail_start..start + len {
         write_field(bytes, offset, n, bits);
     }
 }
