@@ -145,7 +145,7 @@ impl<'a, L: AnyLayout> SlotCursor<'a, L> {
 /// the hand-written tile loops on a static layout, about 2× on a
 /// run-time one (its index is a [`DimVec`](layout_core::DimVec) in
 /// memory). `next` (a `for` loop, `zip`, and `all`/`any`/`find`, which
-/// stable Rust routes through it) is a scalar step per slot, about 2.5×
+/// stable Rust routes through it) is a scalar step per slot, 2.3–3.5×
 /// a hand-written loop that vectorises: the buffer goes in runs of its
 /// innermost physical dim, what the first slot of a run holds is read
 /// from the physical dims (constants for a static layout; one
