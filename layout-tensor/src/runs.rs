@@ -223,6 +223,24 @@ impl IndexedBlock {
         first[self.row_dim] = y0;
     }
 
+    /// Folds `f(acc, index, value)` over a contiguous block's elements in
+    /// slot order, `rows` the values of its rows in turn and `first` its
+    /// first index ([`fold_rows`](Self::fold_rows) around
+    /// [`fold_run`](Self::fold_run)).
+    #[inline(always)]
+    pub(crate) fn fold_block<I: AsMut<[usize]>, R: IntoIterator, B>(
+        &self,
+        first: I,
+        mut rows: impl Iterator<Item = R>,
+        acc: B,
+        mut f: impl FnMut(B, &I, R::Item) -> B,
+    ) -> B {
+        self.fold_rows(first, acc, |acc, index, _| match rows.next() {
+            Some(row) => self.fold_run(index, row, acc, &mut f),
+            None => acc,
+        })
+    }
+
     /// Folds `f(acc, index, row)` over the block's rows (its runs),
     /// `index` the row's first index, moved from `index` (the block's
     /// first index). `f` may move the index but puts it back.

@@ -212,13 +212,8 @@ impl<'a, T, L: AnyLayout> Iterator for Slots<'a, T, L> {
                         None => slots.iter().fold(a, |a, v| f(a, (None, v))),
                         Some((first, block)) => {
                             let first = L::Index::from_slice(&first[..rank]);
-                            let mut rows = slots.chunks_exact(block.run.len.max(1));
-                            block.fold_rows(first, a, |a, index, _| match rows.next() {
-                                Some(row) => {
-                                    block.fold_run(index, row, a, |a, i, v| f(a, (Some(*i), v)))
-                                }
-                                None => a,
-                            })
+                            let rows = slots.chunks_exact(block.run.len.max(1));
+                            block.fold_block(first, rows, a, |a, i, v| f(a, (Some(*i), v)))
                         }
                     };
                     acc = Some(a);
@@ -327,13 +322,8 @@ impl<'a, T, L: AnyLayout> Iterator for SlotsMut<'a, T, L> {
                         None => slots.iter_mut().fold(a, |a, v| f(a, (None, v))),
                         Some((first, block)) => {
                             let first = L::Index::from_slice(&first[..rank]);
-                            let mut rows = slots.chunks_exact_mut(block.run.len.max(1));
-                            block.fold_rows(first, a, |a, index, _| match rows.next() {
-                                Some(row) => {
-                                    block.fold_run(index, row, a, |a, i, v| f(a, (Some(*i), v)))
-                                }
-                                None => a,
-                            })
+                            let rows = slots.chunks_exact_mut(block.run.len.max(1));
+                            block.fold_block(first, rows, a, |a, i, v| f(a, (Some(*i), v)))
                         }
                     };
                     (acc, rest) = (Some(a), Some(tail));

@@ -216,14 +216,8 @@ impl SlotRuns {
         if rest > 0 {
             return false;
         }
-        let mut d = 0;
-        while d < index.len() {
-            if index[d] >= sizes[d] {
-                return false;
-            }
-            d += 1;
-        }
-        true
+        // Past a dimension's size: tile padding.
+        crate::index::in_bounds(sizes, index)
     }
 }
 
