@@ -219,12 +219,11 @@ impl<'a, T, L: AnyLayout> Iterator for Slots<'a, T, L> {
                     acc = Some(a);
                 },
             );
+            let Some(a) = acc else { unreachable!() };
             if walked {
-                let Some(a) = acc else { unreachable!() };
                 return a;
             }
-            let Some(a) = acc else { unreachable!() };
-            return self.by_ref().fold_by_next(a, f);
+            return self.fold_by_next(a, f);
         }
         self.fold_by_next(init, f)
     }
