@@ -287,6 +287,32 @@ fn scale_valid_rows(buf: &mut [f32]) {
     }
 }
 
+/// `iter().indexed()` through a fold: each element weighted by `y + x`,
+/// summed in logical order.
+#[inline(never)]
+fn weighted_sum_indexed<L: HasRank<2>>(t: &TensorBuf<L, f32>) -> f32 {
+    t.iter().indexed().fold(0.0, |acc, (i, v)| {
+        acc + v * (i.as_ref()[0] + i.as_ref()[1]) as f32
+    })
+}
+
+/// The same by hand for `f32[1024,1024]{1,0:T(8,128)}`: the logical
+/// order, each row's 128-element pieces from the eight tiles in turn.
+#[inline(never)]
+fn weighted_sum_by_hand(buf: &[f32]) -> f32 {
+    let mut acc = 0.0f32;
+    for y in 0..1024 {
+        let row = (y / 8) * 8 * 1024 + (y % 8) * 128;
+        for tile in 0..8 {
+            let piece = &buf[row + tile * 1024..row + tile * 1024 + 128];
+            for (k, v) in piece.iter().enumerate() {
+                acc += v * (y + tile * 128 + k) as f32;
+            }
+        }
+    }
+    acc
+}
+
 /// `TensorBase::slots_mut` through a fold (`for_each`): each element its
 /// `y + x`, each padding slot zero.
 #[inline(never)]
@@ -388,6 +414,19 @@ fn traversal(c: &mut Criterion) {
         },
         || {
             black_box(logical_sum(black_box(&t).as_slice()));
+        },
+        1.0,
+    );
+    // The same order with each element's index.
+    assert_eq!(weighted_sum_indexed(&t), weighted_sum_by_hand(t.as_slice()));
+    in_turns(
+        &mut g,
+        "iter_indexed_static_vs_logical_loop",
+        || {
+            black_box(weighted_sum_indexed(black_box(&t)));
+        },
+        || {
+            black_box(weighted_sum_by_hand(black_box(&t).as_slice()));
         },
         1.0,
     );

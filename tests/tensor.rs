@@ -69,6 +69,20 @@ proptest! {
         prop_assert_eq!(&values, &expected);
         let indexed: Vec<Vec<usize>> = t.iter().indexed().map(|(i, _)| i.to_vec()).collect();
         prop_assert_eq!(&indexed, &indices);
+        // The same by fold (the loop nest), and by fold after `next`.
+        let mut folded = Vec::new();
+        t.iter().indexed().for_each(|(i, v)| folded.push((i.to_vec(), *v)));
+        let with_values: Vec<(Vec<usize>, f32)> =
+            indices.iter().map(|i| (i.clone(), value_of(i))).collect();
+        prop_assert_eq!(&folded, &with_values);
+        let mut it = t.iter().indexed();
+        let mut walked: Vec<(Vec<usize>, f32)> = it
+            .by_ref()
+            .take(indices.len() / 3)
+            .map(|(i, v)| (i.to_vec(), *v))
+            .collect();
+        it.for_each(|(i, v)| walked.push((i.to_vec(), *v)));
+        prop_assert_eq!(&walked, &with_values);
         // Memory order: the engine's slot for each offset, and padding
         // holds the layout's padding value (zero).
         let mut count = 0;
@@ -463,6 +477,17 @@ fn static_slot_walks_agree_with_engine() {
         for skip in [0, 1, 7, expected.len() / 2] {
             check_slot_walks(layout, &expected, skip).unwrap();
         }
+        // `iter().indexed()` by fold: logical order, `[usize; R]` indices.
+        let t = TensorBuf::<L, f32>::from_fn(layout, value_of).unwrap();
+        let mut seen = Vec::new();
+        t.iter()
+            .indexed()
+            .for_each(|(i, v)| seen.push((i.as_ref().to_vec(), *v)));
+        let want: Vec<(Vec<usize>, f32)> = row_major(&a.sizes())
+            .into_iter()
+            .map(|i| (i.clone(), value_of(&i)))
+            .collect();
+        assert_eq!(seen, want, "{a}");
     }
     check(<tessera::layout!(f32[37,300]{1,0:T(8,128)})>::NEW);
     check(<tessera::layout!(f32[19,130]{0,1:T(4,128)})>::NEW);

@@ -616,7 +616,7 @@ pub(crate) fn for_each_slot_stretch<L: AnyLayout>(
 
 /// A run as a block of one row.
 #[inline(always)]
-fn single(run: IndexedRun) -> IndexedBlock {
+pub(crate) fn single(run: IndexedRun) -> IndexedBlock {
     IndexedBlock {
         run,
         rows: 1,
