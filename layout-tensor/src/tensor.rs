@@ -423,8 +423,9 @@ where
     /// Every slot of the buffer in memory order, padding included: the
     /// logical index it holds (`None` for padding) and its value. The
     /// index is counted by additions; a `fold` (`for_each`, `count`...)
-    /// walks the layout's loop nest at the speed of hand-written tile
-    /// loops ([`Slots`] says what `next` costs).
+    /// walks the layout's loop nest, at the speed of hand-written tile
+    /// loops on a static layout ([`Slots`] says what a run-time layout
+    /// and `next` cost).
     ///
     /// ```
     /// use tessera::{Tensor, layout};
