@@ -1,9 +1,10 @@
 //! Iterators over one layout: [`Elements`] (index and offset of each
 //! element, logical order) and [`Slots`] (what each buffer slot holds).
 
-use crate::array::{ArrayLayout, DigitSource, DimVec, Slot};
-use crate::limits::{MAX_PHYSICAL_RANK, MAX_RANK};
-use crate::walk::nest::{LoopNest, MAX_LOOP_LEVELS, chain};
+use crate::array::{ArrayLayout, DimVec, PhysicalDims, Slot};
+use crate::limits::MAX_RANK;
+use crate::walk::nest::{LoopNest, MAX_LOOP_LEVELS};
+use crate::walk::slot_runs::SlotRuns;
 
 /// The elements of a layout in logical order with their offsets, counted
 /// incrementally ([`ArrayLayout::elements`]).
@@ -130,113 +131,62 @@ impl ExactSizeIterator for Elements {}
 impl core::iter::FusedIterator for Elements {}
 
 /// Every slot of a layout's buffer in memory order, with what it holds,
-/// counted incrementally ([`ArrayLayout::slots`]).
+/// counted incrementally ([`ArrayLayout::slots`]): the buffer goes in
+/// runs of the innermost physical dim ([`SlotRuns`]), each run's first
+/// index read from the physical dims and the rest of the run counted.
 #[derive(Clone)]
 pub struct Slots {
     layout: ArrayLayout,
-    exact: bool,
-    rank: usize,
-    sizes: [usize; MAX_PHYSICAL_RANK],
-    /// Per physical dim: the logical dim it counts (`usize::MAX` for none),
-    /// its div, and the first counter value that is padding.
-    dim: [usize; MAX_PHYSICAL_RANK],
-    div: [usize; MAX_PHYSICAL_RANK],
-    limit: [usize; MAX_PHYSICAL_RANK],
-    counters: [usize; MAX_PHYSICAL_RANK],
-    index: [usize; MAX_RANK],
-    /// Physical counters at or past their limit, plus logical index
-    /// entries at or past their size: the slot is padding when nonzero.
-    violations: usize,
+    dims: PhysicalDims,
+    runs: SlotRuns,
+    /// The next slot, the end of its run, and the end of the run's
+    /// elements (the slots from there to `run_end` are padding).
     offset: usize,
-    tiled_len: usize,
+    run_end: usize,
+    elements_end: usize,
+    /// The index of the element at `offset`, when it is one.
+    index: [usize; MAX_RANK],
 }
 
 impl Slots {
     pub(crate) const fn new(layout: &ArrayLayout) -> Slots {
-        let physical = layout.physical_dims();
-        let dims = physical.as_slice();
-        let mut s = Slots {
+        Slots {
             layout: *layout,
-            exact: true,
-            rank: dims.len(),
-            sizes: [0; MAX_PHYSICAL_RANK],
-            dim: [usize::MAX; MAX_PHYSICAL_RANK],
-            div: [0; MAX_PHYSICAL_RANK],
-            limit: [usize::MAX; MAX_PHYSICAL_RANK],
-            counters: [0; MAX_PHYSICAL_RANK],
-            index: [0; MAX_RANK],
-            violations: 0,
+            dims: layout.physical_dims(),
+            runs: SlotRuns::of(layout),
             offset: 0,
-            tiled_len: 1,
-        };
-        let mut d = 0;
-        while d < layout.rank() {
-            if chain(layout, &physical, d).is_none() {
-                s.exact = false;
-            }
-            if layout.size(d) == 0 {
-                s.violations += 1;
-            }
-            d += 1;
+            run_end: 0,
+            elements_end: 0,
+            index: [0; MAX_RANK],
         }
-        let mut p = 0;
-        while p < dims.len() {
-            s.sizes[p] = dims[p].size;
-            s.tiled_len = s.tiled_len.saturating_mul(dims[p].size);
-            match dims[p].source {
-                DigitSource::Constant => s.limit[p] = 1,
-                DigitSource::Logical { dim, div, modulus } => {
-                    s.dim[p] = dim;
-                    s.div[p] = div;
-                    if let Some(m) = modulus {
-                        s.limit[p] = m;
-                    }
+    }
+
+    /// Finds what the run starting at `offset` holds.
+    fn start_run(&mut self, offset: usize) {
+        self.run_end = self
+            .layout
+            .buffer_len()
+            .min(offset.saturating_add(self.runs.len()));
+        let rank = self.layout.rank();
+        let index = self.index.split_at_mut(rank).0;
+        self.elements_end = if self.runs.counts_runs() {
+            let sizes = self.layout.sizes();
+            match self
+                .runs
+                .first_of_run(&self.dims, &sizes, offset / self.runs.len(), index)
+            {
+                true => offset + self.runs.elements_in_run(index),
+                false => offset,
+            }
+        } else {
+            match self.layout.try_slot(offset) {
+                Ok(Slot::Element(i)) => {
+                    index.copy_from_slice(&i);
+                    offset + self.runs.elements_in_run(&i)
                 }
-                DigitSource::Mixed => {}
+                _ => offset,
             }
-            p += 1;
-        }
-        s
-    }
-
-    /// Counts the physical index up by one slot.
-    fn advance(&mut self) {
-        let mut p = self.rank;
-        while p > 0 {
-            p -= 1;
-            let before = self.counters[p];
-            self.counters[p] = before + 1;
-            if before + 1 == self.limit[p] {
-                self.violations += 1;
-            }
-            self.move_index(p, before, before + 1);
-            if self.counters[p] < self.sizes[p] {
-                return;
-            }
-            if self.counters[p] >= self.limit[p] {
-                self.violations -= 1;
-            }
-            self.move_index(p, self.counters[p], 0);
-            self.counters[p] = 0;
-        }
-    }
-
-    /// Moves `index[dim[p]]` for physical counter `p` going from `from` to
-    /// `to`, keeping `violations` in step.
-    fn move_index(&mut self, p: usize, from: usize, to: usize) {
-        let d = self.dim[p];
-        if d == usize::MAX {
-            return;
-        }
-        let size = self.layout.size(d);
-        let was_out = self.index[d] >= size;
-        self.index[d] = self.index[d] - from * self.div[p] + to * self.div[p];
-        let is_out = self.index[d] >= size;
-        if is_out && !was_out {
-            self.violations += 1;
-        } else if was_out && !is_out {
-            self.violations -= 1;
-        }
+        };
     }
 }
 
@@ -246,27 +196,21 @@ impl Iterator for Slots {
 
     #[inline]
     fn next(&mut self) -> Option<Slot> {
-        let buffer_len = self.layout.buffer_len();
-        if self.offset >= buffer_len {
-            return None;
-        }
         let offset = self.offset;
-        self.offset += 1;
-        if !self.exact {
-            return self.layout.try_slot(offset).ok();
+        if offset >= self.run_end {
+            if offset >= self.layout.buffer_len() {
+                return None;
+            }
+            self.start_run(offset);
         }
-        if offset >= self.tiled_len {
-            return Some(Slot::Padding); // the `L(n)` tail
+        self.offset = offset + 1;
+        if offset >= self.elements_end {
+            return Some(Slot::Padding);
         }
-        let slot = if self.violations == 0 {
-            Slot::Element(DimVec::from_slice(
-                self.index.split_at(self.layout.rank()).0,
-            ))
-        } else {
-            Slot::Padding
-        };
-        if offset + 1 < self.tiled_len {
-            self.advance();
+        let rank = self.layout.rank();
+        let slot = Slot::Element(DimVec::from_slice(self.index.split_at(rank).0));
+        if self.runs.dim() != usize::MAX {
+            self.index[self.runs.dim()] += self.runs.div();
         }
         Some(slot)
     }

@@ -42,12 +42,12 @@ mod nest;
 mod traverse;
 // A relayout nest built once for every size of a mixed layout.
 mod template;
+// A layout's slots as runs of its innermost physical dim.
+mod slot_runs;
 // Iterators over elements and slots.
 mod iter;
 // A layout's padding or elements as boxes of its physical dims.
 mod boxes;
-// A layout's slots as runs of its innermost physical dim.
-mod slot_runs;
 
 pub use boxes::{MAX_SLOT_BOXES, SlotBoxes};
 pub use iter::{Elements, Slots};

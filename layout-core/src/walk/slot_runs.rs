@@ -40,6 +40,9 @@ pub struct SlotRuns {
     size: usize,
     /// Slots of a run the digit's modulus allows to hold elements.
     limit: usize,
+    /// Whether a run's first index can be read from the physical dims
+    /// ([`SlotRuns::first_of_run`]).
+    counted: bool,
 }
 
 impl SlotRuns {
@@ -51,6 +54,7 @@ impl SlotRuns {
             div: 0,
             size: 0,
             limit: 1,
+            counted: false,
         };
         let physical = layout.physical_dims();
         let dims = physical.as_slice();
@@ -85,6 +89,7 @@ impl SlotRuns {
                 div: 0,
                 size: 0,
                 limit: 1,
+                counted: true,
             },
             DigitSource::Logical { dim, div, modulus } => SlotRuns {
                 len,
@@ -95,6 +100,7 @@ impl SlotRuns {
                     Some(m) => m,
                     None => len,
                 },
+                counted: true,
             },
             DigitSource::Mixed => SINGLE,
         }
@@ -148,11 +154,12 @@ impl SlotRuns {
         if by_size < n { by_size } else { n }
     }
 
-    /// Whether [`SlotRuns::first_of_run`] applies: runs of more than one
-    /// slot, counted from the physical dims.
+    /// Whether [`SlotRuns::first_of_run`] applies: the layout's offsets
+    /// count its physical index, and every dim's digits form an exact
+    /// chain.
     #[inline]
     pub const fn counts_runs(&self) -> bool {
-        self.len > 1 || self.dim != usize::MAX
+        self.counted
     }
 
     /// What the first slot of run number `run` (the run at offset `run *
