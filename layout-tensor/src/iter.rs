@@ -11,7 +11,7 @@
 
 use layout_core::{AnyLayout, LayoutIndex, MAX_RANK};
 
-use crate::runs::{Position, Run, for_each_indexed_run, single};
+use crate::runs::{Position, Run, fold_by_next, for_each_indexed_run, single};
 
 /// The elements of a tensor in logical (row-major index) order
 /// ([`TensorBase::iter`](crate::TensorBase::iter)).
@@ -323,11 +323,7 @@ impl<'a, T, L: AnyLayout> Iterator for Indexed<'a, T, L> {
         let (data, layout) = (self.inner.data, self.inner.layout);
         if self.inner.at.remaining() != layout.element_count() {
             // Begun: the rest by `next`.
-            let mut acc = init;
-            for item in self.by_ref() {
-                acc = f(acc, item);
-            }
-            return acc;
+            return fold_by_next(&mut self, init, f);
         }
         // Untouched: the loop nest's runs, each index counted along its
         // run as `for_each` counts it.

@@ -614,6 +614,20 @@ pub(crate) fn for_each_slot_stretch<L: AnyLayout>(
     true
 }
 
+/// The fold of `next`: for a walk already begun, or a layout whose
+/// memory-order nest does not visit offsets in increasing order.
+#[inline]
+pub(crate) fn fold_by_next<I: Iterator, B>(
+    it: &mut I,
+    mut acc: B,
+    mut f: impl FnMut(B, I::Item) -> B,
+) -> B {
+    for item in it {
+        acc = f(acc, item);
+    }
+    acc
+}
+
 /// A run as a block of one row.
 #[inline(always)]
 pub(crate) fn single(run: IndexedRun) -> IndexedBlock {

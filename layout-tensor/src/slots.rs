@@ -13,7 +13,7 @@
 use layout_core::walk::SlotRuns;
 use layout_core::{AnyLayout, DimVec, LayoutIndex, MAX_RANK, PhysicalDims, Slot};
 
-use crate::runs::for_each_slot_stretch;
+use crate::runs::{fold_by_next, for_each_slot_stretch};
 
 /// Where a slot walk is: shared by [`Slots`], [`SlotsMut`] and
 /// [`PackedSlots`](crate::packed::PackedSlots).
@@ -223,29 +223,14 @@ impl<'a, T, L: AnyLayout> Iterator for Slots<'a, T, L> {
             if walked {
                 return a;
             }
-            return self.fold_by_next(a, f);
+            return fold_by_next(&mut self, a, f);
         }
-        self.fold_by_next(init, f)
+        fold_by_next(&mut self, init, f)
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {
         let n = self.data.len() - self.at.offset.min(self.data.len());
         (n, Some(n))
-    }
-}
-
-impl<'a, T, L: AnyLayout> Slots<'a, T, L> {
-    /// The fold of `next`, for a walk begun or a layout without an
-    /// increasing memory-order nest.
-    fn fold_by_next<B>(
-        &mut self,
-        mut acc: B,
-        mut f: impl FnMut(B, (Option<L::Index>, &'a T)) -> B,
-    ) -> B {
-        for item in self.by_ref() {
-            acc = f(acc, item);
-        }
-        acc
     }
 }
 
@@ -335,27 +320,13 @@ impl<'a, T, L: AnyLayout> Iterator for SlotsMut<'a, T, L> {
                 return a;
             }
             self.data = data;
-            return self.fold_by_next(a, f);
+            return fold_by_next(&mut self, a, f);
         }
-        self.fold_by_next(init, f)
+        fold_by_next(&mut self, init, f)
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {
         (self.data.len(), Some(self.data.len()))
-    }
-}
-
-impl<'a, T, L: AnyLayout> SlotsMut<'a, T, L> {
-    /// The fold of `next`, as [`Slots`]'.
-    fn fold_by_next<B>(
-        &mut self,
-        mut acc: B,
-        mut f: impl FnMut(B, (Option<L::Index>, &'a mut T)) -> B,
-    ) -> B {
-        for item in self.by_ref() {
-            acc = f(acc, item);
-        }
-        acc
     }
 }
 
