@@ -1,0 +1,303 @@
+//! The transpose kernel ([`RelayoutKernel::Transpose`]): blocks whose rows
+//! are contiguous in the source and whose runs are contiguous in the
+//! destination, copied in square blocks of vectors.
+//!
+//! On x86-64 with SSE2 (every x86-64 target but those built without it),
+//! a block of `V × V` elements, `V` = 16 bytes over the element size (4
+//! `f32`, 8 `bf16`, 16 `s8`, 2 `f64`), is loaded as `V` vectors, one from
+//! each of `V` source runs, transposed in registers by `log2(V)` rounds of
+//! `unpacklo`/`unpackhi`, and stored as `V` vectors, one per destination
+//! row. When the CPU has AVX2 (detected once at run time, [`isa`]),
+//! squares stored straight to the destination (below) are `W × W`, `W =
+//! 2V`, in 32-byte vectors: the same rounds within each 16-byte half, then
+//! one that swaps the halves. A grid's rows are merged with a level whose blocks continue them
+//! in the source, and its runs with one whose blocks continue them in the
+//! destination (the tiles of `{1,0}` → `{0,1:T(8,128)}` side by side, and
+//! of its reverse), so that tiles of few rows still read and write whole
+//! cache lines.
+//!
+//! Below the streaming threshold, when each axis of the plane lies at one
+//! stride or in blocks of whole squares (plain transposes, and the
+//! `T(8,128)` and `T(4,128)` tiles of `f32`), the squares are stored
+//! straight to the destination rows, in blocks of 128 bytes by 128 bytes
+//! (squares of `V` where the blocks are whole squares of `V` but not of
+//! `W`, as `T(4,128)`'s 4-row tiles of `f32`).
+//! Otherwise the plane is copied in tiles of 128 bytes of each of
+//! a cache line's worth of source runs: each source line read whole once,
+//! the tile transposed into a staging buffer in the L1 cache, and each
+//! destination row's line written whole from it, with streaming stores
+//! when the destination is [`STREAM_FROM_BYTES`](super::stream::STREAM_FROM_BYTES)
+//! or more and the line is one of the destination's. Power-of-two row
+//! lengths put all of a tile's source runs (or destination rows) in one
+//! set of the L1 cache; reading and writing whole lines at once keeps them
+//! from evicting each other. The next tile's source lines are prefetched.
+//! Other element sizes, other targets and the edges of a tile (fewer than
+//! `V` rows or runs left) take a plain loop.
+//!
+//! One of the crate's modules with `unsafe` code; [`transpose_grid`] is a
+//! safe function over two slices, checked against them once per grid, and
+//! `.ci/run` runs its tests under Miri.
+//!
+//! [`RelayoutKernel::Transpose`]: crate::RelayoutKernel::Transpose
+#![allow(unsafe_code)]
+
+use bytemuck::NoUninit;
+
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+mod isa;
+#[cfg(test)]
+mod tests;
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+mod vector;
+
+/// `K` consecutive elements taken as one, for a transpose of units
+/// ([`RelayoutKernel::UnitTranspose`](crate::RelayoutKernel::UnitTranspose)):
+/// a pair of `bf16` rows of a `(2,1)` sub-tile moves as a 4-byte element.
+#[derive(Clone, Copy)]
+#[repr(transparent)]
+pub(crate) struct Unit<T, const K: usize>([T; K]);
+
+// SAFETY: `NoUninit`'s rules: `Unit<T, K>` is `repr(transparent)` over
+// `[T; K]`; an array has no padding between or after its elements, and
+// `T: NoUninit` has no uninitialised or padding bytes of its own, so
+// neither has the array (bytemuck implements `NoUninit` for arrays of a
+// few element types only, but an array of any `NoUninit` type meets each
+// rule); it is inhabited, `Copy` and `'static` as `T` is.
+unsafe impl<T: NoUninit, const K: usize> NoUninit for Unit<T, K> {}
+
+/// `s` as units of `K` elements (the last `s.len() % K` left out).
+pub(crate) fn as_units<T: NoUninit, const K: usize>(s: &[T]) -> &[Unit<T, K>] {
+    // SAFETY: `Unit<T, K>` is `[T; K]`, `K` consecutive `T` with `T`'s
+    // alignment: the first `s.len() / K * K` elements of `s` are that
+    // many units, in the same borrow.
+    unsafe { core::slice::from_raw_parts(s.as_ptr().cast(), s.len() / K) }
+}
+
+/// [`as_units`], writable.
+pub(crate) fn as_units_mut<T: NoUninit, const K: usize>(s: &mut [T]) -> &mut [Unit<T, K>] {
+    // SAFETY: as in `as_units`; the borrow is unique, as `s`'s is, and
+    // any units written are `K` values of `T`.
+    unsafe { core::slice::from_raw_parts_mut(s.as_mut_ptr().cast(), s.len() / K) }
+}
+
+/// Where the blocks of a transpose lie: block `(o, k)`, `o < counts[0]`,
+/// `k < counts[1]`, starts at `[s, d] = start + o * strides[0] + k *
+/// strides[1]` (each `[source, destination]`) and copies `src[s + r + i *
+/// run_stride]` to `dst[d + r * row_stride + i]` for every row `r < rows`
+/// and element `i < len`.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct TransposeGrid {
+    pub(crate) start: [usize; 2],
+    pub(crate) counts: [usize; 2],
+    pub(crate) strides: [[usize; 2]; 2],
+    pub(crate) rows: usize,
+    pub(crate) len: usize,
+    /// Source elements between a block's runs (`i` to `i + 1`).
+    pub(crate) run_stride: usize,
+    /// Destination elements between a block's rows (`r` to `r + 1`).
+    pub(crate) row_stride: usize,
+}
+
+impl TransposeGrid {
+    /// One past the last element the grid touches in `[source,
+    /// destination]`; `None` on overflow. Strides are not negative, so
+    /// every block lies between `start` and the last block's last
+    /// element.
+    fn ends(&self) -> Option<[usize; 2]> {
+        let [outers, steps] = self.counts;
+        let last_block = |b: usize| {
+            self.start[b]
+                .checked_add((outers - 1).checked_mul(self.strides[0][b])?)?
+                .checked_add((steps - 1).checked_mul(self.strides[1][b])?)
+        };
+        let src = last_block(0)?
+            .checked_add(self.rows - 1)?
+            .checked_add((self.len - 1).checked_mul(self.run_stride)?)?
+            .checked_add(1)?;
+        let dst = last_block(1)?
+            .checked_add((self.rows - 1).checked_mul(self.row_stride)?)?
+            .checked_add(self.len)?;
+        Some([src, dst])
+    }
+
+    /// Checks that every block lies in the buffers; `false` for a grid
+    /// with nothing to do.
+    ///
+    /// # Panics
+    /// If a block reaches past either buffer.
+    fn check(&self, [src, dst]: [usize; 2]) -> bool {
+        if self.counts.contains(&0) || self.rows == 0 || self.len == 0 {
+            return false;
+        }
+        assert!(
+            self.ends().is_some_and(|[s, d]| s <= src && d <= dst),
+            "transpose blocks out of bounds"
+        );
+        true
+    }
+
+    /// The offsets `[s, d]` of block `(o, k)`.
+    #[inline(always)]
+    fn block(&self, o: usize, k: usize) -> [usize; 2] {
+        let [outer, step] = self.strides;
+        [0, 1].map(|b| self.start[b] + o * outer[b] + k * step[b])
+    }
+}
+
+/// Copies every block of `grid` ([`TransposeGrid`]) from `src` to `dst`;
+/// with `streaming`, the 64-byte lines that a destination row covers whole
+/// are written with streaming stores (a plane's rows, when its blocks
+/// continue each other's rows: the tiles of a band side by side).
+///
+/// # Panics
+/// If a block reaches past either buffer.
+#[inline(never)]
+pub(crate) fn transpose_grid<T: NoUninit>(
+    src: &[T],
+    dst: &mut [T],
+    grid: &TransposeGrid,
+    streaming: bool,
+) {
+    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+    transpose_grid_on(src, dst, grid, streaming, isa::Isa::best());
+    #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
+    {
+        let _ = streaming;
+        if grid.check([src.len(), dst.len()]) {
+            scalar_blocks(src, dst, grid);
+        }
+    }
+}
+
+/// [`transpose_grid`] with the vectors of `isa` (AVX2 only when the CPU
+/// has it: SSE2 otherwise).
+///
+/// # Panics
+/// If a block reaches past either buffer.
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+pub(crate) fn transpose_grid_on<T: NoUninit>(
+    src: &[T],
+    dst: &mut [T],
+    grid: &TransposeGrid,
+    streaming: bool,
+    isa: isa::Isa,
+) {
+    if !grid.check([src.len(), dst.len()]) {
+        return;
+    }
+    let avx2 = isa == isa::Isa::Avx2 && isa::has_avx2();
+    match streaming {
+        false => blocks_on::<T, false>(src, dst, grid, avx2),
+        true => blocks_on::<T, true>(src, dst, grid, avx2),
+    }
+}
+
+/// The vector kernel for `T`'s size, with 32-byte vectors when `avx2`
+/// (the CPU has AVX2), else 16-byte ones; the plain loop for sizes
+/// without one. `grid` is checked.
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+#[inline(always)]
+fn blocks_on<T: NoUninit, const STREAMING: bool>(
+    src: &[T],
+    dst: &mut [T],
+    grid: &TransposeGrid,
+    avx2: bool,
+) {
+    use core::arch::x86_64::__m128i;
+    match (lanes::<T>(), avx2) {
+        // SAFETY: `avx2` says that the CPU has AVX2.
+        (16, true) => unsafe { avx2_blocks::<T, 16, 32, STREAMING>(src, dst, grid) },
+        // SAFETY: as above.
+        (8, true) => unsafe { avx2_blocks::<T, 8, 16, STREAMING>(src, dst, grid) },
+        // SAFETY: as above.
+        (4, true) => unsafe { avx2_blocks::<T, 4, 8, STREAMING>(src, dst, grid) },
+        // SAFETY: as above.
+        (2, true) => unsafe { avx2_blocks::<T, 2, 4, STREAMING>(src, dst, grid) },
+        (16, false) => vector::blocks::<T, __m128i, 16, 16, STREAMING>(src, dst, grid),
+        (8, false) => vector::blocks::<T, __m128i, 8, 8, STREAMING>(src, dst, grid),
+        (4, false) => vector::blocks::<T, __m128i, 4, 4, STREAMING>(src, dst, grid),
+        (2, false) => vector::blocks::<T, __m128i, 2, 2, STREAMING>(src, dst, grid),
+        _ => scalar_blocks(src, dst, grid),
+    }
+}
+
+/// The vector kernel with AVX2's 32-byte vectors (`W = 2 * V` elements),
+/// compiled for AVX2: the kernel's functions and the vectors' methods
+/// inline into this one.
+///
+/// # Safety
+/// The CPU has AVX2.
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+#[target_feature(enable = "avx2")]
+unsafe fn avx2_blocks<T: NoUninit, const V: usize, const W: usize, const STREAMING: bool>(
+    src: &[T],
+    dst: &mut [T],
+    grid: &TransposeGrid,
+) {
+    vector::blocks::<T, core::arch::x86_64::__m256i, V, W, STREAMING>(src, dst, grid);
+}
+
+/// Elements of `T` per 16-byte vector when the target has the vector
+/// kernel for `T` (1-, 2-, 4- and 8-byte elements with SSE2); 0 otherwise.
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+const fn lanes<T>() -> usize {
+    match core::mem::size_of::<T>() {
+        1 | 2 | 4 | 8 if cfg!(all(target_arch = "x86_64", target_feature = "sse2")) => {
+            16 / core::mem::size_of::<T>()
+        }
+        _ => 0,
+    }
+}
+
+/// Rows and runs per cache-sized tile of a block: 256 bytes of `T` (four
+/// cache lines), at least 4.
+const fn tile<T>() -> usize {
+    let per_tile = TILE_BYTES / core::mem::size_of::<T>();
+    if per_tile < 4 { 4 } else { per_tile }
+}
+
+/// Bytes of a tile's rows and runs ([`tile`]).
+const TILE_BYTES: usize = 256;
+
+/// `dst[d + r * row_stride + i] = src[s + r + i * run_stride]` for `r` in
+/// `rows` and `i` in `runs` (the plain loop, for other targets and
+/// element sizes, and the edges of the vector kernel's blocks).
+#[inline(always)]
+fn scalar_part<T: Copy>(
+    src: &[T],
+    dst: &mut [T],
+    [s, d]: [usize; 2],
+    rows: core::ops::Range<usize>,
+    runs: core::ops::Range<usize>,
+    [run_stride, row_stride]: [usize; 2],
+) {
+    // Runs outside, rows inside: each source run is read in order once
+    // (with few rows, as in `T(2,128)` tiles of a transpose, the other
+    // order read every source line once per row, with a whole block's
+    // runs, all in one cache set, in between).
+    for i in runs {
+        let from = &src[s + i * run_stride..];
+        for r in rows.clone() {
+            dst[d + r * row_stride + i] = from[r];
+        }
+    }
+}
+
+/// Every block of a checked `grid`, a tile (a line of rows by a line of
+/// runs) at a time, with the plain loop.
+fn scalar_blocks<T: Copy>(src: &[T], dst: &mut [T], grid: &TransposeGrid) {
+    let t = tile::<T>();
+    let strides = [grid.run_stride, grid.row_stride];
+    for o in 0..grid.counts[0] {
+        for k in 0..grid.counts[1] {
+            let at = grid.block(o, k);
+            for r0 in (0..grid.rows).step_by(t) {
+                for i0 in (0..grid.len).step_by(t) {
+                    let rows = r0..(r0 + t).min(grid.rows);
+                    let runs = i0..(i0 + t).min(grid.len);
+                    scalar_part(src, dst, at, rows, runs, strides);
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,332 @@
+use super::{TransposeGrid, transpose_grid};
+use alloc::vec::Vec;
+
+/// Runs the kernel on `grid` and checks it against the definition:
+/// every block's elements in place, every other element unchanged.
+fn check_grid<T: bytemuck::NoUninit + PartialEq + core::fmt::Debug>(
+    src: &[T],
+    out: &mut [T],
+    grid: TransposeGrid,
+    streaming: bool,
+) {
+    let mut expected = out.to_vec();
+    for o in 0..grid.counts[0] {
+        for k in 0..grid.counts[1] {
+            let [s, d] = grid.block(o, k);
+            for r in 0..grid.rows {
+                for i in 0..grid.len {
+                    expected[d + r * grid.row_stride + i] = src[s + r + i * grid.run_stride];
+                }
+            }
+        }
+    }
+    let before = out.to_vec();
+    for isa in isas() {
+        out.copy_from_slice(&before);
+        run(src, out, &grid, streaming, isa);
+        assert_eq!(out, &expected[..], "{grid:?} streaming {streaming} {isa:?}");
+    }
+}
+
+/// The instruction sets the kernel can run with here.
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+fn isas() -> impl Iterator<Item = Option<super::isa::Isa>> {
+    super::isa::Isa::available().iter().copied().map(Some)
+}
+
+/// Elsewhere: the plain loop only.
+#[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
+fn isas() -> impl Iterator<Item = Option<()>> {
+    [None].into_iter()
+}
+
+/// [`transpose_grid`] with the vectors of `isa`.
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+fn run<T: bytemuck::NoUninit>(
+    src: &[T],
+    out: &mut [T],
+    grid: &TransposeGrid,
+    streaming: bool,
+    isa: Option<super::isa::Isa>,
+) {
+    match isa {
+        Some(isa) => super::transpose_grid_on(src, out, grid, streaming, isa),
+        None => transpose_grid(src, out, grid, streaming),
+    }
+}
+
+/// [`transpose_grid`], elsewhere.
+#[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
+fn run<T: bytemuck::NoUninit>(
+    src: &[T],
+    out: &mut [T],
+    grid: &TransposeGrid,
+    streaming: bool,
+    _: Option<()>,
+) {
+    transpose_grid(src, out, grid, streaming);
+}
+
+/// The CPU detection agrees with the standard library's.
+#[test]
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2", not(miri)))]
+fn detects_avx2_as_std_does() {
+    extern crate std;
+    assert_eq!(
+        super::isa::has_avx2(),
+        std::is_x86_feature_detected!("avx2")
+    );
+    assert_eq!(
+        super::isa::has_avx2(),
+        super::isa::has_avx2(),
+        "the remembered answer"
+    );
+}
+
+/// Blocks of every shape around the vector and tile sizes, at odd
+/// starts, single and in grids (side by side along the destination
+/// rows, and apart), for every element size, with and without
+/// streaming into a 64-byte aligned buffer (Miri checks every access
+/// is in bounds and every streamed store aligned).
+fn check_sizes<T: bytemuck::NoUninit + PartialEq + core::fmt::Debug>(make: fn(usize) -> T) {
+    let n = if cfg!(miri) { 400 } else { 1200 };
+    let src: Vec<T> = (0..n).map(make).collect();
+    let fits = |grid: &TransposeGrid| grid.ends().is_some_and(|[s, d]| s <= n && d <= n);
+    // Runs `grid` into `n` elements that start on a 64-byte line.
+    let check = |grid: TransposeGrid, streaming: bool| {
+        let mut out: Vec<T> = (0..n + 64).map(|i| make(i + 5000)).collect();
+        let line = out.as_ptr().align_offset(64);
+        check_grid(&src, &mut out[line..line + n], grid, streaming);
+    };
+    // Under Miri (slow): a partial vector, a dense narrow group, and
+    // one vector plus one element, of this element size.
+    let lanes = (16 / core::mem::size_of::<T>()).max(2);
+    let few = [1, 2, lanes + 1];
+    let shapes: &[usize] = if cfg!(miri) {
+        &few
+    } else {
+        &[1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 20, 32, 33]
+    };
+    let placements: &[([usize; 2], usize)] = if cfg!(miri) {
+        &[([1, 3], 0), ([0, 0], 1)]
+    } else {
+        &[([0, 0], 0), ([1, 3], 0), ([1, 3], 1), ([0, 0], 2)]
+    };
+    for streaming in [false, true] {
+        for &rows in shapes {
+            for &len in shapes {
+                // Apart and dense (the narrow pack and unpack when
+                // `len` or `rows` is fewer than a vector's elements).
+                for &(start, gap) in placements {
+                    let grid = TransposeGrid {
+                        start,
+                        counts: [1, 1],
+                        strides: [[0, 0]; 2],
+                        rows,
+                        len,
+                        run_stride: rows + gap,
+                        row_stride: len + 2 * gap,
+                    };
+                    if fits(&grid) {
+                        check(grid, streaming);
+                    }
+                }
+                // 2 planes of 3 blocks that continue each other's
+                // destination rows, and 2×2 blocks apart.
+                let along = TransposeGrid {
+                    start: [2, 0],
+                    counts: [2, 3],
+                    strides: [[rows * len * 3, 3 * len * rows], [rows * len, len]],
+                    rows,
+                    len,
+                    run_stride: rows,
+                    row_stride: 3 * len,
+                };
+                let apart = TransposeGrid {
+                    counts: [2, 2],
+                    strides: [
+                        [2 * rows * len + 1, 2 * rows * len + 4],
+                        [rows * len, rows * len],
+                    ],
+                    row_stride: len,
+                    ..along
+                };
+                for grid in [along, apart] {
+                    if fits(&grid) {
+                        check(grid, streaming);
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Units of 2 and 4 elements, taken from buffers of a length that is
+/// not a whole number of units, transpose as the elements they hold.
+#[test]
+fn units_transpose_as_their_elements() {
+    let (rows, len) = (9, 6);
+    let src: Vec<u16> = (0..2 * rows * len + 1).map(|i| i as u16).collect();
+    let mut out: Vec<u16> = (0..2 * rows * len + 1).map(|_| 0).collect();
+    let grid = TransposeGrid {
+        start: [0, 0],
+        counts: [1, 1],
+        strides: [[0, 0]; 2],
+        rows,
+        len,
+        run_stride: rows,
+        row_stride: len,
+    };
+    transpose_grid(
+        super::as_units::<u16, 2>(&src),
+        super::as_units_mut::<u16, 2>(&mut out),
+        &grid,
+        false,
+    );
+    for r in 0..rows {
+        for i in 0..len {
+            for e in 0..2 {
+                assert_eq!(out[2 * (r * len + i) + e], src[2 * (r + i * rows) + e]);
+            }
+        }
+    }
+    assert_eq!(out[2 * rows * len], 0, "the element past the units");
+    let bytes: Vec<u8> = (0..4 * 5 * 7 + 3).map(|i| i as u8).collect();
+    assert_eq!(super::as_units::<u8, 4>(&bytes).len(), 5 * 7);
+}
+
+#[test]
+fn transposes_like_the_definition() {
+    check_sizes(|i| i as u8);
+    check_sizes(|i| (i as i16).wrapping_neg());
+    check_sizes(|i| i as f32);
+    check_sizes(|i| i as u64);
+    if !cfg!(miri) {
+        // The plain loop only (no `unsafe`).
+        check_sizes(|i| [i as u64, !(i as u64)]);
+    }
+}
+
+/// Grids of whole cache tiles of the vector kernel (`128` bytes of
+/// rows by a cache line of runs) and their partial edges, for every
+/// element size: a single plane, planes whose blocks continue each
+/// other's source rows (the tiles of `{1,0}` → `{0,1:T(..)}` side by
+/// side, merged into one transpose), and blocks that continue each
+/// other's destination runs (its reverse), at an odd start, with and
+/// without streaming.
+fn check_tiles<T: bytemuck::NoUninit + PartialEq + core::fmt::Debug>(make: fn(usize) -> T) {
+    let size = core::mem::size_of::<T>();
+    let (tile_rows, line) = (128 / size, 64 / size);
+    let v = (16 / size).max(2);
+    // Past a whole tile, not a multiple of a vector either way (under
+    // Miri, which is slow, one row and run past it).
+    let (rows, len) = match cfg!(miri) {
+        true => (tile_rows + 1, line + 1),
+        false => (tile_rows + v + 1, line + v + 1),
+    };
+    // Row tiles of `tile` rows, 3 side by side in the source (more
+    // than a whole tile's rows together), 8, or a 16-byte vector's
+    // elements (whole squares of 16-byte vectors, not of 32-byte ones).
+    let tiles: &[usize] = match cfg!(miri) {
+        true => &[rows / 3 + 1],
+        false => &[rows / 3 + 1, 8, v],
+    };
+    for &tile in tiles {
+        check_tile_grids(make, [rows, len], tile);
+    }
+}
+
+/// The grids of [`check_tiles`], with row tiles of `tile` rows.
+fn check_tile_grids<T: bytemuck::NoUninit + PartialEq + core::fmt::Debug>(
+    make: fn(usize) -> T,
+    [rows, len]: [usize; 2],
+    tile: usize,
+) {
+    let grids = [
+        // One plane, apart rows and runs.
+        TransposeGrid {
+            start: [1, 3],
+            counts: [1, 1],
+            strides: [[0, 0]; 2],
+            rows,
+            len,
+            run_stride: rows + 2,
+            row_stride: len + 5,
+        },
+        // `{1,0}` → `{0,1:T(tile, len)}`: row tiles side by side in
+        // the source (`outer[0] == tile`), two run blocks apart.
+        TransposeGrid {
+            start: [1, 3],
+            counts: [3, 2],
+            strides: [[tile, 2 * tile * len], [len * 3 * tile, tile * len]],
+            rows: tile,
+            len,
+            run_stride: 3 * tile,
+            row_stride: len,
+        },
+        // `{0,1:T(len, tile)}` → `{1,0}`: run blocks side by side in
+        // the destination (`step[1] == len`).
+        TransposeGrid {
+            start: [1, 3],
+            counts: [2, 3],
+            strides: [[3 * rows * len, 3 * len * rows], [rows * len, len]],
+            rows,
+            len,
+            run_stride: rows,
+            row_stride: 3 * len,
+        },
+    ];
+    // Under Miri, with streaming only (the kernel differs only in
+    // the kind of store), and without the plane of apart rows.
+    let (grids, streams): (&[TransposeGrid], &[bool]) = match cfg!(miri) {
+        true => (&grids[1..], &[true]),
+        false => (&grids, &[false, true]),
+    };
+    for &grid in grids {
+        let [s, d] = grid.ends().unwrap();
+        let src: Vec<T> = (0..s).map(make).collect();
+        for &streaming in streams {
+            let mut out: Vec<T> = (0..d + 64).map(|i| make(i + 5000)).collect();
+            let line = out.as_ptr().align_offset(64);
+            check_grid(&src, &mut out[line..line + d], grid, streaming);
+        }
+    }
+}
+
+#[test]
+fn tiles_transpose_like_the_definition() {
+    check_tiles(|i| i as u8);
+    check_tiles(|i| (i as i16).wrapping_neg());
+    check_tiles(|i| i as f32);
+    check_tiles(|i| i as u64);
+}
+
+#[test]
+#[should_panic(expected = "out of bounds")]
+fn a_block_past_the_source_panics() {
+    let grid = TransposeGrid {
+        start: [0, 0],
+        counts: [1, 1],
+        strides: [[0, 0]; 2],
+        rows: 4,
+        len: 4,
+        run_stride: 4,
+        row_stride: 4,
+    };
+    transpose_grid(&[0u32; 15], &mut [0u32; 16], &grid, false);
+}
+
+#[test]
+#[should_panic(expected = "out of bounds")]
+fn a_grid_that_overflows_panics() {
+    let grid = TransposeGrid {
+        start: [0, 0],
+        counts: [2, 1],
+        strides: [[usize::MAX, 0], [0, 0]],
+        rows: 1,
+        len: 1,
+        run_stride: 1,
+        row_stride: 1,
+    };
+    transpose_grid(&[0u32; 4], &mut [0u32; 4], &grid, false);
+}

@@ -1,0 +1,693 @@
+use core::arch::x86_64::{__m128i, _MM_HINT_T0, _mm_load_si128, _mm_loadu_si128, _mm_prefetch};
+
+use bytemuck::NoUninit;
+
+use super::isa::Vector;
+use super::{TransposeGrid, scalar_part};
+use crate::relayout::simd::{store_vector, whole_lines};
+
+/// Every block of a checked `grid` with `W × W` squares of vectors `X`
+/// ([`merged`]), `W` elements of `T` to a vector; `V` is
+/// [`lanes::<T>()`](super::lanes), the elements of a 16-byte vector.
+/// Blocks of fewer than `V` runs into dense groups, or of fewer than `V` rows
+/// out of them, take [`pack`] and [`unpack`].
+#[inline(always)]
+pub(super) fn blocks<
+    T: NoUninit,
+    X: Vector,
+    const V: usize,
+    const W: usize,
+    const STREAMING: bool,
+>(
+    src: &[T],
+    dst: &mut [T],
+    grid: &TransposeGrid,
+) {
+    let TransposeGrid {
+        counts: [outers, steps],
+        rows,
+        len,
+        run_stride,
+        row_stride,
+        ..
+    } = *grid;
+    // Blocks of fewer than `V` runs into dense groups (`len` rows
+    // interleaved: the pack of `(2,1)`, `(4,1)` sub-tiles), or of
+    // fewer than `V` rows out of dense groups (their unpack).
+    let (narrow, packs) = match (len < V && row_stride == len, rows < V && run_stride == rows) {
+        (true, _) => (len, true),
+        (_, true) => (rows, false),
+        _ => (0, false),
+    };
+    if matches!(narrow, 2 | 4 | 8) {
+        for o in 0..outers {
+            for k in 0..steps {
+                let at = grid.block(o, k);
+                match (narrow, packs) {
+                    (2, true) => pack::<T, V, 2, STREAMING>(src, dst, at, rows, run_stride),
+                    (4, true) => pack::<T, V, 4, STREAMING>(src, dst, at, rows, run_stride),
+                    (_, true) => pack::<T, V, 8, STREAMING>(src, dst, at, rows, run_stride),
+                    (2, false) => unpack::<T, V, 2, STREAMING>(src, dst, at, len, row_stride),
+                    (4, false) => unpack::<T, V, 4, STREAMING>(src, dst, at, len, row_stride),
+                    (_, false) => unpack::<T, V, 8, STREAMING>(src, dst, at, len, row_stride),
+                }
+            }
+        }
+        return;
+    }
+    merged::<T, X, V, W, STREAMING>(src, dst, grid);
+}
+
+/// One block of `K < V` runs into dense groups (`row_stride == K`):
+/// `dst[d + r * K + i] = src[s + r + i * run_stride]`, `V` rows at a
+/// time as `K` vectors, one per run, interleaved by `log2(K)` rounds
+/// of unpacks into `K` vectors of output; the last rows with the
+/// plain loop. With `STREAMING`, the whole lines of the block's output
+/// are streamed when the vectors cover it.
+#[inline(always)]
+fn pack<T: NoUninit, const V: usize, const K: usize, const STREAMING: bool>(
+    src: &[T],
+    dst: &mut [T],
+    [s, d]: [usize; 2],
+    rows: usize,
+    run_stride: usize,
+) {
+    let size = core::mem::size_of::<T>();
+    let lines = match STREAMING && rows.is_multiple_of(V) {
+        true => whole_lines(dst[d..].as_ptr() as usize, rows * K * size),
+        false => [0, 0],
+    };
+    let mut r = 0;
+    while r + V <= rows {
+        // SAFETY: the grid was checked against both buffers: the
+        // block's elements `src[s + r + i * run_stride]` and `dst[d +
+        // r * K + i]`, `r < rows`, `i < K`, are in bounds, and rows
+        // `r..r + V` are in the block. The buffers do not overlap. The
+        // output's vectors are 16 bytes apart from `d`, so aligned in
+        // `lines` when its first line is (`whole_lines`).
+        unsafe {
+            let x: [__m128i; K] = array(<__m128i as Vector>::ZERO, |i| {
+                _mm_loadu_si128(src.as_ptr().add(s + r + i * run_stride).cast())
+            });
+            let out = dst.as_mut_ptr().add(d + r * K);
+            for (j, v) in interleave(x, size).into_iter().enumerate() {
+                let m = reverse_bits(j, K);
+                store_vector::<STREAMING>(out.add(m * V).cast(), v, lines);
+            }
+        }
+        r += V;
+    }
+    if r < rows {
+        scalar_part(src, dst, [s, d], r..rows, 0..K, [run_stride, K]);
+    }
+}
+
+/// One block of `K < V` rows out of dense groups (`run_stride == K`):
+/// `dst[d + r * row_stride + i] = src[s + r + i * K]`, `V` runs at a
+/// time as `K` vectors of groups, deinterleaved into `K` vectors, one
+/// per row; the last runs with the plain loop. With `STREAMING`, the
+/// whole lines of each row are streamed when the vectors cover it.
+#[inline(always)]
+fn unpack<T: NoUninit, const V: usize, const K: usize, const STREAMING: bool>(
+    src: &[T],
+    dst: &mut [T],
+    [s, d]: [usize; 2],
+    len: usize,
+    row_stride: usize,
+) {
+    let size = core::mem::size_of::<T>();
+    let lines: [[usize; 2]; K] = array([0, 0], |r| match STREAMING && len.is_multiple_of(V) {
+        true => whole_lines(dst[d + r * row_stride..].as_ptr() as usize, len * size),
+        false => [0, 0],
+    });
+    let mut i = 0;
+    while i + V <= len {
+        // SAFETY: the grid was checked against both buffers: the
+        // block's elements `src[s + r + i * K]` and `dst[d + r *
+        // row_stride + i]`, `r < K`, `i < len`, are in bounds, and
+        // runs `i..i + V` are in the block, `K` vectors of source
+        // from `s + i * K`. The buffers do not overlap. Each row's
+        // vectors are 16 bytes apart from the row's start, so aligned
+        // in its `lines` when the first line is (`whole_lines`).
+        unsafe {
+            let x: [__m128i; K] = array(<__m128i as Vector>::ZERO, |j| {
+                _mm_loadu_si128(src.as_ptr().add(s + i * K + j * V).cast())
+            });
+            for (r, v) in deinterleave(x, size).into_iter().enumerate() {
+                let out = dst.as_mut_ptr().add(d + r * row_stride + i);
+                store_vector::<STREAMING>(out.cast(), v, lines[r]);
+            }
+        }
+        i += V;
+    }
+    if i < len {
+        scalar_part(src, dst, [s, d], 0..K, i..len, [K, row_stride]);
+    }
+}
+
+/// `K` vectors of elements of `size` bytes interleaved by `log2(K)`
+/// rounds of unpacks, in lanes of `size`, `2 * size`, ... bytes: the
+/// output stream (element `p` of each input in turn, for every `p`)
+/// is the result's vectors in the order `reverse_bits(j, K)`. With `K
+/// * size == 16`, a square transpose.
+#[inline(always)]
+fn interleave<const K: usize>(mut x: [__m128i; K], size: usize) -> [__m128i; K] {
+    let mut lane = size;
+    while lane < size * K {
+        x = shuffle_round(x, lane, false);
+        lane *= 2;
+    }
+    x
+}
+
+/// `K` vectors of groups of `K` elements of `size` bytes split into
+/// `K` vectors, vector `r` holding element `r` of every group, in
+/// order: `log2(K)` rounds, each splitting pairs of vectors into their
+/// even and odd elements (`log2(16 / size)` unpacks of single elements
+/// each).
+#[inline(always)]
+fn deinterleave<const K: usize>(mut x: [__m128i; K], size: usize) -> [__m128i; K] {
+    let mut groups = 1;
+    while groups < K {
+        x = shuffle_round(x, size, true);
+        groups *= 2;
+    }
+    x
+}
+
+/// One round over `K` vectors: vectors `2j` and `2j + 1` give
+/// vectors `j` and `j + K / 2`: their low and high halves interleaved
+/// in lanes of `lane` bytes, or (`split`) their even and odd lanes.
+#[inline(always)]
+fn shuffle_round<const K: usize>(x: [__m128i; K], lane: usize, split: bool) -> [__m128i; K] {
+    array(<__m128i as Vector>::ZERO, |j| {
+        let (pair, second) = match j < K / 2 {
+            true => (j, false),
+            false => (j - K / 2, true),
+        };
+        let (a, b) = (x[2 * pair], x[2 * pair + 1]);
+        match split {
+            false => sse2_unpack(lane, second, a, b),
+            true => {
+                // `log2(16 / lane)` rounds of unpacks end with the
+                // even lanes of `a` then `b` in the low vector, the
+                // odd ones in the high.
+                let (mut lo, mut hi) = (a, b);
+                let mut n = lane;
+                while n < 16 {
+                    (lo, hi) = (
+                        sse2_unpack(lane, false, lo, hi),
+                        sse2_unpack(lane, true, lo, hi),
+                    );
+                    n *= 2;
+                }
+                match second {
+                    false => lo,
+                    true => hi,
+                }
+            }
+        }
+    })
+}
+
+/// `[f(0), f(1), .., f(N - 1)]`, computed in a plain loop: through
+/// `core::array::from_fn`, the closure was not inlined (a call per
+/// vector, a fifth of a `u8` unpack's time in `perf`).
+#[inline(always)]
+fn array<X: Copy, const N: usize>(fill: X, mut f: impl FnMut(usize) -> X) -> [X; N] {
+    let mut out = [fill; N];
+    for (j, x) in out.iter_mut().enumerate() {
+        *x = f(j);
+    }
+    out
+}
+
+/// `j` with its `log2(n)` low bits reversed.
+#[inline(always)]
+fn reverse_bits(j: usize, n: usize) -> usize {
+    match n {
+        0 | 1 => j,
+        _ => j.reverse_bits() >> (usize::BITS - n.trailing_zeros()),
+    }
+}
+
+/// One axis of a transpose: `blocks` blocks of `per` elements, block
+/// `b` at `b * stride` (`[source, destination]`). The rows of a grid's
+/// blocks (contiguous in the source), with a level whose blocks
+/// continue them in the source (`stride[0] == per`: the tiles of a
+/// transposed tiling side by side), or its runs (contiguous in the
+/// destination), with a level whose blocks continue them there.
+#[derive(Clone, Copy)]
+struct Axis {
+    per: usize,
+    blocks: usize,
+    stride: [usize; 2],
+}
+
+impl Axis {
+    /// Offsets in buffer `b` (0 source, 1 destination) of elements
+    /// `first..first + out.len()` of the axis, from `base`, with
+    /// `within` between the elements of a block.
+    #[inline(always)]
+    fn offsets(&self, out: &mut [usize], first: usize, b: usize, within: usize, base: usize) {
+        let (mut block, mut e) = (first / self.per, first % self.per);
+        let mut at = base + block * self.stride[b];
+        for o in out {
+            *o = at + e * within;
+            e += 1;
+            if e == self.per {
+                (block, e) = (block + 1, 0);
+                at = base + block * self.stride[b];
+            }
+        }
+    }
+}
+
+/// Bytes of each destination row that [`plane`] writes before it
+/// moves to the next rows: 2 KiB, so that a chunk's runs and rows
+/// (a page each, for rows of 4 KiB or more) fit the L2 TLB.
+const CHUNK_BYTES: usize = 2048;
+
+/// Bytes of each source run that a tile reads ([`plane`]): two cache
+/// lines, so that a tile's source is at least whole lines, and the
+/// staged tile ([`Stage`]) at most 8 KiB.
+const TILE_RUN_BYTES: usize = 128;
+
+/// A tile of the transpose, staged between the registers' transpose
+/// and its destination rows: `TILE_RUN_BYTES / size` rows of a cache
+/// line each.
+#[repr(C, align(64))]
+struct Stage([core::mem::MaybeUninit<__m128i>; TILE_RUN_BYTES * 64 / 16]);
+
+/// Every block of a checked `grid` as one transpose per plane: the
+/// grid's rows merged with a level whose blocks continue them in the
+/// source, and its runs with one whose blocks continue them in the
+/// destination ([`Axis`]), so that tiles of a few rows (`T(8,128)`,
+/// `T(2,128)`) still read whole source lines and write whole
+/// destination lines; the other levels loop outside.
+#[inline(always)]
+fn merged<T: NoUninit, X: Vector, const V: usize, const W: usize, const STREAMING: bool>(
+    src: &[T],
+    dst: &mut [T],
+    grid: &TransposeGrid,
+) {
+    let levels = [0, 1].map(|l| (grid.counts[l], grid.strides[l]));
+    let continues = |l: usize, b: usize, per: usize| levels[l].0 > 1 && levels[l].1[b] == per;
+    let x_level = [0, 1].into_iter().find(|&l| continues(l, 0, grid.rows));
+    let i_level = [1, 0]
+        .into_iter()
+        .find(|&l| Some(l) != x_level && continues(l, 1, grid.len));
+    let axis = |level: Option<usize>, per: usize| match level {
+        Some(l) => Axis {
+            per,
+            blocks: levels[l].0,
+            stride: levels[l].1,
+        },
+        None => Axis {
+            per,
+            blocks: 1,
+            stride: [0, 0],
+        },
+    };
+    let (x, i) = (axis(x_level, grid.rows), axis(i_level, grid.len));
+    let free = |l: usize| match Some(l) == x_level || Some(l) == i_level {
+        true => 1,
+        false => levels[l].0,
+    };
+    let strides = [grid.run_stride, grid.row_stride];
+    // An axis whose blocks continue each other in both buffers is one
+    // block; the direct kernel takes squares inside blocks, so each
+    // block a whole number of squares (and no streamed stores).
+    let flatten =
+        |a: Axis, within: [usize; 2]| match a.stride == [a.per * within[0], a.per * within[1]] {
+            true => Axis {
+                per: a.per * a.blocks,
+                blocks: 1,
+                stride: [0, 0],
+            },
+            false => a,
+        };
+    let (x, i) = (
+        flatten(x, [1, grid.row_stride]),
+        flatten(i, [grid.run_stride, 1]),
+    );
+    // Stored straight to the destination: squares of `W` when the blocks
+    // are whole ones, else of `V` (16 bytes) when they are (the 4-row
+    // tiles of `T(4,128)` with 32-byte vectors). Staged: squares of `V`
+    // (the staged copy is bound by memory, where 32-byte squares measured
+    // no faster, and 1.05–1.1 times slower for bytes and 4-byte units).
+    let whole = |n: usize| {
+        !STREAMING
+            && (x.blocks == 1 || x.per.is_multiple_of(n))
+            && (i.blocks == 1 || i.per.is_multiple_of(n))
+    };
+    let direct = match (whole(W), whole(V)) {
+        (true, _) => Some(W),
+        (_, true) => Some(V),
+        _ => None,
+    };
+    for o in 0..free(0) {
+        for k in 0..free(1) {
+            let at = grid.block(o, k);
+            match direct {
+                Some(n) if n == W => direct_plane::<T, X, W>(src, dst, at, [x, i], strides),
+                Some(_) => direct_plane::<T, __m128i, V>(src, dst, at, [x, i], strides),
+                None => plane::<T, __m128i, V, STREAMING>(src, dst, at, [x, i], strides),
+            }
+        }
+    }
+}
+
+/// A plane as [`plane`] copies it, `W × W` squares stored straight to
+/// the destination rows, in blocks of 128 bytes by 128 bytes (each
+/// source line read whole, and each destination line written whole,
+/// within a block); a square lies inside one block of each axis (the
+/// caller checks that blocks are whole squares, or the axis one
+/// block). The edges of a block take the plain loop.
+///
+/// Without the staging and the per-element tables of [`plane`]: an
+/// offset per group of `W` rows or runs, and for a 1 MiB `f32`
+/// transpose two thirds of its time.
+#[inline(always)]
+fn direct_plane<T: NoUninit, X: Vector, const W: usize>(
+    src: &[T],
+    dst: &mut [T],
+    [s, d]: [usize; 2],
+    [x, i]: [Axis; 2],
+    [run_stride, row_stride]: [usize; 2],
+) {
+    const GROUPS: usize = 64;
+    let size = core::mem::size_of::<T>();
+    let block = (128 / size).max(W);
+    debug_assert!(block / W <= GROUPS);
+    // `[source, destination]` offsets of row `m` and of run `j`.
+    let row_at = |m: usize| {
+        let (b, e) = (m / x.per, m % x.per);
+        [b * x.stride[0] + e, b * x.stride[1] + e * row_stride]
+    };
+    let run_at = |j: usize| {
+        let (b, e) = (j / i.per, j % i.per);
+        [b * i.stride[0] + e * run_stride, b * i.stride[1] + e]
+    };
+    let (rows, runs) = (x.per * x.blocks, i.per * i.blocks);
+    let mut runs_at = [[0usize; 2]; GROUPS];
+    let mut rows_at = [[0usize; 2]; GROUPS];
+    for j0 in (0..runs).step_by(block) {
+        let jn = block.min(runs - j0);
+        let jv = jn - jn % W;
+        for (g, at) in runs_at[..jv / W].iter_mut().enumerate() {
+            *at = run_at(j0 + g * W);
+        }
+        for m0 in (0..rows).step_by(block) {
+            let mn = block.min(rows - m0);
+            let mv = mn - mn % W;
+            for (g, at) in rows_at[..mv / W].iter_mut().enumerate() {
+                *at = row_at(m0 + g * W);
+            }
+            for &[js, jd] in &runs_at[..jv / W] {
+                for &[ms, md] in &rows_at[..mv / W] {
+                    // SAFETY: the grid was checked against both
+                    // buffers (`TransposeGrid::check`) and every `(m,
+                    // j)`, `m < rows`, `j < runs`, is one of its
+                    // elements, at `src[s + row_at(m)[0] +
+                    // run_at(j)[0]]` and `dst[d + row_at(m)[1] +
+                    // run_at(j)[1]]`. A square's `W` rows lie in one
+                    // block of `x` and its `W` runs in one of `i`
+                    // (blocks are whole squares, and squares start at
+                    // multiples of `W`), so rows `m + r` are at
+                    // `row_at(m) + [r, r * row_stride]` and runs `j +
+                    // k` at `run_at(j) + [k * run_stride, k]`: the `W`
+                    // elements loaded from each run, and the `W`
+                    // stored to each row, are grid elements, in
+                    // bounds. The buffers do not overlap; `T:
+                    // NoUninit` has no uninitialised bytes. The CPU has
+                    // `X`'s instructions (`transpose_grid_on`).
+                    unsafe {
+                        let x: [X; W] = array(X::ZERO, |k| {
+                            let at = s + ms + js + k * run_stride;
+                            X::load(src.as_ptr().add(at).cast())
+                        });
+                        for (k, v) in square(x).into_iter().enumerate() {
+                            let r = square_row::<X, W>(k);
+                            let at = dst.as_mut_ptr().add(d + md + r * row_stride + jd);
+                            X::store(at.cast(), v);
+                        }
+                    }
+                }
+            }
+            // The plain loop: the rows past the squares for the runs
+            // they took, then the runs past them.
+            let mut edge = |ms: core::ops::Range<usize>, js: core::ops::Range<usize>| {
+                for j in js {
+                    let [js, jd] = run_at(j);
+                    for m in ms.clone() {
+                        let [ms, md] = row_at(m);
+                        dst[d + md + jd] = src[s + ms + js];
+                    }
+                }
+            };
+            edge(m0 + mv..m0 + mn, j0..j0 + jv);
+            edge(m0..m0 + mn, j0 + jv..j0 + jn);
+        }
+    }
+}
+
+/// One plane: element `(m, j)` of axes `x` (source-contiguous, the
+/// destination's rows) and `i` (destination-contiguous, the source's
+/// runs) copied from the source to the destination, each at `m`'s
+/// and `j`'s offsets in its buffer ([`Axis::offsets`]: `run_stride`
+/// between a block's runs, `row_stride` between its rows).
+///
+/// In tiles of `TILE_RUN_BYTES` of each of a cache line's worth of
+/// source runs ([`tile`]): rows of the destination are written a
+/// line at a time, from the line boundary of the tile's first row on,
+/// and each source line is read whole once.
+#[inline(always)]
+fn plane<T: NoUninit, X: Vector, const W: usize, const STREAMING: bool>(
+    src: &[T],
+    dst: &mut [T],
+    [s, d]: [usize; 2],
+    [x, i]: [Axis; 2],
+    [run_stride, row_stride]: [usize; 2],
+) {
+    let size = core::mem::size_of::<T>();
+    let (tile_rows, tile_runs) = (TILE_RUN_BYTES / size, 64 / size);
+    let mut stage = Stage([core::mem::MaybeUninit::uninit(); TILE_RUN_BYTES * 64 / 16]);
+    let mut rows_at = [0; TILE_RUN_BYTES];
+    // The runs of this tile and of the next, in turns.
+    let mut runs_at = [[0; 64]; 2];
+    let (nx, ni) = (x.per * x.blocks, i.per * i.blocks);
+    // Runs in chunks of `CHUNK_BYTES` of each destination row: a chunk's
+    // source runs and destination rows are pages few enough for the
+    // TLB, where a band of rows over all the runs touched a page per
+    // run.
+    let chunk = CHUNK_BYTES / size;
+    let mut lo = 0;
+    while lo < ni {
+        let hi = (lo + chunk).min(ni);
+        let mut x0 = 0;
+        while x0 < nx {
+            let nr = tile_rows.min(nx - x0);
+            x.offsets(&mut rows_at[..nr], x0, 1, row_stride, d);
+            // Elements of the first row before its next line boundary.
+            let phase = (dst[rows_at[0] + lo..].as_ptr() as usize).wrapping_neg() % 64 / size;
+            let mut i0 = lo;
+            let mut nc = match phase {
+                0 => tile_runs,
+                p => p,
+            }
+            .min(hi - lo);
+            let mut turn = 0;
+            i.offsets(&mut runs_at[turn][..nc], lo, 0, run_stride, s + x0);
+            while i0 < hi {
+                let next = i0 + nc;
+                let next_nc = (next + tile_runs).min(hi).saturating_sub(next);
+                if next_nc > 0 {
+                    // The next tile's source lines, fetched while this
+                    // one is copied: its runs lie far apart (a source
+                    // row apart), where the hardware's prefetchers do
+                    // not look ahead. (Prefetching its destination
+                    // lines too measured slower.)
+                    let runs = &mut runs_at[1 - turn][..next_nc];
+                    i.offsets(runs, next, 0, run_stride, s + x0);
+                    for &run in &*runs {
+                        prefetch_span(src, run, nr);
+                    }
+                }
+                let offsets = [&rows_at[..nr], &runs_at[turn][..nc]];
+                tile::<T, X, W, STREAMING>(src, dst, &mut stage, offsets, i0);
+                (i0, nc, turn) = (next, next_nc, 1 - turn);
+            }
+            x0 += nr;
+        }
+        lo = hi;
+    }
+}
+
+/// Prefetches (`prefetcht0`) the cache lines of `buf[from..from +
+/// len]`, at most three (`len` elements are at most 128 bytes here).
+#[inline(always)]
+fn prefetch_span<T>(buf: &[T], from: usize, len: usize) {
+    let size = core::mem::size_of::<T>();
+    let first = buf.as_ptr().wrapping_add(from).cast::<i8>();
+    let bytes = len * size;
+    for at in [0, 64, bytes.saturating_sub(1)] {
+        if at < bytes {
+            // SAFETY: a prefetch reads and writes no memory and never
+            // faults, whatever the address (here within or just past
+            // the buffer, reached by `wrapping_add`); SSE is enabled
+            // on every x86-64 target.
+            unsafe { _mm_prefetch::<_MM_HINT_T0>(first.wrapping_add(at)) };
+        }
+    }
+}
+
+/// `REVERSED_NIBBLES[k]`: the 4 bits of `k < 16` reversed.
+const REVERSED_NIBBLES: [u8; 16] = [0, 8, 4, 12, 2, 10, 6, 14, 1, 9, 5, 13, 3, 11, 7, 15];
+
+/// The row of a `W × W` square that [`square`]'s vector `k` holds. With
+/// `V = W * 16 / X::BYTES` elements to 16 bytes, the unpacks within 16
+/// bytes leave row `reverse_bits(k % V, V)` of the `V` rows `k / V * V`
+/// on (the 16-byte halves of a 32-byte vector are swapped last, as a
+/// whole): from a table, since for `V = 16` the loop over `k` stays a
+/// loop, and computing the reversal took a tenth of a `u8` transpose.
+#[inline(always)]
+fn square_row<X: Vector, const W: usize>(k: usize) -> usize {
+    let v = W * 16 / X::BYTES;
+    k / v * v + (REVERSED_NIBBLES[k % v] >> (4 - v.trailing_zeros())) as usize
+}
+
+/// One tile: `dst[rows_at[m] + i0 + j] = src[runs_at[j] + m]` for `m <
+/// rows_at.len()` (at most `TILE_RUN_BYTES / size`), `j <
+/// runs_at.len()` (at most a cache line). `W × W` squares transposed
+/// in registers into `stage`, then each row of the stage copied to its
+/// destination row: a whole line (with a streaming store when
+/// `STREAMING` and it is one line of the destination), or the part
+/// of one. The rows and runs past the last whole square take the
+/// plain loop.
+#[inline(always)]
+fn tile<T: NoUninit, X: Vector, const W: usize, const STREAMING: bool>(
+    src: &[T],
+    dst: &mut [T],
+    stage: &mut Stage,
+    [rows_at, runs_at]: [&[usize]; 2],
+    i0: usize,
+) {
+    let size = core::mem::size_of::<T>();
+    let (nr, nc) = (rows_at.len(), runs_at.len());
+    let (nr_v, nc_v) = (nr - nr % W, nc - nc % W);
+    // Elements of `T` per stage row (a cache line).
+    let line = 64 / size;
+    debug_assert!(nr * size <= TILE_RUN_BYTES && nc <= line);
+    let stage = stage.0.as_mut_ptr().cast::<T>();
+    for jg in (0..nc_v).step_by(W) {
+        for mg in (0..nr_v).step_by(W) {
+            // SAFETY: the grid was checked against both buffers
+            // (`TransposeGrid::check`), and every `(m, j)`, `m < nr`,
+            // `j < nc`, is one of its elements, `src[runs_at[j] + m]`
+            // in bounds: so the `W` elements from `runs_at[jg + k] +
+            // mg` are (`mg + W <= nr`), for `k < W` (`jg + W <= nc`);
+            // `T: NoUninit` has no uninitialised bytes. Stage row `mg
+            // + k`, elements `jg..jg + W`, is in the stage (`(mg + k) *
+            // line + jg + W <= nr * line <= TILE_RUN_BYTES * 64 /
+            // size`) and `X::BYTES`-aligned (the stage is 64-byte
+            // aligned, `line * size` is 64, and `jg * size` a multiple
+            // of `W * size`, `X::BYTES`, at most 64). The CPU has `X`'s
+            // instructions (`transpose_grid_on`).
+            unsafe {
+                let x: [X; W] = array(X::ZERO, |k| {
+                    X::load(src.as_ptr().add(runs_at[jg + k] + mg).cast())
+                });
+                for (k, v) in square(x).into_iter().enumerate() {
+                    let m = square_row::<X, W>(k);
+                    let at = stage.add((mg + m) * line + jg);
+                    X::store_aligned(at.cast(), v);
+                }
+            }
+        }
+    }
+    for (m, &row) in rows_at[..nr_v].iter().enumerate() {
+        let to = dst[row + i0..row + i0 + nc].as_mut_ptr();
+        // SAFETY: `to` starts `nc` elements of `dst` (sliced above);
+        // the stage's row `m < nr_v`, elements `..nc_v`, was written
+        // by the squares above, and does not overlap `dst`. With `nc
+        // == line`, the row is 64 bytes, four vectors; streamed only
+        // when `to` starts a line (so every store is aligned), else
+        // stored unaligned.
+        unsafe {
+            let from = stage.add(m * line);
+            if nc == line {
+                let lines = match (to as usize).is_multiple_of(64) {
+                    true => [to as usize, to as usize + 64],
+                    false => [0, 0],
+                };
+                for k in 0..4 {
+                    let v = _mm_load_si128(from.cast::<__m128i>().add(k));
+                    store_vector::<STREAMING>(to.cast::<__m128i>().add(k), v, lines);
+                }
+            } else {
+                core::ptr::copy_nonoverlapping(from, to, nc_v);
+            }
+        }
+    }
+    // The plain loop: the runs past the last whole square, for the
+    // rows the squares took, then the rows past them.
+    for (m, &row) in rows_at.iter().enumerate() {
+        let first = match m < nr_v {
+            true => nc_v,
+            false => 0,
+        };
+        for j in first..nc {
+            dst[row + i0 + j] = src[runs_at[j] + m];
+        }
+    }
+}
+
+/// A `W × W` square of `X::BYTES / W`-byte elements transposed: `W`
+/// vectors in, vector `k` holding the `W` elements of output row
+/// [`square_row(k)`](square_row) out. Rounds of unpacks of lanes of the
+/// element size, then twice that, up to half a vector ([`unpack_round`]),
+/// each with its lane size fixed, so that every round is unrolled into
+/// registers.
+#[inline(always)]
+fn square<X: Vector, const W: usize>(x: [X; W]) -> [X; W] {
+    let half = X::BYTES / 2;
+    let x = if W >= 32 {
+        unpack_round(x, half / 16)
+    } else {
+        x
+    };
+    let x = if W >= 16 {
+        unpack_round(x, half / 8)
+    } else {
+        x
+    };
+    let x = if W >= 8 { unpack_round(x, half / 4) } else { x };
+    let x = if W >= 4 { unpack_round(x, half / 2) } else { x };
+    unpack_round(x, half)
+}
+
+/// One round of [`square`]: vectors `2j` and `2j + 1` give vectors `j`
+/// (their low halves interleaved in lanes of `lane` bytes, [`Vector::unpack`])
+/// and `j + K / 2` (their high halves).
+#[inline(always)]
+fn unpack_round<X: Vector, const K: usize>(x: [X; K], lane: usize) -> [X; K] {
+    let mut out = x;
+    for j in 0..K / 2 {
+        // SAFETY: the callers run only where the CPU has `X`'s
+        // instructions (`Vector`'s contract, kept by `transpose_grid_on`).
+        unsafe {
+            out[j] = X::unpack(lane, false, x[2 * j], x[2 * j + 1]);
+            out[j + K / 2] = X::unpack(lane, true, x[2 * j], x[2 * j + 1]);
+        }
+    }
+    out
+}
+
+/// [`Vector::unpack`] of SSE2, for the narrow pack and unpack.
+#[inline(always)]
+fn sse2_unpack(lane: usize, high: bool, a: __m128i, b: __m128i) -> __m128i {
+    // SAFETY: register-only instructions of SSE2, which the build enables
+    // (this module is compiled only with `target_feature = "sse2"`).
+    unsafe { <__m128i as Vector>::unpack(lane, high, a, b) }
+}
