@@ -9,8 +9,8 @@
 //! (one round per doubling of the group: bytes to pairs to quads), a
 //! vector of output per unpack, and the deinterleave SSE2's packs and
 //! shuffles, one round per halving. Destinations too large for the caches
-//! take streaming stores for the lines the vectors cover whole (as
-//! [`StreamWriter`](super::stream::StreamWriter)), and the source is
+//! take streaming stores for every line the vectors write ([`stream_lines`]),
+//! and the source is
 //! prefetched a grid ahead ([`ReadAhead`]). The kernels,
 //! [`interleave_grid`] and [`deinterleave_grid`], take a whole grid of
 //! blocks, checked against the buffers once; they are safe functions over
@@ -118,14 +118,21 @@ impl BlockGrid {
 }
 
 /// The addresses `[lo, hi)` of the 64-byte lines that the `bytes` bytes of
-/// output from address `from` cover whole, those to write with streaming
+/// output from address `from` touch, those to write with streaming
 /// stores; none (`[0, 0]`) unless `from` is 16-byte aligned, as streaming
 /// stores must be.
+///
+/// The partial lines at the ends are streamed too (a streaming store
+/// writes only its own 16 bytes). A normal store to them reads the line
+/// from memory first and holds up the stores behind it: with destination
+/// rows 16 bytes past a line, as a large `Vec`'s are, an `s8`
+/// `T(8,128)(4,1)` unpack of 256 MiB took 1.7 times as long as with every
+/// store streamed, for one such line per 1 KiB row.
 #[inline(always)]
-pub(crate) fn whole_lines(from: usize, bytes: usize) -> [usize; 2] {
-    let to = from + bytes;
-    let (lo, hi) = (from.next_multiple_of(64), to - to % 64);
-    match from.is_multiple_of(16) && lo < hi {
+pub(crate) fn stream_lines(from: usize, bytes: usize) -> [usize; 2] {
+    let to = from.saturating_add(bytes);
+    let (lo, hi) = (from - from % 64, to.saturating_add(63) / 64 * 64);
+    match from.is_multiple_of(16) && bytes > 0 {
         true => [lo, hi],
         false => [0, 0],
     }
@@ -144,10 +151,9 @@ pub(crate) const fn has_vectors<T>(factor: usize) -> bool {
 
 /// Interleaves every block of `grid` (see [`BlockGrid`]):
 /// `dst[d + factor * r + j] = src[s + j * row_stride + r]` for every row
-/// `j < factor` and `r < rows`. With `streaming`, the 64-byte lines that the output covers
-/// whole are written with streaming stores, and the lines at its ends,
-/// shared with other writes, with normal ones (see
-/// [`StreamWriter`](super::stream::StreamWriter)): the output of the whole
+/// `j < factor` and `r < rows`. With `streaming`, the output is written
+/// with streaming stores, the partial lines at its ends too
+/// ([`stream_lines`]), when the vectors cover every block: the output of the whole
 /// grid when its blocks are adjacent (as a band of `T(8,128)(2,1)` tiles
 /// is), else of each block. Streaming grids also prefetch, a piece per
 /// block, the source span that follows the grid's own ([`ReadAhead`]): the
@@ -203,12 +209,12 @@ fn interleave_blocks<T: NoUninit, const F: usize, const STREAMING: bool>(
     let done = vectors * vector_elements::<T, F>();
     let size = core::mem::size_of::<T>();
     // The lines to stream in `bytes` of output from `from`
-    // ([`whole_lines`]), when the vectors cover every row (no line takes
-    // both kinds of store). Their stores are 16-byte aligned when the
+    // ([`stream_lines`]), when the vectors cover every row (the plain
+    // loop's normal stores take no line of a grid's). Their stores are 16-byte aligned when the
     // first is, as blocks are `F * rows * size` bytes, a multiple of 32,
     // apart when they are adjacent.
     let lines_in = |from: *const T, bytes: usize| match STREAMING && done == rows {
-        true => whole_lines(from as usize, bytes),
+        true => stream_lines(from as usize, bytes),
         false => [0, 0],
     };
     let block_bytes = F * rows * size;
@@ -258,9 +264,9 @@ fn interleave_blocks<T: NoUninit, const F: usize, const STREAMING: bool>(
 /// packs, shifts and shuffles into a vector of each row (elements of 1,
 /// 2, 4 or 8 bytes for 2 rows; 1, 2 or 4 for 4 rows); other sizes, other
 /// targets and the last few elements of each block take a plain loop.
-/// With `streaming`, the 64-byte lines that the destination rows cover
-/// whole are written with streaming stores, and the lines at their ends,
-/// shared with other writes, with normal ones: the rows of a whole plane
+/// With `streaming`, the destination rows are written with streaming
+/// stores, the partial lines at their ends too ([`stream_lines`]), when
+/// the vectors cover every block: the rows of a whole plane
 /// of blocks when its blocks continue each other's rows (as the tiles of
 /// a band do), else of each block. The source that follows the grid's is
 /// prefetched ([`ReadAhead`]), as in [`interleave_grid`].
@@ -308,12 +314,12 @@ fn deinterleave_blocks<T: NoUninit, const F: usize, const STREAMING: bool>(
     let done = vectors * vector_elements::<T, F>();
     let size = core::mem::size_of::<T>();
     // The lines to stream in `bytes` of a destination row from `from`
-    // ([`whole_lines`]), when the vectors cover every block's rows (no
-    // line takes both kinds of store). Their stores are 16-byte aligned
+    // ([`stream_lines`]), when the vectors cover every block's rows (the
+    // plain loop's normal stores take no line of a grid's). Their stores are 16-byte aligned
     // when the first is, as blocks are `rows * size` bytes, a multiple of
     // 16, apart when they continue each other's rows.
     let lines_in = |from: *const T, bytes: usize| match STREAMING && done == rows {
-        true => whole_lines(from as usize, bytes),
+        true => stream_lines(from as usize, bytes),
         false => [0, 0],
     };
     // Whether the blocks of a plane continue each other's rows (the tiles
@@ -341,7 +347,7 @@ fn deinterleave_blocks<T: NoUninit, const F: usize, const STREAMING: bool>(
                 // overlapping each other (`row_stride >= rows`), and
                 // `vectors` vectors cover `done` elements of each row;
                 // `src` and `dst` do not overlap (a shared and a mutable
-                // borrow). The lines to stream are whole lines of this
+                // borrow). The lines to stream are those of this
                 // block's rows, or of its plane's when blocks continue
                 // each other's rows, and then 16-byte aligned in every
                 // block (`lines_in`).

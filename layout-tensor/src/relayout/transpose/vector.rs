@@ -4,7 +4,7 @@ use bytemuck::NoUninit;
 
 use super::isa::Vector;
 use super::{TransposeGrid, scalar_part};
-use crate::relayout::simd::{store_vector, whole_lines};
+use crate::relayout::simd::{store_vector, stream_lines};
 
 /// Every block of a checked `grid` with `W × W` squares of vectors `X`
 /// ([`merged`]), `W` elements of `T` to a vector; `V` is
@@ -62,8 +62,8 @@ pub(super) fn blocks<
 /// `dst[d + r * K + i] = src[s + r + i * run_stride]`, `V` rows at a
 /// time as `K` vectors, one per run, interleaved by `log2(K)` rounds
 /// of unpacks into `K` vectors of output; the last rows with the
-/// plain loop. With `STREAMING`, the whole lines of the block's output
-/// are streamed when the vectors cover it.
+/// plain loop. With `STREAMING`, the block's output is streamed when the
+/// vectors cover it ([`stream_lines`]).
 #[inline(always)]
 fn pack<T: NoUninit, const V: usize, const K: usize, const STREAMING: bool>(
     src: &[T],
@@ -74,7 +74,7 @@ fn pack<T: NoUninit, const V: usize, const K: usize, const STREAMING: bool>(
 ) {
     let size = core::mem::size_of::<T>();
     let lines = match STREAMING && rows.is_multiple_of(V) {
-        true => whole_lines(dst[d..].as_ptr() as usize, rows * K * size),
+        true => stream_lines(dst[d..].as_ptr() as usize, rows * K * size),
         false => [0, 0],
     };
     let mut r = 0;
@@ -84,7 +84,7 @@ fn pack<T: NoUninit, const V: usize, const K: usize, const STREAMING: bool>(
         // r * K + i]`, `r < rows`, `i < K`, are in bounds, and rows
         // `r..r + V` are in the block. The buffers do not overlap. The
         // output's vectors are 16 bytes apart from `d`, so aligned in
-        // `lines` when its first line is (`whole_lines`).
+        // `lines` when its first line is (`stream_lines`).
         unsafe {
             let x: [__m128i; K] = array(<__m128i as Vector>::ZERO, |i| {
                 _mm_loadu_si128(src.as_ptr().add(s + r + i * run_stride).cast())
@@ -106,7 +106,7 @@ fn pack<T: NoUninit, const V: usize, const K: usize, const STREAMING: bool>(
 /// `dst[d + r * row_stride + i] = src[s + r + i * K]`, `V` runs at a
 /// time as `K` vectors of groups, deinterleaved into `K` vectors, one
 /// per row; the last runs with the plain loop. With `STREAMING`, the
-/// whole lines of each row are streamed when the vectors cover it.
+/// rows are streamed when the vectors cover them ([`stream_lines`]).
 #[inline(always)]
 fn unpack<T: NoUninit, const V: usize, const K: usize, const STREAMING: bool>(
     src: &[T],
@@ -117,7 +117,7 @@ fn unpack<T: NoUninit, const V: usize, const K: usize, const STREAMING: bool>(
 ) {
     let size = core::mem::size_of::<T>();
     let lines: [[usize; 2]; K] = array([0, 0], |r| match STREAMING && len.is_multiple_of(V) {
-        true => whole_lines(dst[d + r * row_stride..].as_ptr() as usize, len * size),
+        true => stream_lines(dst[d + r * row_stride..].as_ptr() as usize, len * size),
         false => [0, 0],
     });
     let mut i = 0;
@@ -128,7 +128,7 @@ fn unpack<T: NoUninit, const V: usize, const K: usize, const STREAMING: bool>(
         // runs `i..i + V` are in the block, `K` vectors of source
         // from `s + i * K`. The buffers do not overlap. Each row's
         // vectors are 16 bytes apart from the row's start, so aligned
-        // in its `lines` when the first line is (`whole_lines`).
+        // in its `lines` when the first line is (`stream_lines`).
         unsafe {
             let x: [__m128i; K] = array(<__m128i as Vector>::ZERO, |j| {
                 _mm_loadu_si128(src.as_ptr().add(s + i * K + j * V).cast())
