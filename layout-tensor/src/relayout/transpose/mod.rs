@@ -10,8 +10,10 @@
 //! row. When the CPU has AVX2 (detected once at run time, [`isa`]),
 //! squares stored straight to the destination (below) are `W × W`, `W =
 //! 2V`, in 32-byte vectors: the same rounds within each 16-byte half, then
-//! one that swaps the halves. A grid's rows are merged with a level whose blocks continue them
-//! in the source, and its runs with one whose blocks continue them in the
+//! one that swaps the halves.
+//!
+//! A grid's rows are merged with a level whose blocks continue them in
+//! the source, and its runs with one whose blocks continue them in the
 //! destination (the tiles of `{1,0}` → `{0,1:T(8,128)}` side by side, and
 //! of its reverse), so that tiles of few rows still read and write whole
 //! cache lines.
