@@ -11,12 +11,12 @@
 //! memory, keeps 16-byte squares ([`super::vector`]).
 
 use core::arch::x86_64::{
-    __m128i, __m256i, _mm_loadu_si128, _mm_store_si128, _mm_storeu_si128, _mm_unpackhi_epi8,
-    _mm_unpackhi_epi16, _mm_unpackhi_epi32, _mm_unpackhi_epi64, _mm_unpacklo_epi8,
-    _mm_unpacklo_epi16, _mm_unpacklo_epi32, _mm_unpacklo_epi64, _mm256_loadu_si256,
-    _mm256_permute2x128_si256, _mm256_store_si256, _mm256_storeu_si256, _mm256_unpackhi_epi8,
-    _mm256_unpackhi_epi16, _mm256_unpackhi_epi32, _mm256_unpackhi_epi64, _mm256_unpacklo_epi8,
-    _mm256_unpacklo_epi16, _mm256_unpacklo_epi32, _mm256_unpacklo_epi64,
+    __m128i, __m256i, _mm_loadu_si128, _mm_storeu_si128, _mm_unpackhi_epi8, _mm_unpackhi_epi16,
+    _mm_unpackhi_epi32, _mm_unpackhi_epi64, _mm_unpacklo_epi8, _mm_unpacklo_epi16,
+    _mm_unpacklo_epi32, _mm_unpacklo_epi64, _mm256_loadu_si256, _mm256_permute2x128_si256,
+    _mm256_storeu_si256, _mm256_unpackhi_epi8, _mm256_unpackhi_epi16, _mm256_unpackhi_epi32,
+    _mm256_unpackhi_epi64, _mm256_unpacklo_epi8, _mm256_unpacklo_epi16, _mm256_unpacklo_epi32,
+    _mm256_unpacklo_epi64,
 };
 use core::sync::atomic::{AtomicU8, Ordering};
 
@@ -126,12 +126,6 @@ pub(crate) trait Vector: Copy {
     /// vector's instructions.
     unsafe fn store(p: *mut u8, v: Self);
 
-    /// Stores `v` at `p`, aligned.
-    ///
-    /// # Safety
-    /// As [`store`](Self::store), and `p` is `BYTES`-aligned.
-    unsafe fn store_aligned(p: *mut u8, v: Self);
-
     /// The low (`high == false`) or high halves of `a` and `b`
     /// interleaved, in lanes of `lane` bytes (1 to `BYTES / 2`). Below 16
     /// bytes, within each 16 bytes of the vector (as the instructions
@@ -158,12 +152,6 @@ impl Vector for __m128i {
     unsafe fn store(p: *mut u8, v: __m128i) {
         // SAFETY: the caller's contract.
         unsafe { _mm_storeu_si128(p.cast(), v) }
-    }
-
-    #[inline(always)]
-    unsafe fn store_aligned(p: *mut u8, v: __m128i) {
-        // SAFETY: the caller's contract.
-        unsafe { _mm_store_si128(p.cast(), v) }
     }
 
     #[inline(always)]
@@ -201,12 +189,6 @@ impl Vector for __m256i {
     unsafe fn store(p: *mut u8, v: __m256i) {
         // SAFETY: the caller's contract.
         unsafe { _mm256_storeu_si256(p.cast(), v) }
-    }
-
-    #[inline(always)]
-    unsafe fn store_aligned(p: *mut u8, v: __m256i) {
-        // SAFETY: the caller's contract.
-        unsafe { _mm256_store_si256(p.cast(), v) }
     }
 
     #[inline(always)]

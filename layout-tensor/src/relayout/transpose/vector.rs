@@ -1,4 +1,6 @@
-use core::arch::x86_64::{__m128i, _MM_HINT_T0, _mm_load_si128, _mm_loadu_si128, _mm_prefetch};
+use core::arch::x86_64::{
+    __m128i, _MM_HINT_T0, _mm_load_si128, _mm_loadu_si128, _mm_prefetch, _mm_store_si128,
+};
 
 use bytemuck::NoUninit;
 
@@ -352,7 +354,7 @@ fn merged<T: NoUninit, X: Vector, const V: usize, const W: usize, const STREAMIN
             match direct {
                 Some(n) if n == W => direct_plane::<T, X, W>(src, dst, at, [x, i], strides),
                 Some(_) => direct_plane::<T, __m128i, V>(src, dst, at, [x, i], strides),
-                None => plane::<T, __m128i, V, STREAMING>(src, dst, at, [x, i], strides),
+                None => plane::<T, V, STREAMING>(src, dst, at, [x, i], strides),
             }
         }
     }
@@ -463,7 +465,7 @@ fn direct_plane<T: NoUninit, X: Vector, const W: usize>(
 /// line at a time, from the line boundary of the tile's first row on,
 /// and each source line is read whole once.
 #[inline(always)]
-fn plane<T: NoUninit, X: Vector, const W: usize, const STREAMING: bool>(
+fn plane<T: NoUninit, const V: usize, const STREAMING: bool>(
     src: &[T],
     dst: &mut [T],
     [s, d]: [usize; 2],
@@ -515,7 +517,7 @@ fn plane<T: NoUninit, X: Vector, const W: usize, const STREAMING: bool>(
                     }
                 }
                 let offsets = [&rows_at[..nr], &runs_at[turn][..nc]];
-                tile::<T, X, W, STREAMING>(src, dst, &mut stage, offsets, i0);
+                tile::<T, V, STREAMING>(src, dst, &mut stage, offsets, i0);
                 (i0, nc, turn) = (next, next_nc, 1 - turn);
             }
             x0 += nr;
@@ -559,14 +561,15 @@ fn square_row<X: Vector, const W: usize>(k: usize) -> usize {
 
 /// One tile: `dst[rows_at[m] + i0 + j] = src[runs_at[j] + m]` for `m <
 /// rows_at.len()` (at most `TILE_RUN_BYTES / size`), `j <
-/// runs_at.len()` (at most a cache line). `W × W` squares transposed
+/// runs_at.len()` (at most a cache line). `V × V` squares of 16-byte
+/// vectors (the staged copy keeps them with AVX2: [`merged`]) transposed
 /// in registers into `stage`, then each row of the stage copied to its
 /// destination row: a whole line (with a streaming store when
 /// `STREAMING` and it is one line of the destination), or the part
 /// of one. The rows and runs past the last whole square take the
 /// plain loop.
 #[inline(always)]
-fn tile<T: NoUninit, X: Vector, const W: usize, const STREAMING: bool>(
+fn tile<T: NoUninit, const V: usize, const STREAMING: bool>(
     src: &[T],
     dst: &mut [T],
     stage: &mut Stage,
@@ -575,33 +578,31 @@ fn tile<T: NoUninit, X: Vector, const W: usize, const STREAMING: bool>(
 ) {
     let size = core::mem::size_of::<T>();
     let (nr, nc) = (rows_at.len(), runs_at.len());
-    let (nr_v, nc_v) = (nr - nr % W, nc - nc % W);
+    let (nr_v, nc_v) = (nr - nr % V, nc - nc % V);
     // Elements of `T` per stage row (a cache line).
     let line = 64 / size;
     debug_assert!(nr * size <= TILE_RUN_BYTES && nc <= line);
     let stage = stage.0.as_mut_ptr().cast::<T>();
-    for jg in (0..nc_v).step_by(W) {
-        for mg in (0..nr_v).step_by(W) {
+    for jg in (0..nc_v).step_by(V) {
+        for mg in (0..nr_v).step_by(V) {
             // SAFETY: the grid was checked against both buffers
             // (`TransposeGrid::check`), and every `(m, j)`, `m < nr`,
             // `j < nc`, is one of its elements, `src[runs_at[j] + m]`
-            // in bounds: so the `W` elements from `runs_at[jg + k] +
-            // mg` are (`mg + W <= nr`), for `k < W` (`jg + W <= nc`);
+            // in bounds: so the `V` elements from `runs_at[jg + k] +
+            // mg` are (`mg + V <= nr`), for `k < V` (`jg + V <= nc`);
             // `T: NoUninit` has no uninitialised bytes. Stage row `mg
-            // + k`, elements `jg..jg + W`, is in the stage (`(mg + k) *
-            // line + jg + W <= nr * line <= TILE_RUN_BYTES * 64 /
-            // size`) and `X::BYTES`-aligned (the stage is 64-byte
-            // aligned, `line * size` is 64, and `jg * size` a multiple
-            // of `W * size`, `X::BYTES`, at most 64). The CPU has `X`'s
-            // instructions (`transpose_grid_on`).
+            // + k`, elements `jg..jg + V`, is in the stage (`(mg + k) *
+            // line + jg + V <= nr * line <= TILE_RUN_BYTES * 64 /
+            // size`) and 16-byte aligned (the stage is 64-byte aligned,
+            // and `jg * size` a multiple of 16).
             unsafe {
-                let x: [X; W] = array(X::ZERO, |k| {
-                    X::load(src.as_ptr().add(runs_at[jg + k] + mg).cast())
+                let x: [__m128i; V] = array(<__m128i as Vector>::ZERO, |k| {
+                    _mm_loadu_si128(src.as_ptr().add(runs_at[jg + k] + mg).cast())
                 });
                 for (k, v) in square(x).into_iter().enumerate() {
-                    let m = square_row::<X, W>(k);
+                    let m = square_row::<__m128i, V>(k);
                     let at = stage.add((mg + m) * line + jg);
-                    X::store_aligned(at.cast(), v);
+                    _mm_store_si128(at.cast(), v);
                 }
             }
         }
