@@ -336,14 +336,14 @@ impl<'a, T, L: AnyLayout> Iterator for Indexed<'a, T, L> {
                 let Some(mut a) = acc.take() else {
                     unreachable!()
                 };
-                let mut index = L::Index::from_slice(&first[..rank]);
+                let index = L::Index::from_slice(&first[..rank]);
                 let block = single(run);
                 a = if run.stride == 1 {
                     let values = &data[run.offset..run.offset + run.len];
-                    block.fold_run(&mut index, values, a, |a, i, v| f(a, (*i, v)))
+                    block.fold_run(&index, values, a, |a, i, v| f(a, (*i, v)))
                 } else {
                     let values = (0..run.len).map(|k| &data[run.offset + k * run.stride]);
-                    block.fold_run(&mut index, values, a, |a, i, v| f(a, (*i, v)))
+                    block.fold_run(&index, values, a, |a, i, v| f(a, (*i, v)))
                 };
                 acc = Some(a);
             },

@@ -11,7 +11,7 @@
 //!   buffer ([`Order::Memory`]).
 
 use layout_core::walk::{LoopNest, SlotBoxes};
-use layout_core::{AnyLayout, ArrayLayout, MAX_RANK};
+use layout_core::{AnyLayout, ArrayLayout, LayoutIndex, MAX_RANK};
 
 /// How offsets move along the last dimension: by `stride` per step,
 /// within aligned stretches of `period` steps (0: the whole dimension).
@@ -228,7 +228,7 @@ impl IndexedBlock {
     /// first index ([`fold_rows`](Self::fold_rows) around
     /// [`fold_run`](Self::fold_run)).
     #[inline(always)]
-    pub(crate) fn fold_block<I: AsMut<[usize]>, R: IntoIterator, B>(
+    pub(crate) fn fold_block<I: LayoutIndex, R: IntoIterator, B>(
         &self,
         first: I,
         mut rows: impl Iterator<Item = R>,
@@ -264,26 +264,27 @@ impl IndexedBlock {
 
     /// Folds `f(acc, index, value)` over a run of the block: the `x`-th
     /// of `values` gets the index `index` (the run's first) moved `x`
-    /// steps along the run (put back after). A plain counted loop over
-    /// the values, which the compiler vectorises where `f` allows.
+    /// steps along the run. A plain counted loop over the values, which
+    /// the compiler vectorises where `f` allows: each element's index is
+    /// built afresh ([`LayoutIndex::with_entry`]), so that a run-time
+    /// index (`DimVec`) handed out by value is a value in registers, not
+    /// a copy of memory written through the run's dimension.
     #[inline(always)]
-    pub(crate) fn fold_run<I: AsMut<[usize]>, V, B>(
+    pub(crate) fn fold_run<I: LayoutIndex, V, B>(
         &self,
-        index: &mut I,
+        index: &I,
         values: impl IntoIterator<Item = V>,
         mut acc: B,
         mut f: impl FnMut(B, &I, V) -> B,
     ) -> B {
         let (dim, div) = (self.run.dim, self.run.div);
-        let Some(&x0) = index.as_mut().get(dim) else {
+        let Some(&x0) = index.as_ref().get(dim) else {
             // Rank 0: one slot, no entry to move.
             return values.into_iter().fold(acc, |a, v| f(a, index, v));
         };
         for (x, v) in values.into_iter().enumerate() {
-            index.as_mut()[dim] = x0 + x * div;
-            acc = f(acc, index, v);
+            acc = f(acc, &index.with_entry(dim, x0 + x * div), v);
         }
-        index.as_mut()[dim] = x0;
         acc
     }
 
@@ -515,9 +516,19 @@ fn walk_runs<L: AnyLayout>(
 pub(crate) fn for_each_indexed_block_in<L: AnyLayout>(
     layout: &L,
     order: Order,
+    f: impl FnMut(&mut [usize; MAX_RANK], IndexedBlock),
+) {
+    with_nest(layout, order, |nest| walk_blocks(layout, nest, f));
+}
+
+/// The walk of [`for_each_indexed_block_in`] over a nest already built.
+#[inline(always)]
+fn walk_blocks<L: AnyLayout>(
+    layout: &L,
+    nest: Option<&LoopNest>,
     mut f: impl FnMut(&mut [usize; MAX_RANK], IndexedBlock),
 ) {
-    with_nest(layout, order, |nest| match nest {
+    match nest {
         Some(nest) => {
             let levels = nest.levels();
             let (run, row) = match levels {
@@ -554,7 +565,7 @@ pub(crate) fn for_each_indexed_block_in<L: AnyLayout>(
         }
         // No nest: the walk per run, without building the nest again.
         None => walk_runs(layout, None, &mut |i, r| f(i, single(r))),
-    });
+    }
 }
 
 /// Calls `f(start, len, elements)` for every stretch of `layout`'s
@@ -567,20 +578,31 @@ pub(crate) fn for_each_indexed_block_in<L: AnyLayout>(
 #[inline(always)]
 pub(crate) fn for_each_slot_stretch<L: AnyLayout>(
     layout: &L,
-    mut f: impl FnMut(usize, usize, Option<(&mut [usize; MAX_RANK], &IndexedBlock)>),
+    f: impl FnMut(usize, usize, Option<(&mut [usize; MAX_RANK], &IndexedBlock)>),
 ) -> bool {
-    let increasing = with_nest(layout, Order::Memory, |nest| match nest {
-        Some(n) => n.is_increasing(),
-        None => false,
-    });
-    if !increasing {
-        return false;
-    }
+    // One nest (built once for a run-time layout) decides and walks.
+    with_nest(layout, Order::Memory, |nest| match nest {
+        Some(n) if n.is_increasing() => {
+            walk_stretches(layout, n, f);
+            true
+        }
+        _ => false,
+    })
+}
+
+/// The walk of [`for_each_slot_stretch`] over a memory-order nest that
+/// visits offsets in increasing order.
+#[inline(always)]
+fn walk_stretches<L: AnyLayout>(
+    layout: &L,
+    nest: &LoopNest,
+    mut f: impl FnMut(usize, usize, Option<(&mut [usize; MAX_RANK], &IndexedBlock)>),
+) {
     // Every slot before `cursor` has been handed out.
     let mut cursor = 0;
-    for_each_indexed_block_in(
+    walk_blocks(
         layout,
-        Order::Memory,
+        Some(nest),
         #[inline(always)]
         |index: &mut [usize; MAX_RANK], block: IndexedBlock| match block.contiguous_len() {
             Some(len) => {
@@ -611,7 +633,6 @@ pub(crate) fn for_each_slot_stretch<L: AnyLayout>(
     if end > cursor {
         f(cursor, end - cursor, None);
     }
-    true
 }
 
 /// The fold of `next`: for a walk already begun, or a layout whose

@@ -142,9 +142,10 @@ impl<'a, L: AnyLayout> SlotCursor<'a, L> {
 /// What it costs (`BENCHMARKS.md`): a `fold` from the start (`for_each`,
 /// `sum`, `count`...) walks the layout's memory-order loop nest, the
 /// padding between stretches of elements as plain slices: within 1.1× of
-/// the hand-written tile loops on a static layout, about 2× on a
-/// run-time one (its index is a [`DimVec`](layout_core::DimVec) in
-/// memory). `next` (a `for` loop, `zip`, and `all`/`any`/`find`, which
+/// the hand-written tile loops, on a static layout and on a run-time
+/// one alike (whose index, a [`DimVec`](layout_core::DimVec), is built
+/// afresh for each element, so the compiler keeps only the entries the
+/// closure reads). `next` (a `for` loop, `zip`, and `all`/`any`/`find`, which
 /// stable Rust routes through it) is a scalar step per slot, 2.3–3.5×
 /// a hand-written loop that vectorises: the buffer goes in runs of its
 /// innermost physical dim, what the first slot of a run holds is read

@@ -53,6 +53,27 @@ impl DimVec {
         }
     }
 
+    /// A copy with entry `dim` set to `value`; the same numbers when
+    /// `dim` is not below the length (the unused tail stays zero). Every
+    /// entry is chosen in turn, a constant count, so the copy can live
+    /// in registers ([`LayoutIndex::with_entry`](crate::LayoutIndex)).
+    #[inline(always)]
+    pub(crate) const fn with_entry(self, dim: usize, value: usize) -> Self {
+        let set = dim < self.len as usize;
+        let mut values = self.values;
+        let mut k = 0;
+        while k < MAX_RANK {
+            if set && k == dim {
+                values[k] = value;
+            }
+            k += 1;
+        }
+        DimVec {
+            len: self.len,
+            values,
+        }
+    }
+
     /// The numbers.
     #[inline]
     pub const fn as_slice(&self) -> &[usize] {

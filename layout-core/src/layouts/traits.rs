@@ -211,6 +211,15 @@ pub trait LayoutIndex:
     /// `[usize; R]`, more than [`MAX_RANK`](crate::MAX_RANK) for
     /// [`DimVec`]).
     fn from_slice(values: &[usize]) -> Self;
+
+    /// A copy with entry `dim` set to `value` (the same index when `dim`
+    /// is not below the rank). Built entry by entry over the whole
+    /// storage, so the copy is a value in registers that the compiler
+    /// can take apart, where writing `index[dim]` through a run-time
+    /// `dim` keeps it in memory: the tensors' index-handing folds build
+    /// each element's index this way.
+    #[doc(hidden)]
+    fn with_entry(self, dim: usize, value: usize) -> Self;
 }
 
 impl<const R: usize> LayoutIndex for [usize; R] {
@@ -222,6 +231,11 @@ impl<const R: usize> LayoutIndex for [usize; R] {
             Err(_) => panic!("an index of {} entries for rank {R}", values.len()),
         }
     }
+
+    #[inline(always)]
+    fn with_entry(self, dim: usize, value: usize) -> Self {
+        core::array::from_fn(|k| if k == dim { value } else { self[k] })
+    }
 }
 
 impl LayoutIndex for DimVec {
@@ -229,6 +243,11 @@ impl LayoutIndex for DimVec {
     #[track_caller]
     fn from_slice(values: &[usize]) -> Self {
         DimVec::from_slice(values)
+    }
+
+    #[inline(always)]
+    fn with_entry(self, dim: usize, value: usize) -> Self {
+        DimVec::with_entry(self, dim, value)
     }
 }
 
@@ -571,3 +590,24 @@ const _: () = assert!(
     crate::limits::MAX_RANK == 12,
     "regenerate the `SameDims` impls for the new MAX_RANK"
 );
+
+#[cfg(test)]
+mod tests {
+    use super::LayoutIndex;
+    use crate::DimVec;
+
+    #[test]
+    fn with_entry_sets_one_entry_below_the_rank() {
+        assert_eq!([3, 4, 5].with_entry(1, 9), [3, 9, 5]);
+        assert_eq!([3, 4, 5].with_entry(3, 9), [3, 4, 5]);
+        let v = DimVec::from_slice(&[3, 4, 5]);
+        assert_eq!(v.with_entry(2, 9).as_slice(), [3, 4, 9]);
+        assert_eq!(v.with_entry(0, 0).as_slice(), [0, 4, 5]);
+        // Past the length: the same index, equal to it (the unused tail
+        // stays zero, so derived equality holds).
+        assert_eq!(LayoutIndex::with_entry(v, 3, 9), v);
+        assert_eq!(LayoutIndex::with_entry(v, usize::MAX, 9), v);
+        let empty = DimVec::from_slice(&[]);
+        assert_eq!(LayoutIndex::with_entry(empty, 0, 1), empty);
+    }
+}
