@@ -77,11 +77,12 @@ use criterion::{
 };
 use half::bf16;
 use tessera::RelayoutKernel;
+use tessera::packed::S4;
 use tessera::{
     AnyLayout, Element, HasRank, PreparedLayout, SameShape, Stores, TensorBase, TensorBuf,
     TensorView, TensorViewMut,
 };
-use tessera::{Storage, StorageMut};
+use tessera::{PackedBuf, Storage, StorageMut, SubByte};
 
 /// The data sizes to run, from `TESSERA_BENCH_SIZES` (MiB, comma
 /// separated).
@@ -699,6 +700,53 @@ fn matrix_entry<T: Element + PartialEq + core::fmt::Debug>(
     paired(g, &name, (&src, &mut dst), (src.as_slice(), &mut scratch));
 }
 
+/// One packed matrix entry: `ty[dims]{src}` → `ty[dims]{dst}` of a
+/// sub-byte type (`PackedBuf`, run-time layouts), checked at every 61st
+/// logical index, then timed in turns with `memcpy` of its logical bytes
+/// (the packed bytes of the array).
+fn packed_matrix_entry<E: SubByte>(
+    g: &mut BenchmarkGroup<'_, WallTime>,
+    ty: &str,
+    dims: &str,
+    pair: &Pair,
+    value: impl Fn(usize) -> E::Value,
+) where
+    E::Value: PartialEq + core::fmt::Debug,
+{
+    let layout = |l: &str| {
+        let text = format!("{ty}[{dims}]{l}");
+        PreparedLayout::parse(&text).unwrap_or_else(|e| panic!("{text}: {e}"))
+    };
+    let (src_layout, dst_layout) = (layout(pair.src), layout(pair.dst));
+    let (a, b) = (src_layout.to_array_layout(), dst_layout.to_array_layout());
+    assert_eq!(
+        RelayoutKernel::for_layouts(&a, &b).unwrap(),
+        pair.kernel,
+        "{ty}[{dims}]: {} -> {}",
+        pair.src,
+        pair.dst
+    );
+    let count = a.element_count();
+    let src = PackedBuf::<_, E>::from_values(src_layout, (0..count).map(&value)).unwrap();
+    let mut dst = PackedBuf::<_, E>::zeroed(dst_layout).unwrap();
+    src.relayout_into(&mut dst).unwrap();
+    let sizes = a.sizes();
+    for k in (0..count).step_by(61) {
+        let index = [k / sizes[1], k % sizes[1]];
+        assert_eq!(src.get_dyn(&index), dst.get_dyn(&index), "at {index:?}");
+    }
+    let bytes = count * E::TYPE.bit_width() as usize / 8;
+    let copy_src = src.as_bytes()[..bytes].to_vec();
+    let mut copy_dst = vec![0u8; bytes];
+    in_turns(
+        g,
+        &format!("{ty}_{}", pair.name),
+        || black_box(&src).relayout_into(&mut dst).unwrap(),
+        || copy_dst.copy_from_slice(black_box(&copy_src)),
+        1.0,
+    );
+}
+
 /// The `transpose` crate's out-of-place transpose of `[rows, cols]`
 /// elements, checked, then timed in turns with `memcpy` of the same bytes.
 fn transpose_crate_entry<T: Element + PartialEq + core::fmt::Debug>(
@@ -731,9 +779,9 @@ fn transpose_crate_entry<T: Element + PartialEq + core::fmt::Debug>(
 /// (`{1,0}` → `{0,1}`) with the `transpose` crate's on the same data as
 /// their peer, and a permutation of major dims (`f32[a,a,1024]{2,1,0}` →
 /// `{2,0,1}`), each timed in turns with `memcpy` ([`paired`]; run-time
-/// layouts, the kernels static layouts run too). `s4`'s
-/// `T(8,128)(2,1)E(4)` is not in it: packed sub-byte relayouts take the
-/// element loop (`PackedBuf`).
+/// layouts, the kernels static layouts run too), and `s4`'s
+/// `T(8,128)(2,1)E(4)` pack, unpack and transpose+tile from and to
+/// `{1,0:E(4)}` (`PackedBuf`, [`packed_matrix_entry`]).
 fn matrix_group(c: &mut Criterion, mib: usize) {
     let mut g = paired_group(c, "matrix", mib);
     let rows = |size: usize| format!("{},1024", (mib << 20) / (1024 * size));
@@ -765,6 +813,27 @@ fn matrix_group(c: &mut Criterion, mib: usize) {
     }
     for pair in &tiling_pairs("T(32,128)(4,1)", Some(4))[..2] {
         matrix_entry(&mut g, "pred", &rows(1), pair, |i| i % 3 == 0);
+    }
+    // `s4` packed two per byte: the pack and unpack interleave rows of
+    // nibbles, the transpose+tile moves bytes of two `x`.
+    for pair in tiling_pairs("T(8,128)(2,1)E(4)", Some(2)) {
+        let pair = Pair {
+            src: match pair.src {
+                "{1,0}" => "{1,0:E(4)}",
+                other => other,
+            },
+            dst: match pair.dst {
+                "{1,0}" => "{1,0:E(4)}",
+                other => other,
+            },
+            kernel: match pair.kernel {
+                RelayoutKernel::UnitTranspose { .. } => RelayoutKernel::Transpose,
+                other => other,
+            },
+            ..pair
+        };
+        let rows = format!("{},1024", (mib << 21) / 1024);
+        packed_matrix_entry::<S4>(&mut g, "s4", &rows, &pair, |i| (i % 16) as i8 - 8);
     }
     let shape = |size: usize| [(mib << 20) / (1024 * size), 1024];
     matrix_entry(&mut g, "f32", &rows(4), &plain, |i| i as f32);

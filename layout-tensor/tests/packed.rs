@@ -689,6 +689,58 @@ proptest! {
         let (la, lb) = (a.layout(), b.layout());
         dispatch!(a.ty, check_relayout(la, lb, seed))?;
     }
+
+    /// The same for the pairs that relayout by bytes: row-major ↔
+    /// `(k,1)` sub-tiles (rows of fields interleaved) and ↔ transposed
+    /// sub-tiles (a byte transpose), row-major ↔ tiles (runs of bytes),
+    /// with odd dims, partial tiles and sub-tiles, in both directions.
+    #[test]
+    fn byte_relayouts_round_trip((ty, a, b) in byte_kernel_pair(), seed in any::<u64>()) {
+        let (la, lb) = (a.parse().unwrap(), b.parse().unwrap());
+        dispatch!(ty, check_relayout(la, lb, seed))?;
+    }
+}
+
+/// A sub-byte type packed at its own width, and two layouts of one array
+/// of it whose relayout the byte kernels serve when the dims are whole
+/// bytes of whole sub-tiles (and slot by slot where they are not).
+fn byte_kernel_pair() -> impl Strategy<Value = (PrimitiveType, String, String)> {
+    let ty = prop::sample::select(TYPES.to_vec());
+    let dims = (1usize..=3, 1usize..=24, 1usize..=40);
+    let tile = (
+        prop::sample::select(vec![1usize, 2, 8]),
+        prop::sample::select(vec![4usize, 8, 16, 128]),
+    );
+    (ty, dims, tile, 0usize..3, any::<bool>(), any::<bool>()).prop_map(
+        |(ty, (z, y, x), (a, b), kind, three, reverse)| {
+            let n = ty.bit_width() as usize;
+            let k = 8 / n;
+            let shape = match three {
+                true => format!("{z},{y},{x}"),
+                false => format!("{y},{x}"),
+            };
+            let (rm, m2m_t) = match three {
+                true => ("2,1,0", "2,0,1"),
+                false => ("1,0", "0,1"),
+            };
+            let rows = a * k;
+            let tiled = match kind {
+                0 => format!("{{{rm}:T({rows},{b})({k},1)E({n})}}"),
+                1 => format!("{{{m2m_t}:T({rows},{b})({k},1)E({n})}}"),
+                _ => format!("{{{rm}:T({a},{b})E({n})}}"),
+            };
+            let plain = format!("{{{rm}:E({n})}}");
+            let (src, dst) = match reverse {
+                true => (tiled, plain),
+                false => (plain, tiled),
+            };
+            (
+                ty,
+                format!("{ty}[{shape}]{src}"),
+                format!("{ty}[{shape}]{dst}"),
+            )
+        },
+    )
 }
 
 // ---------------------------------------------------------------------
@@ -807,6 +859,62 @@ fn pred_packs_eight_per_byte_high_bit_first() {
     let mut t8 = PackedBuf::<_, Pred>::zeroed(l8).unwrap();
     t.relayout_into(&mut t8).unwrap();
     assert_eq!(t8.as_bytes(), &[1, 0, 0, 1, 0, 0, 1, 0, 0, 1]);
+}
+
+/// The planner's kernel for packed pairs, by structure: bytes that hold
+/// the same elements in both layouts relayout as bytes (runs, transposes
+/// of bytes), rows of fields interleave into `(k,1)` sub-tiles and back
+/// a byte at a time, anything else goes slot by slot; each checked
+/// against the reference.
+#[test]
+fn packed_pairs_take_the_byte_kernels() {
+    use tessera::RelayoutKernel::{self, *};
+    let cases: [(&str, &str, &str, RelayoutKernel); 9] = [
+        (
+            "s4",
+            "{1,0:E(4)}",
+            "{1,0:T(8,128)(2,1)E(4)}",
+            Interleave { factor: 2 },
+        ),
+        (
+            "s4",
+            "{1,0:T(8,128)(2,1)E(4)}",
+            "{1,0:E(4)}",
+            Deinterleave { factor: 2 },
+        ),
+        ("s4", "{1,0:E(4)}", "{0,1:T(8,128)(2,1)E(4)}", Transpose),
+        ("u4", "{1,0:E(4)}", "{1,0:T(8,128)E(4)}", ContiguousRuns),
+        (
+            "u2",
+            "{1,0:E(2)}",
+            "{1,0:T(16,64)(4,1)E(2)}",
+            Interleave { factor: 4 },
+        ),
+        (
+            "pred",
+            "{1,0:T(16,128)(8,1)E(1)}",
+            "{1,0:E(1)}",
+            Deinterleave { factor: 8 },
+        ),
+        ("s2", "{1,0:E(2)}", "{0,1:T(8,128)(4,1)E(2)}", Transpose),
+        // Bytes of x pairs against bytes of y pairs: slot by slot.
+        ("s4", "{1,0:E(4)}", "{0,1:E(4)}", PackedSlots),
+        // Slots wider than the value: upper bits to clear.
+        ("u4", "{1,0:E(4)}", "{1,0}", PackedSlots),
+    ];
+    for (ty, src, dst, kernel) in cases {
+        let (a, b): (ArrayLayout, ArrayLayout) = (
+            format!("{ty}[48,256]{src}").parse().unwrap(),
+            format!("{ty}[48,256]{dst}").parse().unwrap(),
+        );
+        assert_eq!(
+            RelayoutKernel::for_layouts(&a, &b).unwrap(),
+            kernel,
+            "{a} -> {b}"
+        );
+        let ty = a.element_type();
+        dispatch!(ty, check_relayout(a, b, 7)).unwrap();
+    }
 }
 
 #[test]

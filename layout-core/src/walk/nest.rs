@@ -460,17 +460,75 @@ impl LoopNest {
         if self.len < 2 {
             return None;
         }
+        let k = self.levels[self.len - 1].extent;
+        if k < 2 {
+            return None;
+        }
+        match self.in_units(k) {
+            Some(nest) => Some((nest, k)),
+            None => None,
+        }
+    }
+
+    /// The nest in units of `k` elements, when every unit is whole in
+    /// both buffers: the innermost level is contiguous in both, never cut
+    /// by a partial tile (its level is whole), and its extent a multiple
+    /// of `k`, and every other level's strides are whole units. The
+    /// innermost level then counts `extent / k` units (and is gone when
+    /// its extent is `k`), the others' strides are divided by `k`. A copy
+    /// along it, unit by unit, copies what a copy along `self` copies:
+    /// packed sub-byte layouts whose bytes hold the same elements (two
+    /// `s4` of consecutive `x` under `E(4)`) relayout as bytes. As for
+    /// [`LoopNest::by_units`], its offsets are right but an index built
+    /// from it is not; `None` otherwise.
+    ///
+    /// ```
+    /// use tessera::{walk::LoopNest, ArrayLayout};
+    /// let src: ArrayLayout = "s4[16,256]{1,0:E(4)}".parse().unwrap();
+    /// let dst: ArrayLayout = "s4[16,256]{1,0:T(8,128)E(4)}".parse().unwrap();
+    /// let nest = LoopNest::relayout(&src, &dst).unwrap().unwrap();
+    /// // Runs of 128 `s4`, 64 bytes.
+    /// let bytes = nest.in_units(2).unwrap();
+    /// assert_eq!(bytes.inner_strides(), [1, 1]);
+    /// assert_eq!(bytes.levels().last().unwrap().extent, 64);
+    /// assert_eq!(bytes.element_count(), 16 * 256 / 2);
+    /// // A run of 3 elements is not a number of pairs.
+    /// let odd: ArrayLayout = "s4[16,3]{1,0:E(4)}".parse().unwrap();
+    /// let nest = LoopNest::relayout(&odd, &odd).unwrap().unwrap();
+    /// assert!(nest.in_units(2).is_none());
+    /// ```
+    pub const fn in_units(&self, k: usize) -> Option<LoopNest> {
+        if k == 1 {
+            return Some(*self);
+        }
+        if self.len == 0 || k == 0 {
+            return None;
+        }
         let run = self.levels[self.len - 1];
-        let k = run.extent;
-        if run.strides[0] != 1 || run.strides[1] != 1 || !run.whole || k < 2 {
+        if run.strides[0] != 1
+            || run.strides[1] != 1
+            || !run.whole
+            || !run.extent.is_multiple_of(k)
+            || (run.extent == k && self.len < 2)
+        {
             return None;
         }
         let mut nest = *self;
-        nest.len -= 1;
-        nest.levels[nest.len] = NO_LEVEL;
+        let outer = match run.extent == k {
+            true => {
+                nest.len -= 1;
+                nest.levels[nest.len] = NO_LEVEL;
+                nest.len
+            }
+            false => {
+                nest.levels[nest.len - 1].extent = run.extent / k;
+                nest.levels[nest.len - 1].div = run.div.saturating_mul(k);
+                nest.len - 1
+            }
+        };
         nest.element_count /= k;
         let mut l = 0;
-        while l < nest.len {
+        while l < outer {
             let [s, d] = nest.levels[l].strides;
             if !s.is_multiple_of(k) || !d.is_multiple_of(k) {
                 return None;
@@ -478,7 +536,7 @@ impl LoopNest {
             nest.levels[l].strides = [s / k, d / k];
             l += 1;
         }
-        Some((nest, k))
+        Some(nest)
     }
 
     /// Whether the walk visits the source buffer's offsets in increasing

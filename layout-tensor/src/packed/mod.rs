@@ -74,6 +74,7 @@
 //! elements in logical order.
 
 mod bits;
+mod fields;
 mod iter;
 mod relayout;
 mod stores;

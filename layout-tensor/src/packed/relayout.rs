@@ -8,6 +8,7 @@ use layout_core::walk::LoopNest;
 use layout_core::{AnyLayout, ArrayLayout, Error, SameShape};
 
 use crate::element::Element;
+use crate::relayout::{copy_along, packed_bytes, packed_fields};
 use crate::storage::{Storage, StorageMut};
 use crate::tensor::TensorBase;
 
@@ -32,11 +33,23 @@ impl<S: Storage<Elem = u8>, L: AnyLayout, E: SubByte> PackedBase<S, L, E> {
     /// of `dst` are left as they are; so are the bits of other slots that
     /// share a byte with a written one.
     ///
-    /// Runs that are contiguous in both buffers and equally aligned are
-    /// copied a byte at a time; other elements one at a time, along the
-    /// engine's relayout nest ([`LoopNest::relayout`]), or in logical
-    /// order when there is none. Each written slot gets the value's bits
-    /// with its upper bits zero.
+    /// The kernel is chosen from the engine's relayout nest
+    /// ([`LoopNest::relayout`]) by its structure
+    /// ([`RelayoutKernel::for_layouts`](crate::RelayoutKernel::for_layouts)
+    /// names it), when both slots are the value's width:
+    /// - when every byte holds the same elements in both layouts (a
+    ///   transpose into `{0,1:T(8,128)(2,1)E(4)}` from `{1,0:E(4)}`: each
+    ///   byte two consecutive `x`), the relayout is one of bytes, with the
+    ///   kernels of byte tensors: runs, transposes;
+    /// - when `k = 8 / n` rows are interleaved into `(k,1)` sub-tiles
+    ///   (`{1,0:E(4)}` into `{1,0:T(8,128)(2,1)E(4)}`) or back, a byte of
+    ///   each row at a time (a square transpose of their fields). At 1 MiB
+    ///   these two take 4–8× `memcpy`'s time, against 60–170× slot by
+    ///   slot (`BENCHMARKS.md`);
+    /// - otherwise runs contiguous in both buffers and equally aligned are
+    ///   copied a byte at a time, other elements one at a time along the
+    ///   nest, or in logical order when there is none. Each written slot
+    ///   gets the value's bits with its upper bits zero.
     ///
     /// For two static layouts a shape mismatch is a compile error.
     ///
@@ -74,6 +87,21 @@ impl<S: Storage<Elem = u8>, L: AnyLayout, E: SubByte> PackedBase<S, L, E> {
                 // Whole bytes can be copied when a slot is exactly the
                 // value's width (no upper bits to clear).
                 let bytewise = si == 1 && di == 1 && na == nb && na == E::TYPE.bit_width();
+                // When every byte holds the same elements in both
+                // buffers, the relayout is one of bytes: the planner's
+                // kernels along the nest in bytes.
+                let width = E::TYPE.bit_width() as usize;
+                let bits = [na as usize, nb as usize];
+                if let Some(bytes) = packed_bytes(&nest, bits, width) {
+                    copy_along(&bytes, src, out);
+                    return Ok(());
+                }
+                // Rows of fields interleaved into sub-tiles, or back: a
+                // byte of each row at a time.
+                if let Some(kernel) = packed_fields(&nest, bits, width) {
+                    super::fields::copy(&nest, kernel, na, src, out, &copy_one);
+                    return Ok(());
+                }
                 nest.for_each_run(|[s, d], len| {
                     if bytewise {
                         copy_run(src, out, s, d, len, na, &copy_one);

@@ -195,9 +195,13 @@ fn copy_volumes<T: NoUninit, S: Sink<T>>(
         }
         // A unit transpose comes here only through `copy_planned`, as a
         // transpose; along the nest in elements, the strided copy is right.
+        // The planner never names `PackedSlots` for a nest (only
+        // `for_layouts` of packed layouts does); the strided copy is the
+        // nest's own copy.
         RelayoutKernel::ElementByElement
         | RelayoutKernel::Strided
-        | RelayoutKernel::UnitTranspose { .. } => {
+        | RelayoutKernel::UnitTranspose { .. }
+        | RelayoutKernel::PackedSlots => {
             nest.for_each_volume(
                 #[inline(always)]
                 |start, shape| {

@@ -74,6 +74,17 @@ pub enum RelayoutKernel {
     },
     /// Any other strides: element by element along the nest.
     Strided,
+    /// Packed sub-byte layouts (`E(n)` below 8 bits) whose bytes do not
+    /// hold the same elements in both buffers, or whose slot widths
+    /// differ from each other or from the value's: slot by slot along the
+    /// nest, the runs contiguous in both buffers and equally aligned a
+    /// byte at a time ([`PackedBase::relayout_into`]). Packed layouts
+    /// whose bytes hold the same elements relayout as bytes, with the
+    /// kernel for the nest in bytes ([`LoopNest::in_units`]): a transpose
+    /// into `T(8,128)(2,1)E(4)` moves bytes of two `s4`.
+    ///
+    /// [`PackedBase::relayout_into`]: crate::PackedBase::relayout_into
+    PackedSlots,
 }
 
 impl RelayoutKernel {
@@ -139,11 +150,71 @@ impl RelayoutKernel {
         src: &ArrayLayout,
         dst: &ArrayLayout,
     ) -> Result<RelayoutKernel, Error> {
-        match LoopNest::relayout(src, dst) {
-            Ok(nest) => Ok(RelayoutKernel::for_nest(nest.as_ref())),
-            Err(e) => Err(e),
+        let nest = match LoopNest::relayout(src, dst) {
+            Ok(nest) => nest,
+            Err(e) => return Err(e),
+        };
+        let bits = [src.element_size_in_bits(), dst.element_size_in_bits()];
+        if bits[0] >= 8 && bits[1] >= 8 {
+            return Ok(RelayoutKernel::for_nest(nest.as_ref()));
         }
+        // Packed sub-byte layouts ([`PackedBase::relayout_into`]).
+        let Some(nest) = nest else {
+            return Ok(RelayoutKernel::ElementByElement);
+        };
+        let value_bits = src.element_type().bit_width() as usize;
+        if let Some(bytes) = packed_bytes(&nest, bits, value_bits) {
+            return Ok(RelayoutKernel::for_nest(Some(&bytes)));
+        }
+        Ok(match packed_fields(&nest, bits, value_bits) {
+            Some(kernel) => kernel,
+            None => RelayoutKernel::PackedSlots,
+        })
     }
+}
+
+/// The kernel of a packed relayout (in slots of `bits` bits, source and
+/// destination, each the value's `value_bits`) that interleaves rows of
+/// fields, a byte of each of `k = 8 / bits` rows into `k` bytes that each
+/// hold one `x` of the `k` rows ([`RelayoutKernel::Interleave`], the pack
+/// of `(2,1)` sub-tiles of `E(4)`), or back
+/// ([`RelayoutKernel::Deinterleave`]): the structure of the unpacked
+/// interleaves with `factor` equal to `k`.
+pub(crate) const fn packed_fields(
+    nest: &LoopNest,
+    bits: [usize; 2],
+    value_bits: usize,
+) -> Option<RelayoutKernel> {
+    let n = bits[0];
+    if n != bits[1] || n != value_bits || !matches!(n, 1 | 2 | 4) {
+        return None;
+    }
+    let k = 8 / n;
+    let [_, step, row, run] = nest.volume_strides();
+    if row[0] == 1 && row[1] == k && run[1] == 1 && run[0] != 1 {
+        Some(RelayoutKernel::Interleave { factor: k })
+    } else if step[0] == 1 && run[0] == k && run[1] == 1 {
+        Some(RelayoutKernel::Deinterleave { factor: k })
+    } else {
+        None
+    }
+}
+
+/// The nest of a packed relayout (in slots of `bits` bits each, source
+/// and destination) in bytes, when every byte holds the same elements in
+/// both buffers: both slots are the value's `value_bits` (no upper bits
+/// to clear), a whole number per byte, and the nest is whole bytes
+/// ([`LoopNest::in_units`]). Then the relayout is one of bytes.
+pub(crate) const fn packed_bytes(
+    nest: &LoopNest,
+    bits: [usize; 2],
+    value_bits: usize,
+) -> Option<LoopNest> {
+    let n = bits[0];
+    if n != bits[1] || n != value_bits || n == 0 || 8 % n != 0 {
+        return None;
+    }
+    nest.in_units(8 / n)
 }
 
 /// The innermost level, other than the innermost one, whose source stride

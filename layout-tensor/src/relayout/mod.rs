@@ -39,6 +39,7 @@ use crate::storage::{Storage, StorageMut};
 use crate::tensor::TensorBase;
 use copy::copy_planned;
 use kernel::arrange;
+pub(crate) use kernel::{packed_bytes, packed_fields};
 #[cfg(doc)]
 use stream::STREAM_FROM_BYTES;
 
@@ -152,15 +153,7 @@ where
             }
         };
         match nest {
-            Some(nest) => {
-                // The planner: the kernel, from the nest's strides; a
-                // transpose copies along the nest rearranged for it.
-                let kernel = RelayoutKernel::for_nest(Some(nest));
-                match arrange(nest, kernel) {
-                    Some(arranged) => copy_planned(&arranged, kernel, src, dst.as_mut_slice()),
-                    None => copy_planned(nest, kernel, src, dst.as_mut_slice()),
-                }
-            }
+            Some(nest) => copy_along(nest, src, dst.as_mut_slice()),
             None => {
                 // No common digits (a `*` merge, or cuts that do not
                 // divide each other): element by element.
@@ -192,6 +185,20 @@ where
         out.fill_padding()?;
         self.relayout_into(&mut out)?;
         Ok(out)
+    }
+}
+
+/// Copies every element of `src` to `dst` along `nest` with the kernel
+/// the planner chooses from the nest's strides; a transpose copies along
+/// the nest rearranged for it. Packed sub-byte relayouts whose bytes hold
+/// the same elements come here too, as bytes along the nest in bytes
+/// ([`LoopNest::in_units`]).
+#[inline(always)]
+pub(crate) fn copy_along<T: bytemuck::NoUninit>(nest: &LoopNest, src: &[T], dst: &mut [T]) {
+    let kernel = RelayoutKernel::for_nest(Some(nest));
+    match arrange(nest, kernel) {
+        Some(arranged) => copy_planned(&arranged, kernel, src, dst),
+        None => copy_planned(nest, kernel, src, dst),
     }
 }
 
