@@ -6,28 +6,26 @@
 //! gathers `k` rows (`T(8,128)(2,1)E(4)`), each of its bytes holds one
 //! `x` of `k` rows, where a row-major byte holds `k` consecutive `x` of
 //! one row: `k` bytes of `k` source rows become `k` destination bytes by
-//! a square transpose of their `n`-bit fields ([`transpose_fields`]), and
-//! the unpack is the same transpose back. The planner sees the structure
-//! in the nest ([`packed_fields`](crate::relayout::packed_fields)); blocks
-//! that are not whole bytes (a partial sub-tile, a row of an odd number
-//! of `s4`) go slot by slot.
+//! a square transpose of their `n`-bit fields ([`Fields`]), and the
+//! unpack is the same transpose back. For 2 and 4 rows that is the byte
+//! row interleave kernel with the transpose in its vectors
+//! ([`simd::interleave_fields_grid`]); 8 rows of bits go block by block.
+//! The planner sees the structure in the nest
+//! ([`packed_fields`](crate::relayout::packed_fields)); blocks that are
+//! not whole bytes (a partial sub-tile, a row of an odd number of `s4`)
+//! go slot by slot.
 
 use layout_core::walk::LoopNest;
 
 use crate::relayout::RelayoutKernel;
+use crate::relayout::mix::{Fields, Mix};
+use crate::relayout::simd::{self, BlockGrid};
+use crate::relayout::stream::{STREAM_FROM_BYTES, StreamWriter};
 
-/// The `k × k` transpose of `n`-bit fields, `k = 8 / n` (`K`, `N`): field
-/// `a` of byte `b` of the result is field `b` of byte `a` of `v`, fields
-/// counted from the most significant bits as slots are (XLA's
-/// `PackIntN`: slot `o` is shifted left by `8 - n - o * n % 8`).
-#[inline(always)]
-fn transpose_fields<const K: usize, const N: u32>(v: [u8; K]) -> [u8; K] {
-    core::array::from_fn(|b| field_row::<K, N>(&v, b))
-}
-
-/// Packs one block: `K` source rows of `bytes` bytes each, row `r` from
+/// Packs one block of `K` source rows of `bytes` bytes each, row `r` from
 /// byte `row_starts[r]`, into `K * bytes` consecutive destination bytes
-/// from `dst_start` (each one `x` of the `K` rows).
+/// from `dst_start` (each one `x` of the `K` rows): the block loop of 8
+/// rows of bits, which the vector kernels (2 and 4 rows) do not take.
 #[inline(always)]
 fn pack_block<const K: usize, const N: u32>(
     src: &[u8],
@@ -35,18 +33,19 @@ fn pack_block<const K: usize, const N: u32>(
     bytes: usize,
     out: &mut [u8],
     dst_start: usize,
-) {
+) where
+    Fields<N>: Mix<u8>,
+{
     let rows: [&[u8]; K] = core::array::from_fn(|r| &src[row_starts[r]..][..bytes]);
     let (groups, _) = out[dst_start..][..K * bytes].as_chunks_mut::<K>();
-    for (j, group) in groups.iter_mut().enumerate().take(bytes) {
-        let v: [u8; K] = core::array::from_fn(|r| rows[r][j]);
-        *group = transpose_fields::<K, N>(v);
+    for (j, group) in groups.iter_mut().enumerate() {
+        *group = Fields::<N>::elements(core::array::from_fn(|r| rows[r][j]));
     }
 }
 
 /// Unpacks one block: `K * bytes` consecutive source bytes from
 /// `src_start` into `K` destination rows of `bytes` bytes each, row `r`
-/// from byte `row_starts[r]`.
+/// from byte `row_starts[r]` (as [`pack_block`], for 8 rows of bits).
 #[inline(always)]
 fn unpack_block<const K: usize, const N: u32>(
     src: &[u8],
@@ -54,55 +53,72 @@ fn unpack_block<const K: usize, const N: u32>(
     bytes: usize,
     out: &mut [u8],
     row_starts: [usize; K],
-) {
+) where
+    Fields<N>: Mix<u8>,
+{
     let (groups, _) = src[src_start..][..K * bytes].as_chunks::<K>();
-    let mut rows: [usize; K] = row_starts;
-    for group in groups {
-        let w = transpose_fields::<K, N>(*group);
-        for (r, at) in rows.iter_mut().enumerate() {
-            out[*at] = w[r];
-            *at += 1;
+    for (j, group) in groups.iter().enumerate() {
+        for (r, byte) in Fields::<N>::elements(*group).into_iter().enumerate() {
+            out[row_starts[r] + j] = byte;
         }
     }
 }
 
-/// Byte `b` of [`transpose_fields`] of `v`: field `b` of each byte of
-/// `v` in turn.
-#[inline(always)]
-fn field_row<const K: usize, const N: u32>(v: &[u8; K], b: usize) -> u8 {
-    let mask = ((1u16 << N) - 1) as u8;
-    let shift = |field: usize| 8 - N - field as u32 * N;
-    let mut out = 0u8;
-    for (a, byte) in v.iter().enumerate() {
-        out |= ((byte >> shift(b)) & mask) << shift(a);
-    }
-    out
+/// Whether `count` steps of `stride` slots each start on a byte, `K`
+/// slots to a byte.
+fn on_bytes<const K: usize>(count: usize, stride: usize) -> bool {
+    count <= 1 || stride.is_multiple_of(K)
 }
 
 /// Copies along `nest` (in slots of `K` per byte) with `kernel`, an
 /// [`RelayoutKernel::Interleave`] or [`RelayoutKernel::Deinterleave`] of
-/// `K` rows: whole blocks a byte at a time, others slot by slot through
-/// `copy_one(out, source_slot, destination_slot)`.
+/// `K` rows: each volume of whole bytes of whole blocks as a grid of the
+/// row interleave kernels with the field transpose ([`Fields`]) for 2 and
+/// 4 rows (SSE2 on x86-64, streaming into destinations of
+/// [`STREAM_FROM_BYTES`] or more, as byte relayouts), block by block for
+/// 8; other blocks slot by slot through `copy_one(out, source_slot,
+/// destination_slot)`.
 fn copy_fields<const K: usize, const N: u32>(
     nest: &LoopNest,
     kernel: RelayoutKernel,
     src: &[u8],
     out: &mut [u8],
+    streaming: bool,
     copy_one: &impl Fn(&mut [u8], usize, usize),
-) {
+) where
+    Fields<N>: Mix<u8>,
+{
     let [outer, step, row, run] = nest.volume_strides();
-    let whole = |slots: usize| slots.is_multiple_of(K);
+    let bytes = |slots: [usize; 2]| [slots[0] / K, slots[1] / K];
     match kernel {
         RelayoutKernel::Interleave { .. } => {
             // A block: `len` (K when whole) rows `run[0]` apart in the
             // source, `rows` consecutive `x` each; consecutive in the
             // destination.
             nest.for_each_volume(|start, [outers, steps, rows, len]| {
+                let whole = len == K
+                    && start.iter().all(|&o| on_bytes::<K>(2, o))
+                    && outer.iter().all(|&o| on_bytes::<K>(outers, o))
+                    && step.iter().all(|&o| on_bytes::<K>(steps, o))
+                    && on_bytes::<K>(2, run[0])
+                    && on_bytes::<K>(2, rows);
+                if whole && K <= 4 {
+                    let grid = BlockGrid {
+                        start: bytes(start),
+                        counts: [outers, steps],
+                        strides: [bytes(outer), bytes(step)],
+                        factor: K,
+                        row_stride: run[0] / K,
+                        rows: rows / K,
+                    };
+                    simd::interleave_fields_grid(src, out, &grid, streaming);
+                    return;
+                }
                 for o in 0..outers {
                     for t in 0..steps {
                         let s = start[0] + o * outer[0] + t * step[0];
                         let d = start[1] + o * outer[1] + t * step[1];
-                        if len == K && whole(s) && whole(d) && whole(run[0]) && whole(rows) {
+                        if whole {
                             let starts = core::array::from_fn(|r| (s + r * run[0]) / K);
                             pack_block::<K, N>(src, starts, rows / K, out, d / K);
                             continue;
@@ -122,11 +138,29 @@ fn copy_fields<const K: usize, const N: u32>(
             // `step[1]` apart, `len` consecutive `x` each; consecutive in
             // the source.
             nest.for_each_volume(|start, [outers, steps, rows, len]| {
+                let whole = steps == K
+                    && start.iter().all(|&o| on_bytes::<K>(2, o))
+                    && outer.iter().all(|&o| on_bytes::<K>(outers, o))
+                    && row.iter().all(|&o| on_bytes::<K>(rows, o))
+                    && on_bytes::<K>(2, step[1])
+                    && on_bytes::<K>(2, len);
+                if whole && K <= 4 {
+                    let grid = BlockGrid {
+                        start: bytes(start),
+                        counts: [outers, rows],
+                        strides: [bytes(outer), bytes(row)],
+                        factor: K,
+                        row_stride: step[1] / K,
+                        rows: len / K,
+                    };
+                    simd::deinterleave_fields_grid(src, out, &grid, streaming);
+                    return;
+                }
                 for o in 0..outers {
                     for q in 0..rows {
                         let s = start[0] + o * outer[0] + q * row[0];
                         let d = start[1] + o * outer[1] + q * row[1];
-                        if steps == K && whole(s) && whole(d) && whole(step[1]) && whole(len) {
+                        if whole {
                             let starts = core::array::from_fn(|r| (d + r * step[1]) / K);
                             unpack_block::<K, N>(src, s / K, len / K, out, starts);
                             continue;
@@ -156,31 +190,30 @@ pub(super) fn copy(
     out: &mut [u8],
     copy_one: &impl Fn(&mut [u8], usize, usize),
 ) {
-    match n {
-        4 => copy_fields::<2, 4>(nest, kernel, src, out, copy_one),
-        2 => copy_fields::<4, 2>(nest, kernel, src, out, copy_one),
-        1 => copy_fields::<8, 1>(nest, kernel, src, out, copy_one),
-        _ => unreachable!("field kernels are for 1, 2 and 4 bits"),
+    // Large destinations with streaming stores, as byte relayouts; the
+    // writer's fence when it drops orders them.
+    if out.len() >= STREAM_FROM_BYTES
+        && let Some(mut writer) = StreamWriter::new(&mut *out)
+    {
+        return copy_bits(nest, kernel, n, src, writer.flushed(), true, copy_one);
     }
+    copy_bits(nest, kernel, n, src, out, false, copy_one);
 }
 
-#[cfg(test)]
-mod tests {
-    use super::transpose_fields;
-
-    #[test]
-    fn fields_transpose_as_a_square() {
-        // Two bytes of nibbles, the first slot in the high one: (x0, x1)
-        // of rows a and b become (a, b) of x0 and of x1.
-        assert_eq!(transpose_fields::<2, 4>([0x12, 0x34]), [0x13, 0x24]);
-        // Eight rows of bits, slot 0 the most significant: a bit matrix
-        // transpose.
-        let rows = [0b1000_0000, 0b1100_0000, 0, 0, 0, 0, 0, 0b0000_0001];
-        let cols = transpose_fields::<8, 1>(rows);
-        assert_eq!(cols, [0b1100_0000, 0b0100_0000, 0, 0, 0, 0, 0, 0b0000_0001]);
-        // An involution, for 2-bit fields too.
-        let v = [0x1b, 0xe4, 0x39, 0xc6];
-        assert_ne!(transpose_fields::<4, 2>(v), v);
-        assert_eq!(transpose_fields::<4, 2>(transpose_fields::<4, 2>(v)), v);
+/// [`copy_fields`] for `n`-bit slots.
+fn copy_bits(
+    nest: &LoopNest,
+    kernel: RelayoutKernel,
+    n: u32,
+    src: &[u8],
+    out: &mut [u8],
+    streaming: bool,
+    copy_one: &impl Fn(&mut [u8], usize, usize),
+) {
+    match n {
+        4 => copy_fields::<2, 4>(nest, kernel, src, out, streaming, copy_one),
+        2 => copy_fields::<4, 2>(nest, kernel, src, out, streaming, copy_one),
+        1 => copy_fields::<8, 1>(nest, kernel, src, out, streaming, copy_one),
+        _ => unreachable!("field kernels are for 1, 2 and 4 bits"),
     }
 }

@@ -24,9 +24,10 @@
 
 mod copy;
 mod kernel;
-mod simd;
+pub(crate) mod mix;
+pub(crate) mod simd;
 mod sink;
-mod stream;
+pub(crate) mod stream;
 mod transpose;
 
 pub use kernel::RelayoutKernel;

@@ -20,6 +20,7 @@
 use bytemuck::NoUninit;
 use layout_core::walk::for_each_step;
 
+use super::mix::{Fields, Mix, Whole};
 use super::stream::ReadAhead;
 
 /// The most rows a block interleaves ([`BlockGrid::factor`]).
@@ -183,17 +184,17 @@ pub(crate) fn interleave_grid<T: NoUninit>(
     // A copy of the loop per factor and streaming, so that neither is
     // tested per block or store.
     match (grid.factor, streaming) {
-        (2, true) => interleave_blocks::<T, 2, true>(src, dst, grid),
-        (2, false) => interleave_blocks::<T, 2, false>(src, dst, grid),
-        (_, true) => interleave_blocks::<T, MAX_FACTOR, true>(src, dst, grid),
-        (_, false) => interleave_blocks::<T, MAX_FACTOR, false>(src, dst, grid),
+        (2, true) => interleave_blocks::<T, Whole, 2, true>(src, dst, grid),
+        (2, false) => interleave_blocks::<T, Whole, 2, false>(src, dst, grid),
+        (_, true) => interleave_blocks::<T, Whole, MAX_FACTOR, true>(src, dst, grid),
+        (_, false) => interleave_blocks::<T, Whole, MAX_FACTOR, false>(src, dst, grid),
     }
 }
 
 /// The loop of [`interleave_grid`], for a grid of factor `F` checked
 /// against the buffers ([`BlockGrid::check`]) with at least one block.
 #[inline(always)]
-fn interleave_blocks<T: NoUninit, const F: usize, const STREAMING: bool>(
+fn interleave_blocks<T: NoUninit, M: Mix<T>, const F: usize, const STREAMING: bool>(
     src: &[T],
     dst: &mut [T],
     grid: &BlockGrid,
@@ -242,15 +243,14 @@ fn interleave_blocks<T: NoUninit, const F: usize, const STREAMING: bool>(
                         true => grid_lines,
                         false => lines_in(out, block_bytes),
                     };
-                    vector_interleave::<T, F, STREAMING>(a, row_stride, out, vectors, lines);
+                    vector_interleave::<T, M, F, STREAMING>(a, row_stride, out, vectors, lines);
                 }
             }
             if done < rows {
                 let out = &mut dst[d + F * done..d + F * rows];
                 for (r, group) in (done..rows).zip(out.chunks_exact_mut(F)) {
-                    for (j, o) in group.iter_mut().enumerate() {
-                        *o = src[s + j * row_stride + r];
-                    }
+                    let rows: [T; F] = core::array::from_fn(|j| src[s + j * row_stride + r]);
+                    group.copy_from_slice(&M::elements(rows));
                 }
             }
         },
@@ -287,10 +287,62 @@ pub(crate) fn deinterleave_grid<T: NoUninit>(
         return;
     }
     match (grid.factor, streaming) {
-        (2, true) => deinterleave_blocks::<T, 2, true>(src, dst, grid),
-        (2, false) => deinterleave_blocks::<T, 2, false>(src, dst, grid),
-        (_, true) => deinterleave_blocks::<T, MAX_FACTOR, true>(src, dst, grid),
-        (_, false) => deinterleave_blocks::<T, MAX_FACTOR, false>(src, dst, grid),
+        (2, true) => deinterleave_blocks::<T, Whole, 2, true>(src, dst, grid),
+        (2, false) => deinterleave_blocks::<T, Whole, 2, false>(src, dst, grid),
+        (_, true) => deinterleave_blocks::<T, Whole, MAX_FACTOR, true>(src, dst, grid),
+        (_, false) => deinterleave_blocks::<T, Whole, MAX_FACTOR, false>(src, dst, grid),
+    }
+}
+
+/// [`interleave_grid`] of bytes of packed sub-byte fields, `8 / factor`
+/// bits each, with the square transpose of each group of `factor` rows'
+/// fields first ([`Fields`]): the pack of `factor` rows into `(k,1)`
+/// sub-tiles (`k = factor`: 2 for `E(4)`, 4 for `E(2)`), each output
+/// byte one `x` of the `factor` rows. The grid counts bytes.
+///
+/// # Panics
+/// As [`interleave_grid`].
+#[inline(never)]
+pub(crate) fn interleave_fields_grid(
+    src: &[u8],
+    dst: &mut [u8],
+    grid: &BlockGrid,
+    streaming: bool,
+) {
+    if !grid.check([src.len(), dst.len()], 0) {
+        return;
+    }
+    match (grid.factor, streaming) {
+        (2, true) => interleave_blocks::<u8, Fields<4>, 2, true>(src, dst, grid),
+        (2, false) => interleave_blocks::<u8, Fields<4>, 2, false>(src, dst, grid),
+        (_, true) => interleave_blocks::<u8, Fields<2>, MAX_FACTOR, true>(src, dst, grid),
+        (_, false) => interleave_blocks::<u8, Fields<2>, MAX_FACTOR, false>(src, dst, grid),
+    }
+}
+
+/// [`deinterleave_grid`] of bytes of packed sub-byte fields, `8 / factor`
+/// bits each, with the square transpose of each group of `factor` rows'
+/// fields after ([`Fields`]): the unpack of `(k,1)` sub-tiles into `k`
+/// rows. The grid counts bytes.
+///
+/// # Panics
+/// As [`deinterleave_grid`].
+#[inline(never)]
+pub(crate) fn deinterleave_fields_grid(
+    src: &[u8],
+    dst: &mut [u8],
+    grid: &BlockGrid,
+    streaming: bool,
+) {
+    assert!(grid.row_stride >= grid.rows, "deinterleave rows overlap");
+    if !grid.check([src.len(), dst.len()], 1) {
+        return;
+    }
+    match (grid.factor, streaming) {
+        (2, true) => deinterleave_blocks::<u8, Fields<4>, 2, true>(src, dst, grid),
+        (2, false) => deinterleave_blocks::<u8, Fields<4>, 2, false>(src, dst, grid),
+        (_, true) => deinterleave_blocks::<u8, Fields<2>, MAX_FACTOR, true>(src, dst, grid),
+        (_, false) => deinterleave_blocks::<u8, Fields<2>, MAX_FACTOR, false>(src, dst, grid),
     }
 }
 
@@ -298,7 +350,7 @@ pub(crate) fn deinterleave_grid<T: NoUninit>(
 /// against the buffers ([`BlockGrid::check`]) with at least one block
 /// and rows that do not overlap.
 #[inline(always)]
-fn deinterleave_blocks<T: NoUninit, const F: usize, const STREAMING: bool>(
+fn deinterleave_blocks<T: NoUninit, M: Mix<T>, const F: usize, const STREAMING: bool>(
     src: &[T],
     dst: &mut [T],
     grid: &BlockGrid,
@@ -362,13 +414,14 @@ fn deinterleave_blocks<T: NoUninit, const F: usize, const STREAMING: bool>(
                             lines_in(out.wrapping_add(j * row_stride), bytes)
                         }),
                     };
-                    vector_deinterleave::<T, F, STREAMING>(a, out, row_stride, vectors, lines);
+                    vector_deinterleave::<T, M, F, STREAMING>(a, out, row_stride, vectors, lines);
                 }
             }
             if done < rows {
                 let groups = src[s + F * done..s + F * rows].chunks_exact(F);
                 for (r, group) in (done..rows).zip(groups) {
-                    for (j, &x) in group.iter().enumerate() {
+                    let rows = M::elements::<F>(core::array::from_fn(|j| group[j]));
+                    for (j, x) in rows.into_iter().enumerate() {
                         dst[d + j * row_stride + r] = x;
                     }
                 }
@@ -499,7 +552,7 @@ fn split(
 /// aligned.
 #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
 #[inline(always)]
-unsafe fn vector_interleave<T: NoUninit, const F: usize, const STREAMING: bool>(
+unsafe fn vector_interleave<T: NoUninit, M: Mix<T>, const F: usize, const STREAMING: bool>(
     a: *const T,
     row_stride: usize,
     out: *mut T,
@@ -524,12 +577,13 @@ unsafe fn vector_interleave<T: NoUninit, const F: usize, const STREAMING: bool>(
         unsafe {
             let load = |j: usize| _mm_loadu_si128(a.add(j * row_stride).cast::<__m128i>().add(i));
             let store = |m: usize, v| store_vector::<STREAMING>(po.add(F * i + m), v, lines);
-            let [low, high] = unpack(width, load(0), load(1));
+            let rows = M::vectors::<F>(core::array::from_fn(load));
+            let [low, high] = unpack(width, rows[0], rows[1]);
             if F == 2 {
                 store(0, low);
                 store(1, high);
             } else {
-                let [low2, high2] = unpack(width, load(2), load(3));
+                let [low2, high2] = unpack(width, rows[2], rows[3]);
                 let [g0, g1] = unpack(2 * width, low, low2);
                 let [g2, g3] = unpack(2 * width, high, high2);
                 store(0, g0);
@@ -558,7 +612,7 @@ unsafe fn vector_interleave<T: NoUninit, const F: usize, const STREAMING: bool>(
 /// aligned.
 #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
 #[inline(always)]
-unsafe fn vector_deinterleave<T: NoUninit, const F: usize, const STREAMING: bool>(
+unsafe fn vector_deinterleave<T: NoUninit, M: Mix<T>, const F: usize, const STREAMING: bool>(
     a: *const T,
     out: *mut T,
     row_stride: usize,
@@ -587,8 +641,9 @@ unsafe fn vector_deinterleave<T: NoUninit, const F: usize, const STREAMING: bool
             };
             if F == 2 {
                 let [even, odd] = split(width, load(0), load(1));
-                store(0, even);
-                store(1, odd);
+                let rows = M::vectors::<F>(core::array::from_fn(|j| [even, odd][j]));
+                store(0, rows[0]);
+                store(1, rows[1]);
             } else {
                 // Rounds of interleaving the first 32 bytes with the last
                 // 32, each of which rotates the bits of an element's
@@ -605,6 +660,7 @@ unsafe fn vector_deinterleave<T: NoUninit, const F: usize, const STREAMING: bool
                     v = [v0, v1, v2, v3];
                     round *= 2;
                 }
+                let v = M::vectors::<F>(core::array::from_fn(|j| v[j]));
                 store(0, v[0]);
                 store(1, v[1]);
                 store(2, v[2]);
@@ -622,7 +678,7 @@ unsafe fn vector_deinterleave<T: NoUninit, const F: usize, const STREAMING: bool
 /// None needed: it does nothing.
 #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
 #[inline(always)]
-unsafe fn vector_interleave<T: NoUninit, const F: usize, const STREAMING: bool>(
+unsafe fn vector_interleave<T: NoUninit, M: Mix<T>, const F: usize, const STREAMING: bool>(
     _: *const T,
     _: usize,
     _: *mut T,
@@ -638,7 +694,7 @@ unsafe fn vector_interleave<T: NoUninit, const F: usize, const STREAMING: bool>(
 /// None needed: it does nothing.
 #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
 #[inline(always)]
-unsafe fn vector_deinterleave<T: NoUninit, const F: usize, const STREAMING: bool>(
+unsafe fn vector_deinterleave<T: NoUninit, M: Mix<T>, const F: usize, const STREAMING: bool>(
     _: *const T,
     _: *mut T,
     _: usize,
