@@ -42,10 +42,11 @@ impl<S: Storage<Elem = u8>, L: AnyLayout, E: SubByte> PackedBase<S, L, E> {
     ///   byte two consecutive `x`), the relayout is one of bytes, with the
     ///   kernels of byte tensors: runs, transposes;
     /// - when `k = 8 / n` rows are interleaved into `(k,1)` sub-tiles
-    ///   (`{1,0:E(4)}` into `{1,0:T(8,128)(2,1)E(4)}`) or back, a byte of
-    ///   each row at a time (a square transpose of their fields). At 1 MiB
-    ///   these two take 4–8× `memcpy`'s time, against 60–170× slot by
-    ///   slot (`BENCHMARKS.md`);
+    ///   (`{1,0:E(4)}` into `{1,0:T(8,128)(2,1)E(4)}`) or back, the byte
+    ///   row interleave kernels with a square transpose of each group's
+    ///   fields. `BENCHMARKS.md` has the `s4` figures: pack and unpack
+    ///   1.3–2.6× `memcpy`'s time, the transpose+tile 3.6–6.7×, where
+    ///   slot by slot took 60–170×;
     /// - otherwise runs contiguous in both buffers and equally aligned are
     ///   copied a byte at a time, other elements one at a time along the
     ///   nest, or in logical order when there is none. Each written slot

@@ -22,6 +22,8 @@ use core::arch::x86_64::__m128i;
 /// interleave applies before interleaving them and a deinterleave after
 /// splitting them. Its own inverse.
 pub(crate) trait Mix<T>: Copy {
+    /// The transform is none ([`Whole`]): kernels keep their plain code.
+    const WHOLE: bool = false;
     /// The transform of `F` elements, one of each row.
     fn elements<const F: usize>(v: [T; F]) -> [T; F];
     /// The transform of `F` vectors, one of each row, byte by byte as
@@ -35,6 +37,8 @@ pub(crate) trait Mix<T>: Copy {
 pub(crate) struct Whole;
 
 impl<T> Mix<T> for Whole {
+    const WHOLE: bool = true;
+
     #[inline(always)]
     fn elements<const F: usize>(v: [T; F]) -> [T; F] {
         v
