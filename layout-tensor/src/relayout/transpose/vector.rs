@@ -343,21 +343,44 @@ fn merged<T: NoUninit, X: Vector, const V: usize, const W: usize, const STREAMIN
             && (x.blocks == 1 || x.per.is_multiple_of(n))
             && (i.blocks == 1 || i.per.is_multiple_of(n))
     };
+    // Blocks that are not whole squares (the 2-row tiles of `T(2,128)`,
+    // the 4-row tiles of bytes): squares across blocks, with an offset
+    // per row and per run. A square's rows are then consecutive in the
+    // source and its runs in the destination, as the blocks of each axis
+    // continue each other there (how `x` and `i` were chosen).
+    let across = (x.blocks == 1 || x.stride[0] == x.per) && (i.blocks == 1 || i.stride[1] == i.per);
     let direct = match (whole(W), whole(V)) {
-        (true, _) => Some(W),
-        (_, true) => Some(V),
+        (true, _) => Some(Direct::Squares(W)),
+        (_, true) => Some(Direct::Squares(V)),
+        _ if !STREAMING && across => Some(Direct::Across),
         _ => None,
     };
     for o in 0..free(0) {
         for k in 0..free(1) {
             let at = grid.block(o, k);
             match direct {
-                Some(n) if n == W => direct_plane::<T, X, W>(src, dst, at, [x, i], strides),
-                Some(_) => direct_plane::<T, __m128i, V>(src, dst, at, [x, i], strides),
+                Some(Direct::Squares(n)) if n == W => {
+                    direct_plane::<T, X, W, false>(src, dst, at, [x, i], strides)
+                }
+                Some(Direct::Squares(_)) => {
+                    direct_plane::<T, __m128i, V, false>(src, dst, at, [x, i], strides)
+                }
+                Some(Direct::Across) => {
+                    direct_plane::<T, X, W, true>(src, dst, at, [x, i], strides)
+                }
                 None => plane::<T, V, STREAMING>(src, dst, at, [x, i], strides),
             }
         }
     }
+}
+
+/// How [`merged`] stores squares straight to the destination: inside
+/// blocks that are whole squares of this many elements, or across
+/// blocks, from an offset per row and per run.
+#[derive(Clone, Copy)]
+enum Direct {
+    Squares(usize),
+    Across,
 }
 
 /// A plane as [`plane`] copies it, `W × W` squares stored straight to
@@ -370,8 +393,15 @@ fn merged<T: NoUninit, X: Vector, const V: usize, const W: usize, const STREAMIN
 /// Without the staging and the per-element tables of [`plane`]: an
 /// offset per group of `W` rows or runs, and for a 1 MiB `f32`
 /// transpose two thirds of its time.
+///
+/// With `ACROSS`, squares may cross blocks: the caller checks that the
+/// blocks of `x` continue each other in the source and those of `i` in
+/// the destination (or the axis is one block), so a square's `W` rows
+/// are consecutive in the source and its `W` runs in the destination;
+/// each run's source offset and each row's destination offset come from
+/// tables of the block of 128 bytes by 128 bytes.
 #[inline(always)]
-fn direct_plane<T: NoUninit, X: Vector, const W: usize>(
+fn direct_plane<T: NoUninit, X: Vector, const W: usize, const ACROSS: bool>(
     src: &[T],
     dst: &mut [T],
     [s, d]: [usize; 2],
@@ -379,9 +409,10 @@ fn direct_plane<T: NoUninit, X: Vector, const W: usize>(
     [run_stride, row_stride]: [usize; 2],
 ) {
     const GROUPS: usize = 64;
+    const EACH: usize = 128;
     let size = core::mem::size_of::<T>();
     let block = (128 / size).max(W);
-    debug_assert!(block / W <= GROUPS);
+    debug_assert!(block / W <= GROUPS && block <= EACH);
     // `[source, destination]` offsets of row `m` and of run `j`.
     let row_at = |m: usize| {
         let (b, e) = (m / x.per, m % x.per);
@@ -394,11 +425,20 @@ fn direct_plane<T: NoUninit, X: Vector, const W: usize>(
     let (rows, runs) = (x.per * x.blocks, i.per * i.blocks);
     let mut runs_at = [[0usize; 2]; GROUPS];
     let mut rows_at = [[0usize; 2]; GROUPS];
+    // With `ACROSS`: each run's source offset, each row's destination
+    // offset, in the current block.
+    let mut run_src = [0usize; EACH];
+    let mut row_dst = [0usize; EACH];
     for j0 in (0..runs).step_by(block) {
         let jn = block.min(runs - j0);
         let jv = jn - jn % W;
         for (g, at) in runs_at[..jv / W].iter_mut().enumerate() {
             *at = run_at(j0 + g * W);
+        }
+        if ACROSS {
+            for (k, at) in run_src[..jv].iter_mut().enumerate() {
+                *at = run_at(j0 + k)[0];
+            }
         }
         for m0 in (0..rows).step_by(block) {
             let mn = block.min(rows - m0);
@@ -406,32 +446,50 @@ fn direct_plane<T: NoUninit, X: Vector, const W: usize>(
             for (g, at) in rows_at[..mv / W].iter_mut().enumerate() {
                 *at = row_at(m0 + g * W);
             }
-            for &[js, jd] in &runs_at[..jv / W] {
-                for &[ms, md] in &rows_at[..mv / W] {
+            if ACROSS {
+                for (r, at) in row_dst[..mv].iter_mut().enumerate() {
+                    *at = row_at(m0 + r)[1];
+                }
+            }
+            for (gj, &[js, jd]) in runs_at[..jv / W].iter().enumerate() {
+                for (gm, &[ms, md]) in rows_at[..mv / W].iter().enumerate() {
                     // SAFETY: the grid was checked against both
                     // buffers (`TransposeGrid::check`) and every `(m,
                     // j)`, `m < rows`, `j < runs`, is one of its
                     // elements, at `src[s + row_at(m)[0] +
                     // run_at(j)[0]]` and `dst[d + row_at(m)[1] +
-                    // run_at(j)[1]]`. A square's `W` rows lie in one
-                    // block of `x` and its `W` runs in one of `i`
-                    // (blocks are whole squares, and squares start at
-                    // multiples of `W`), so rows `m + r` are at
+                    // run_at(j)[1]]`. Without `ACROSS`, a square's `W`
+                    // rows lie in one block of `x` and its `W` runs in
+                    // one of `i` (blocks are whole squares, and squares
+                    // start at multiples of `W`), so rows `m + r` are at
                     // `row_at(m) + [r, r * row_stride]` and runs `j +
-                    // k` at `run_at(j) + [k * run_stride, k]`: the `W`
-                    // elements loaded from each run, and the `W`
-                    // stored to each row, are grid elements, in
-                    // bounds. The buffers do not overlap; `T:
-                    // NoUninit` has no uninitialised bytes. The CPU has
-                    // `X`'s instructions (`transpose_grid_on`).
+                    // k` at `run_at(j) + [k * run_stride, k]`. With
+                    // `ACROSS`, a square may cross blocks, but rows `m +
+                    // r` are at `row_at(m)[0] + r` in the source and
+                    // runs `j + k` at `run_at(j)[1] + k` in the
+                    // destination (the caller's check: blocks continue
+                    // each other there), and `run_src` and `row_dst`
+                    // hold `run_at(j + k)[0]` and `row_at(m + r)[1]`.
+                    // Either way the `W` elements loaded from each run,
+                    // and the `W` stored to each row, are grid
+                    // elements, in bounds. The buffers do not overlap;
+                    // `T: NoUninit` has no uninitialised bytes. The CPU
+                    // has `X`'s instructions (`transpose_grid_on`).
                     unsafe {
                         let x: [X; W] = array(X::ZERO, |k| {
-                            let at = s + ms + js + k * run_stride;
-                            X::load(src.as_ptr().add(at).cast())
+                            let run = match ACROSS {
+                                true => run_src[gj * W + k],
+                                false => js + k * run_stride,
+                            };
+                            X::load(src.as_ptr().add(s + ms + run).cast())
                         });
                         for (k, v) in square(x).into_iter().enumerate() {
                             let r = square_row::<X, W>(k);
-                            let at = dst.as_mut_ptr().add(d + md + r * row_stride + jd);
+                            let row = match ACROSS {
+                                true => row_dst[gm * W + r],
+                                false => md + r * row_stride,
+                            };
+                            let at = dst.as_mut_ptr().add(d + row + jd);
                             X::store(at.cast(), v);
                         }
                     }
