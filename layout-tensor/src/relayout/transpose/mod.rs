@@ -18,13 +18,17 @@
 //! of its reverse), so that tiles of few rows still read and write whole
 //! cache lines.
 //!
-//! Below the streaming threshold, when each axis of the plane lies at one
-//! stride or in blocks of whole squares (plain transposes, and the
-//! `T(8,128)` and `T(4,128)` tiles of `f32`), the squares are stored
-//! straight to the destination rows, in blocks of 128 bytes by 128 bytes
-//! (squares of `V` where the blocks are whole squares of `V` but not of
-//! `W`, as `T(4,128)`'s 4-row tiles of `f32`).
-//! Otherwise the plane is copied in tiles of 128 bytes of each of
+//! Below the streaming threshold the squares are stored straight to the
+//! destination rows, in blocks of 128 bytes by 128 bytes: inside blocks
+//! when each axis of the plane lies at one stride or in blocks of whole
+//! squares (plain transposes, and the `T(8,128)` and `T(4,128)` tiles of
+//! `f32`; squares of `V` where the blocks are whole squares of `V` but
+//! not of `W`, as `T(4,128)`'s 4-row tiles of `f32`), else across blocks
+//! (`T(2,128)`'s 2-row tiles, the 4-row tiles of bytes), with each row's
+//! destination offset and each run's source offset from a table: a
+//! square's rows are consecutive in the source and its runs in the
+//! destination, since the merged blocks continue each other there.
+//! Above it the plane is copied in tiles of 128 bytes of each of
 //! a cache line's worth of source runs: each source line read whole once,
 //! the tile transposed into a staging buffer in the L1 cache, and each
 //! destination row's line written whole from it, with streaming stores
