@@ -45,7 +45,7 @@ impl<S: Storage<Elem = u8>, L: AnyLayout, E: SubByte> PackedBase<S, L, E> {
     ///   (`{1,0:E(4)}` into `{1,0:T(8,128)(2,1)E(4)}`) or back, the byte
     ///   row interleave kernels with a square transpose of each group's
     ///   fields. `BENCHMARKS.md` has the `s4` figures: pack and unpack
-    ///   1.3–2.6× `memcpy`'s time, the transpose+tile 3.6–6.7×, where
+    ///   1.4–2.9× `memcpy`'s time, the transpose+tile 3.6–6.2×, where
     ///   slot by slot took 60–170×;
     /// - otherwise runs contiguous in both buffers and equally aligned are
     ///   copied a byte at a time, other elements one at a time along the
@@ -97,8 +97,8 @@ impl<S: Storage<Elem = u8>, L: AnyLayout, E: SubByte> PackedBase<S, L, E> {
                     copy_along(&bytes, src, out);
                     return Ok(());
                 }
-                // Rows of fields interleaved into sub-tiles, or back: a
-                // byte of each row at a time.
+                // Rows of fields interleaved into sub-tiles, or back: the
+                // byte row interleave kernels, with the fields transposed.
                 if let Some(kernel) = packed_fields(&nest, bits, width) {
                     super::fields::copy(&nest, kernel, na, src, out, &copy_one);
                     return Ok(());

@@ -38,8 +38,9 @@ pub enum RelayoutKernel {
     /// whole (a pack into or unpack from `T(8,128)`, a permutation of
     /// major dims).
     ContiguousRuns,
-    /// The innermost level steps through `factor` source rows (2 or 4)
-    /// into consecutive destination slots, the next level along the rows:
+    /// The innermost level steps through `factor` source rows (2 or 4;
+    /// for packed sub-byte layouts `8 / n`, up to 8 rows of bits) into
+    /// consecutive destination slots, the next level along the rows:
     /// `factor` rows interleaved (the pack of `T(2,1)` and `T(4,1)`
     /// sub-tiles).
     Interleave {
@@ -47,9 +48,10 @@ pub enum RelayoutKernel {
         factor: usize,
     },
     /// The innermost level reads every `factor`-th source element (2 or
-    /// 4) into a destination row, the level outside the next one moves
-    /// one source element: `factor` rows deinterleaved (the unpack of
-    /// `T(2,1)` and `T(4,1)` sub-tiles).
+    /// 4; for packed sub-byte layouts `8 / n`) into a destination row,
+    /// the level outside the next one moves one source element: `factor`
+    /// rows deinterleaved (the unpack of `T(2,1)` and `T(4,1)`
+    /// sub-tiles).
     Deinterleave {
         /// Rows split out of each source group.
         factor: usize,
