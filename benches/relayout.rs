@@ -668,6 +668,25 @@ fn check_sampled<T: Element + PartialEq + core::fmt::Debug>(
     }
 }
 
+/// The two layouts of a matrix entry, `ty[dims]{src}` and
+/// `ty[dims]{dst}`, parsed at run time, after checking that the planner
+/// picks the entry's kernel.
+fn planned_layouts(ty: &str, dims: &str, pair: &Pair) -> (PreparedLayout, PreparedLayout) {
+    let layout = |l: &str| {
+        let text = format!("{ty}[{dims}]{l}");
+        PreparedLayout::parse(&text).unwrap_or_else(|e| panic!("{text}: {e}"))
+    };
+    let (src, dst) = (layout(pair.src), layout(pair.dst));
+    assert_eq!(
+        RelayoutKernel::for_layouts(&src.to_array_layout(), &dst.to_array_layout()).unwrap(),
+        pair.kernel,
+        "{ty}[{dims}]: {} -> {}",
+        pair.src,
+        pair.dst
+    );
+    (src, dst)
+}
+
 /// One matrix entry: `ty[dims]{src}` → `ty[dims]{dst}` with run-time
 /// layouts, checked, then timed in turns with `memcpy` of its logical
 /// bytes ([`paired`]).
@@ -678,19 +697,8 @@ fn matrix_entry<T: Element + PartialEq + core::fmt::Debug>(
     pair: &Pair,
     value: impl Fn(usize) -> T,
 ) {
-    let layout = |l: &str| {
-        let text = format!("{ty}[{dims}]{l}");
-        PreparedLayout::parse(&text).unwrap_or_else(|e| panic!("{text}: {e}"))
-    };
-    let (src_layout, dst_layout) = (layout(pair.src), layout(pair.dst));
-    let (a, b) = (src_layout.to_array_layout(), dst_layout.to_array_layout());
-    assert_eq!(
-        RelayoutKernel::for_layouts(&a, &b).unwrap(),
-        pair.kernel,
-        "{ty}[{dims}]: {} -> {}",
-        pair.src,
-        pair.dst
-    );
+    let (src_layout, dst_layout) = planned_layouts(ty, dims, pair);
+    let a = src_layout.to_array_layout();
     let src = TensorBuf::from_vec(src_layout, source(a.buffer_len(), value)).unwrap();
     let mut dst = TensorBuf::<_, T>::zeroed(dst_layout).unwrap();
     src.relayout_into(&mut dst).unwrap();
@@ -713,19 +721,8 @@ fn packed_matrix_entry<E: SubByte>(
 ) where
     E::Value: PartialEq + core::fmt::Debug,
 {
-    let layout = |l: &str| {
-        let text = format!("{ty}[{dims}]{l}");
-        PreparedLayout::parse(&text).unwrap_or_else(|e| panic!("{text}: {e}"))
-    };
-    let (src_layout, dst_layout) = (layout(pair.src), layout(pair.dst));
-    let (a, b) = (src_layout.to_array_layout(), dst_layout.to_array_layout());
-    assert_eq!(
-        RelayoutKernel::for_layouts(&a, &b).unwrap(),
-        pair.kernel,
-        "{ty}[{dims}]: {} -> {}",
-        pair.src,
-        pair.dst
-    );
+    let (src_layout, dst_layout) = planned_layouts(ty, dims, pair);
+    let a = src_layout.to_array_layout();
     let count = a.element_count();
     let src = PackedBuf::<_, E>::from_values(src_layout, (0..count).map(&value)).unwrap();
     let mut dst = PackedBuf::<_, E>::zeroed(dst_layout).unwrap();

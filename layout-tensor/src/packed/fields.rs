@@ -64,10 +64,15 @@ fn unpack_block<const K: usize, const N: u32>(
     }
 }
 
-/// Whether `count` steps of `stride` slots each start on a byte, `K`
-/// slots to a byte.
-fn on_bytes<const K: usize>(count: usize, stride: usize) -> bool {
-    count <= 1 || stride.is_multiple_of(K)
+/// Whether slot `offset` starts a byte, `K` slots to a byte.
+fn on_byte<const K: usize>(offset: usize) -> bool {
+    offset.is_multiple_of(K)
+}
+
+/// Whether every one of `count` steps of `stride` slots starts on a byte
+/// when the first does.
+fn steps_on_bytes<const K: usize>(count: usize, stride: [usize; 2]) -> bool {
+    count <= 1 || stride.iter().all(|&s| on_byte::<K>(s))
 }
 
 /// Copies along `nest` (in slots of `K` per byte) with `kernel`, an
@@ -97,11 +102,11 @@ fn copy_fields<const K: usize, const N: u32>(
             // destination.
             nest.for_each_volume(|start, [outers, steps, rows, len]| {
                 let whole = len == K
-                    && start.iter().all(|&o| on_bytes::<K>(2, o))
-                    && outer.iter().all(|&o| on_bytes::<K>(outers, o))
-                    && step.iter().all(|&o| on_bytes::<K>(steps, o))
-                    && on_bytes::<K>(2, run[0])
-                    && on_bytes::<K>(2, rows);
+                    && start.iter().all(|&o| on_byte::<K>(o))
+                    && steps_on_bytes::<K>(outers, outer)
+                    && steps_on_bytes::<K>(steps, step)
+                    && on_byte::<K>(run[0])
+                    && on_byte::<K>(rows);
                 if whole && K <= 4 {
                     let grid = BlockGrid {
                         start: bytes(start),
@@ -139,11 +144,11 @@ fn copy_fields<const K: usize, const N: u32>(
             // the source.
             nest.for_each_volume(|start, [outers, steps, rows, len]| {
                 let whole = steps == K
-                    && start.iter().all(|&o| on_bytes::<K>(2, o))
-                    && outer.iter().all(|&o| on_bytes::<K>(outers, o))
-                    && row.iter().all(|&o| on_bytes::<K>(rows, o))
-                    && on_bytes::<K>(2, step[1])
-                    && on_bytes::<K>(2, len);
+                    && start.iter().all(|&o| on_byte::<K>(o))
+                    && steps_on_bytes::<K>(outers, outer)
+                    && steps_on_bytes::<K>(rows, row)
+                    && on_byte::<K>(step[1])
+                    && on_byte::<K>(len);
                 if whole && K <= 4 {
                     let grid = BlockGrid {
                         start: bytes(start),

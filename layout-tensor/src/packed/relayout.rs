@@ -46,7 +46,10 @@ impl<S: Storage<Elem = u8>, L: AnyLayout, E: SubByte> PackedBase<S, L, E> {
     ///   row interleave kernels with a square transpose of each group's
     ///   fields. `BENCHMARKS.md` has the `s4` figures: pack and unpack
     ///   1.4–2.9× `memcpy`'s time, the transpose+tile 3.6–6.2×, where
-    ///   slot by slot took 60–170×;
+    ///   slot by slot took 60–170×. Blocks that are not whole bytes go
+    ///   slot by slot: a partial sub-tile, and every block when a
+    ///   row-major row holds an odd number of `s4` (each next row then
+    ///   starts mid-byte, its fields a nibble off);
     /// - otherwise runs contiguous in both buffers and equally aligned are
     ///   copied a byte at a time, other elements one at a time along the
     ///   nest, or in logical order when there is none. Each written slot

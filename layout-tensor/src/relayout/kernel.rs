@@ -187,11 +187,9 @@ pub(crate) const fn packed_fields(
     bits: [usize; 2],
     value_bits: usize,
 ) -> Option<RelayoutKernel> {
-    let n = bits[0];
-    if n != bits[1] || n != value_bits || !matches!(n, 1 | 2 | 4) {
+    let Some(k) = slots_per_byte(bits, value_bits) else {
         return None;
-    }
-    let k = 8 / n;
+    };
     let [_, step, row, run] = nest.volume_strides();
     if row[0] == 1 && row[1] == k && run[1] == 1 && run[0] != 1 {
         Some(RelayoutKernel::Interleave { factor: k })
@@ -212,11 +210,21 @@ pub(crate) const fn packed_bytes(
     bits: [usize; 2],
     value_bits: usize,
 ) -> Option<LoopNest> {
-    let n = bits[0];
-    if n != bits[1] || n != value_bits || n == 0 || 8 % n != 0 {
-        return None;
+    match slots_per_byte(bits, value_bits) {
+        Some(k) => nest.in_units(k),
+        None => None,
     }
-    nest.in_units(8 / n)
+}
+
+/// Slots per byte of a packed relayout whose source and destination
+/// slots are both `value_bits` wide (no upper bits to clear) and below a
+/// byte: 2, 4 or 8.
+const fn slots_per_byte(bits: [usize; 2], value_bits: usize) -> Option<usize> {
+    let n = bits[0];
+    match n == bits[1] && n == value_bits && matches!(n, 1 | 2 | 4) {
+        true => Some(8 / n),
+        false => None,
+    }
 }
 
 /// The innermost level, other than the innermost one, whose source stride

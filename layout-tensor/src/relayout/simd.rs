@@ -178,16 +178,28 @@ pub(crate) fn interleave_grid<T: NoUninit>(
     grid: &BlockGrid,
     streaming: bool,
 ) {
+    interleave_mixed::<T, Whole, Whole>(src, dst, grid, streaming);
+}
+
+/// [`interleave_grid`] with the rows of each block transformed by `M2`
+/// (2 rows) or `M4` (4 rows) first ([`Mix`]): the check, then a copy of
+/// the loop per factor and streaming, so that neither is tested per block
+/// or store.
+#[inline(always)]
+fn interleave_mixed<T: NoUninit, M2: Mix<T>, M4: Mix<T>>(
+    src: &[T],
+    dst: &mut [T],
+    grid: &BlockGrid,
+    streaming: bool,
+) {
     if !grid.check([src.len(), dst.len()], 0) {
         return;
     }
-    // A copy of the loop per factor and streaming, so that neither is
-    // tested per block or store.
     match (grid.factor, streaming) {
-        (2, true) => interleave_blocks::<T, Whole, 2, true>(src, dst, grid),
-        (2, false) => interleave_blocks::<T, Whole, 2, false>(src, dst, grid),
-        (_, true) => interleave_blocks::<T, Whole, MAX_FACTOR, true>(src, dst, grid),
-        (_, false) => interleave_blocks::<T, Whole, MAX_FACTOR, false>(src, dst, grid),
+        (2, true) => interleave_blocks::<T, M2, 2, true>(src, dst, grid),
+        (2, false) => interleave_blocks::<T, M2, 2, false>(src, dst, grid),
+        (_, true) => interleave_blocks::<T, M4, MAX_FACTOR, true>(src, dst, grid),
+        (_, false) => interleave_blocks::<T, M4, MAX_FACTOR, false>(src, dst, grid),
     }
 }
 
@@ -288,15 +300,28 @@ pub(crate) fn deinterleave_grid<T: NoUninit>(
     grid: &BlockGrid,
     streaming: bool,
 ) {
+    deinterleave_mixed::<T, Whole, Whole>(src, dst, grid, streaming);
+}
+
+/// [`deinterleave_grid`] with the rows of each block transformed by `M2`
+/// (2 rows) or `M4` (4 rows) after ([`Mix`]): the checks, then a copy of
+/// the loop per factor and streaming.
+#[inline(always)]
+fn deinterleave_mixed<T: NoUninit, M2: Mix<T>, M4: Mix<T>>(
+    src: &[T],
+    dst: &mut [T],
+    grid: &BlockGrid,
+    streaming: bool,
+) {
     assert!(grid.row_stride >= grid.rows, "deinterleave rows overlap");
     if !grid.check([src.len(), dst.len()], 1) {
         return;
     }
     match (grid.factor, streaming) {
-        (2, true) => deinterleave_blocks::<T, Whole, 2, true>(src, dst, grid),
-        (2, false) => deinterleave_blocks::<T, Whole, 2, false>(src, dst, grid),
-        (_, true) => deinterleave_blocks::<T, Whole, MAX_FACTOR, true>(src, dst, grid),
-        (_, false) => deinterleave_blocks::<T, Whole, MAX_FACTOR, false>(src, dst, grid),
+        (2, true) => deinterleave_blocks::<T, M2, 2, true>(src, dst, grid),
+        (2, false) => deinterleave_blocks::<T, M2, 2, false>(src, dst, grid),
+        (_, true) => deinterleave_blocks::<T, M4, MAX_FACTOR, true>(src, dst, grid),
+        (_, false) => deinterleave_blocks::<T, M4, MAX_FACTOR, false>(src, dst, grid),
     }
 }
 
@@ -315,15 +340,7 @@ pub(crate) fn interleave_fields_grid(
     grid: &BlockGrid,
     streaming: bool,
 ) {
-    if !grid.check([src.len(), dst.len()], 0) {
-        return;
-    }
-    match (grid.factor, streaming) {
-        (2, true) => interleave_blocks::<u8, Fields<4>, 2, true>(src, dst, grid),
-        (2, false) => interleave_blocks::<u8, Fields<4>, 2, false>(src, dst, grid),
-        (_, true) => interleave_blocks::<u8, Fields<2>, MAX_FACTOR, true>(src, dst, grid),
-        (_, false) => interleave_blocks::<u8, Fields<2>, MAX_FACTOR, false>(src, dst, grid),
-    }
+    interleave_mixed::<u8, Fields<4>, Fields<2>>(src, dst, grid, streaming);
 }
 
 /// [`deinterleave_grid`] of bytes of packed sub-byte fields, `8 / factor`
@@ -340,16 +357,7 @@ pub(crate) fn deinterleave_fields_grid(
     grid: &BlockGrid,
     streaming: bool,
 ) {
-    assert!(grid.row_stride >= grid.rows, "deinterleave rows overlap");
-    if !grid.check([src.len(), dst.len()], 1) {
-        return;
-    }
-    match (grid.factor, streaming) {
-        (2, true) => deinterleave_blocks::<u8, Fields<4>, 2, true>(src, dst, grid),
-        (2, false) => deinterleave_blocks::<u8, Fields<4>, 2, false>(src, dst, grid),
-        (_, true) => deinterleave_blocks::<u8, Fields<2>, MAX_FACTOR, true>(src, dst, grid),
-        (_, false) => deinterleave_blocks::<u8, Fields<2>, MAX_FACTOR, false>(src, dst, grid),
-    }
+    deinterleave_mixed::<u8, Fields<4>, Fields<2>>(src, dst, grid, streaming);
 }
 
 /// The loop of [`deinterleave_grid`], for a grid of factor `F` checked
