@@ -79,55 +79,94 @@ impl<'a, L: AnyLayout> SlotCursor<'a, L> {
 
     /// The next slot of a `len`-slot buffer and the index it holds
     /// (`None` for padding); `None` after the last.
+    ///
+    /// The hot path is an element inside the current run: one comparison,
+    /// the index handed out and stepped. Padding and the start of a run
+    /// are [`SlotCursor::next_past_elements`].
     #[inline]
     pub(crate) fn next(&mut self, len: usize) -> Option<(Option<L::Index>, usize)> {
+        let offset = self.offset;
+        if offset < self.elements_end {
+            return Some((Some(self.step_element(offset)), offset));
+        }
+        self.next_past_elements(len)
+    }
+
+    /// The element at `offset` (`< elements_end`): its index, with the
+    /// cursor moved past it.
+    #[inline(always)]
+    fn step_element(&mut self, offset: usize) -> L::Index {
+        self.offset = offset + 1;
+        let index = self.index;
+        let runs = self.runs();
+        if runs.dim() != usize::MAX {
+            self.index.as_mut()[runs.dim()] += runs.div();
+        }
+        index
+    }
+
+    /// [`SlotCursor::next`] once the current run's elements are handed
+    /// out: its padding, or the next run's first slot.
+    #[inline]
+    fn next_past_elements(&mut self, len: usize) -> Option<(Option<L::Index>, usize)> {
         let offset = self.offset;
         if offset >= self.run_end {
             if offset >= len {
                 return None;
             }
             self.start_run(offset, len);
+            if offset < self.elements_end {
+                return Some((Some(self.step_element(offset)), offset));
+            }
         }
         self.offset = offset + 1;
-        if offset >= self.elements_end {
-            return Some((None, offset));
-        }
-        let index = self.index;
-        let runs = self.runs();
-        if runs.dim() != usize::MAX {
-            self.index.as_mut()[runs.dim()] += runs.div();
-        }
-        Some((Some(index), offset))
+        Some((None, offset))
     }
 
-    /// Finds what the run starting at `offset` holds: from the physical
-    /// dims, constants, for a static layout; by asking the layout
-    /// otherwise.
-    #[inline]
+    /// Moves to the run starting at `offset` ([`SlotCursor::run_at`]).
+    #[inline(always)]
     fn start_run(&mut self, offset: usize, len: usize) {
+        let (run_end, elements_end, index) = Self::run_at(self.layout, self.runs, offset, len);
+        (self.run_end, self.elements_end) = (run_end, elements_end);
+        if elements_end > offset {
+            self.index = index;
+        }
+    }
+
+    /// What the run starting at `offset` holds: where it ends, where its
+    /// elements end, and the index of its first slot (when that is an
+    /// element). From the physical dims, constants, for a static layout;
+    /// by asking the layout otherwise.
+    ///
+    /// Out of line, once per run, and by value: inlined, the compiler
+    /// computed part of it speculatively for every slot; through `&mut
+    /// self`, the cursor lived in memory instead of registers.
+    #[inline(never)]
+    fn run_at(layout: &L, runs: SlotRuns, offset: usize, len: usize) -> (usize, usize, L::Index) {
         let fixed: &'static Option<(SlotRuns, PhysicalDims, DimVec)> = &const {
             match L::FIXED_LAYOUT {
                 Some(l) => Some((SlotRuns::of(&l), l.physical_dims(), l.sizes())),
                 None => None,
             }
         };
-        self.run_end = len.min(offset.saturating_add(self.runs.len()));
-        self.elements_end = match fixed {
+        let run_end = len.min(offset.saturating_add(runs.len()));
+        let mut index = L::Index::from_slice(&[0; MAX_RANK][..layout.rank()]);
+        let elements_end = match fixed {
             Some((runs, dims, sizes)) if runs.counts_runs() => {
-                let index = self.index.as_mut();
-                match runs.first_of_run(dims, sizes, offset / runs.len(), index) {
-                    true => offset + runs.elements_in_run(index),
+                match runs.first_of_run(dims, sizes, offset / runs.len(), index.as_mut()) {
+                    true => offset + runs.elements_in_run(index.as_ref()),
                     false => offset,
                 }
             }
-            _ => match self.layout.try_slot(offset) {
+            _ => match layout.try_slot(offset) {
                 Ok(Slot::Element(i)) => {
-                    self.index = L::Index::from_slice(&i);
-                    offset + self.runs.elements_in_run(&i)
+                    index = L::Index::from_slice(&i);
+                    offset + runs.elements_in_run(&i)
                 }
                 _ => offset,
             },
         };
+        (run_end, elements_end, index)
     }
 }
 
@@ -146,8 +185,9 @@ impl<'a, L: AnyLayout> SlotCursor<'a, L> {
 /// one alike (whose index, a [`DimVec`](layout_core::DimVec), is built
 /// afresh for each element, so the compiler keeps only the entries the
 /// closure reads). `next` (a `for` loop, `zip`, and `all`/`any`/`find`, which
-/// stable Rust routes through it) is a scalar step per slot, 2.3–3.5×
-/// a hand-written loop that vectorises: the buffer goes in runs of its
+/// stable Rust routes through it) is a scalar step per slot, about 2×
+/// a hand-written loop that vectorises (one comparison and an addition
+/// per element; the run's start out of line): the buffer goes in runs of its
 /// innermost physical dim, what the first slot of a run holds is read
 /// from the physical dims (constants for a static layout; one
 /// `try_slot` per run for a run-time one), and the rest is additions.
