@@ -217,6 +217,14 @@ fn add_one_each<L: AnyLayout>(t: &mut TensorBuf<L, f32>) {
     t.iter_mut().for_each(|v| *v += 1.0);
 }
 
+/// The same through `next` (a `for` loop).
+#[inline(never)]
+fn add_one_by_next<L: AnyLayout>(t: &mut TensorBuf<L, f32>) {
+    for v in t.iter_mut() {
+        *v += 1.0;
+    }
+}
+
 /// The same on the slots as a slice.
 #[inline(never)]
 fn add_one_slice(s: &mut [f32]) {
@@ -285,6 +293,17 @@ fn scale_valid_rows(buf: &mut [f32]) {
             }
         }
     }
+}
+
+/// A `for` loop over `iter()` (`next`): each element added in logical
+/// order.
+#[inline(never)]
+fn sum_by_next<L: AnyLayout>(t: &TensorBuf<L, f32>) -> f32 {
+    let mut acc = 0.0f32;
+    for v in t.iter() {
+        acc += v;
+    }
+    acc
 }
 
 /// `iter().indexed()` through a fold: each element weighted by `y + x`,
@@ -417,6 +436,20 @@ fn traversal(c: &mut Criterion) {
         },
         1.0,
     );
+    // The same through `next`: a `for` loop, each element added in turn
+    // (a float sum in order, scalar in both).
+    assert_eq!(sum_by_next(&t), logical_sum(t.as_slice()));
+    in_turns(
+        &mut g,
+        "iter_next_sum_static_vs_logical_loop",
+        || {
+            black_box(sum_by_next(black_box(&t)));
+        },
+        || {
+            black_box(logical_sum(black_box(&t).as_slice()));
+        },
+        1.0,
+    );
     // The same order with each element's index.
     assert_eq!(weighted_sum_indexed(&t), weighted_sum_by_hand(t.as_slice()));
     in_turns(
@@ -458,6 +491,16 @@ fn traversal(c: &mut Criterion) {
         "iter_mut_static_vs_logical_loop",
         &mut t,
         |t| add_one_each(black_box(t)),
+        |t| add_one_logical(black_box(t.as_mut_slice())),
+        1.0,
+    );
+    // The same through `next` (a `for` loop): a step per element, where
+    // the hand-written loop vectorises.
+    in_turns_on(
+        &mut g,
+        "iter_mut_next_static_vs_logical_loop",
+        &mut t,
+        |t| add_one_by_next(black_box(t)),
         |t| add_one_logical(black_box(t.as_mut_slice())),
         1.0,
     );
