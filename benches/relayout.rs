@@ -832,6 +832,15 @@ fn matrix_group(c: &mut Criterion, mib: usize) {
         let rows = format!("{},1024", (mib << 21) / 1024);
         packed_matrix_entry::<S4>(&mut g, "s4", &rows, &pair, |i| (i % 16) as i8 - 8);
     }
+    // And its plain transpose: bytes of two `x` into bytes of two `y`.
+    let s4_plain = Pair {
+        name: "transpose",
+        src: "{1,0:E(4)}",
+        dst: "{0,1:E(4)}",
+        kernel: RelayoutKernel::Transpose,
+    };
+    let s4_rows = format!("{},1024", (mib << 21) / 1024);
+    packed_matrix_entry::<S4>(&mut g, "s4", &s4_rows, &s4_plain, |i| (i % 16) as i8 - 8);
     let shape = |size: usize| [(mib << 20) / (1024 * size), 1024];
     matrix_entry(&mut g, "f32", &rows(4), &plain, |i| i as f32);
     transpose_crate_entry(&mut g, "f32", shape(4), |i| i as f32);

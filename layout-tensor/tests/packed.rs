@@ -693,7 +693,8 @@ proptest! {
     /// The same for the pairs that relayout by bytes: row-major ↔
     /// `(k,1)` sub-tiles (rows of fields interleaved) and ↔ transposed
     /// sub-tiles (a byte transpose), row-major ↔ tiles (runs of bytes),
-    /// with odd dims, partial tiles and sub-tiles, in both directions.
+    /// row-major ↔ transposed, tiled or not (squares of fields), with odd
+    /// dims, partial tiles and sub-tiles, in both directions.
     #[test]
     fn byte_relayouts_round_trip((ty, a, b) in byte_kernel_pair(), seed in any::<u64>()) {
         let (la, lb) = (a.parse().unwrap(), b.parse().unwrap());
@@ -711,7 +712,7 @@ fn byte_kernel_pair() -> impl Strategy<Value = (PrimitiveType, String, String)> 
         prop::sample::select(vec![1usize, 2, 8]),
         prop::sample::select(vec![4usize, 8, 16, 128]),
     );
-    (ty, dims, tile, 0usize..3, any::<bool>(), any::<bool>()).prop_map(
+    (ty, dims, tile, 0usize..5, any::<bool>(), any::<bool>()).prop_map(
         |(ty, (z, y, x), (a, b), kind, three, reverse)| {
             let n = ty.bit_width() as usize;
             let k = 8 / n;
@@ -727,7 +728,11 @@ fn byte_kernel_pair() -> impl Strategy<Value = (PrimitiveType, String, String)> 
             let tiled = match kind {
                 0 => format!("{{{rm}:T({rows},{b})({k},1)E({n})}}"),
                 1 => format!("{{{m2m_t}:T({rows},{b})({k},1)E({n})}}"),
-                _ => format!("{{{rm}:T({a},{b})E({n})}}"),
+                2 => format!("{{{rm}:T({a},{b})E({n})}}"),
+                // Transposes whose bytes hold slots of another dim in
+                // each layout: squares of fields.
+                3 => format!("{{{m2m_t}:E({n})}}"),
+                _ => format!("{{{m2m_t}:T({a},{b})E({n})}}"),
             };
             let plain = format!("{{{rm}:E({n})}}");
             let (src, dst) = match reverse {
@@ -873,7 +878,7 @@ fn pred_packs_eight_per_byte_high_bit_first() {
 )]
 fn packed_pairs_take_the_byte_kernels() {
     use tessera::RelayoutKernel::{self, *};
-    let cases: [(&str, &str, &str, RelayoutKernel); 9] = [
+    let cases: [(&str, &str, &str, RelayoutKernel); 12] = [
         (
             "s4",
             "{1,0:E(4)}",
@@ -901,8 +906,12 @@ fn packed_pairs_take_the_byte_kernels() {
             Deinterleave { factor: 8 },
         ),
         ("s2", "{1,0:E(2)}", "{0,1:T(8,128)(4,1)E(2)}", Transpose),
-        // Bytes of x pairs against bytes of y pairs: slot by slot.
-        ("s4", "{1,0:E(4)}", "{0,1:E(4)}", PackedSlots),
+        // Bytes of x pairs against bytes of y pairs (quads, octets):
+        // squares of fields transposed.
+        ("s4", "{1,0:E(4)}", "{0,1:E(4)}", Transpose),
+        ("u2", "{0,1:E(2)}", "{1,0:E(2)}", Transpose),
+        ("pred", "{1,0:E(1)}", "{0,1:E(1)}", Transpose),
+        ("s4", "{1,0:E(4)}", "{0,1:T(8,128)E(4)}", Transpose),
         // Slots wider than the value: upper bits to clear.
         ("u4", "{1,0:E(4)}", "{1,0}", PackedSlots),
     ];
@@ -918,6 +927,59 @@ fn packed_pairs_take_the_byte_kernels() {
         );
         let ty = a.element_type();
         dispatch!(ty, check_relayout(a, b, 7)).unwrap();
+    }
+}
+
+/// Transposes of packed layouts by squares of fields, for each width
+/// (`k` = 2, 4, 8 slots per byte), both directions, tiled or not: shapes
+/// whose vector blocks (16 rows of 16 bytes) cover most of the array and
+/// leave odd squares and odd slots at the edges, and a 3-D one.
+#[test]
+#[cfg_attr(miri, ignore = "native only: the kernel has no unsafe code of its own")]
+fn field_square_transposes() {
+    for ty in ["s4", "u2", "pred"] {
+        let n = match ty {
+            "s4" => 4,
+            "u2" => 2,
+            _ => 1,
+        };
+        // Every dim a whole number of bytes' slots (8 for `pred`), not of
+        // vector blocks; and a partial tile of the tiled destination.
+        let shapes = ["48,256", "40,264", "24,1032", "56,136"];
+        let cases = shapes.into_iter().flat_map(|shape| {
+            [
+                (shape, format!("{{1,0:E({n})}}"), format!("{{0,1:E({n})}}")),
+                (shape, format!("{{0,1:E({n})}}"), format!("{{1,0:E({n})}}")),
+                (
+                    shape,
+                    format!("{{1,0:E({n})}}"),
+                    format!("{{0,1:T(8,128)E({n})}}"),
+                ),
+            ]
+        });
+        let partial = match n {
+            1 => "50,304",
+            _ => "50,300",
+        };
+        let tiled = (
+            partial,
+            format!("{{1,0:E({n})}}"),
+            format!("{{0,1:T(8,128)E({n})}}"),
+        );
+        for (shape, src, dst) in cases.chain([tiled]) {
+            let a: ArrayLayout = format!("{ty}[{shape}]{src}").parse().unwrap();
+            let b: ArrayLayout = format!("{ty}[{shape}]{dst}").parse().unwrap();
+            assert_eq!(
+                tessera::RelayoutKernel::for_layouts(&a, &b).unwrap(),
+                tessera::RelayoutKernel::Transpose,
+                "{a} -> {b}"
+            );
+            let ty = a.element_type();
+            dispatch!(ty, check_relayout(a, b, 11)).unwrap();
+        }
+        let a: ArrayLayout = format!("{ty}[3,40,272]{{2,1,0:E({n})}}").parse().unwrap();
+        let b: ArrayLayout = format!("{ty}[3,40,272]{{1,2,0:E({n})}}").parse().unwrap();
+        dispatch!(a.element_type(), check_relayout(a, b, 12)).unwrap();
     }
 }
 

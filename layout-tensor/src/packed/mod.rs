@@ -77,6 +77,7 @@ mod bits;
 mod fields;
 mod iter;
 mod relayout;
+mod squares;
 mod stores;
 mod sub_byte;
 mod tensor;

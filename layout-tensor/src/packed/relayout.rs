@@ -8,7 +8,7 @@ use layout_core::walk::LoopNest;
 use layout_core::{AnyLayout, ArrayLayout, Error, SameShape};
 
 use crate::element::Element;
-use crate::relayout::{copy_along, packed_bytes, packed_fields};
+use crate::relayout::{copy_along, packed_bytes, packed_fields, packed_squares};
 use crate::storage::{Storage, StorageMut};
 use crate::tensor::TensorBase;
 
@@ -50,6 +50,14 @@ impl<S: Storage<Elem = u8>, L: AnyLayout, E: SubByte> PackedBase<S, L, E> {
     ///   slot by slot: a partial sub-tile, and every block when a
     ///   row-major row holds an odd number of `s4` (each next row then
     ///   starts mid-byte, its fields a nibble off);
+    /// - when the nest is a transpose whose bytes hold `k` slots along one
+    ///   level in the source and along the other in the destination
+    ///   (`{1,0:E(4)}` into `{0,1:E(4)}` or `{0,1:T(8,128)E(4)}`: bytes of
+    ///   two `x` into bytes of two `y`), each buffer's rows starting on a
+    ///   byte, squares of `k` bytes with their fields transposed, 16 rows
+    ///   of 16 bytes at a time in vectors: the `s4` transpose takes about
+    ///   5–6× `memcpy`'s time (`BENCHMARKS.md`). Rows that start mid-byte
+    ///   (an odd number of `s4` per row) go slot by slot;
     /// - otherwise runs contiguous in both buffers and equally aligned are
     ///   copied a byte at a time, other elements one at a time along the
     ///   nest, or in logical order when there is none. Each written slot
@@ -104,6 +112,13 @@ impl<S: Storage<Elem = u8>, L: AnyLayout, E: SubByte> PackedBase<S, L, E> {
                 // byte row interleave kernels, with the fields transposed.
                 if let Some(kernel) = packed_fields(&nest, bits, width) {
                     super::fields::copy(&nest, kernel, na, src, out, &copy_one);
+                    return Ok(());
+                }
+                // Any other transpose whose bytes hold slots along one level in
+                // the source and the other in the destination: squares of
+                // bytes, their fields transposed.
+                if let Some((squares, k)) = packed_squares(&nest, bits, width) {
+                    super::squares::copy(&squares, k, src, out, &copy_one);
                     return Ok(());
                 }
                 nest.for_each_run(|[s, d], len| {

@@ -62,7 +62,11 @@ pub enum RelayoutKernel {
     /// vectors (a `minor_to_major` change of the two most minor dims,
     /// with or without tiling on either side). The planner moves the
     /// source's contiguous level next to the innermost one
-    /// ([`LoopNest::with_level_moved`]).
+    /// ([`LoopNest::with_level_moved`]). For packed sub-byte layouts
+    /// (`E(n)`), also a transpose whose bytes hold `8 / n` slots along
+    /// one level in the source and along the other in the destination
+    /// (`s4` `{1,0:E(4)}` → `{0,1:E(4)}`): squares of `8 / n` bytes, a
+    /// square transpose of their fields each.
     Transpose,
     /// The innermost level is a short run (2, 4 or 8 elements) contiguous
     /// in both buffers, and in units of that run the nest is a
@@ -77,7 +81,8 @@ pub enum RelayoutKernel {
     /// Any other strides: element by element along the nest.
     Strided,
     /// Packed sub-byte layouts (`E(n)` below 8 bits) whose bytes do not
-    /// hold the same elements in both buffers, or whose slot widths
+    /// hold the same elements in both buffers (other than the row
+    /// interleaves and the transposes of squares above), or whose slot widths
     /// differ from each other or from the value's: slot by slot along the
     /// nest, the runs contiguous in both buffers and equally aligned a
     /// byte at a time ([`PackedBase::relayout_into`]). Packed layouts
@@ -168,8 +173,11 @@ impl RelayoutKernel {
         if let Some(bytes) = packed_bytes(&nest, bits, value_bits) {
             return Ok(RelayoutKernel::for_nest(Some(&bytes)));
         }
-        Ok(match packed_fields(&nest, bits, value_bits) {
-            Some(kernel) => kernel,
+        if let Some(kernel) = packed_fields(&nest, bits, value_bits) {
+            return Ok(kernel);
+        }
+        Ok(match packed_squares(&nest, bits, value_bits) {
+            Some(_) => RelayoutKernel::Transpose,
             None => RelayoutKernel::PackedSlots,
         })
     }
@@ -197,6 +205,42 @@ pub(crate) const fn packed_fields(
         Some(RelayoutKernel::Deinterleave { factor: k })
     } else {
         None
+    }
+}
+
+/// The nest of a packed relayout (in slots of `bits` bits each, source
+/// and destination, each the value's `value_bits`) that transposes
+/// squares of fields, and the slots per byte `k`: the nest in slots is a
+/// [`RelayoutKernel::Transpose`] (the destination's contiguous level
+/// innermost, the source's next to it, arranged so), and each buffer's
+/// rows along the other's contiguous level start on a byte. Then `k`
+/// bytes of `k` source rows, each holding `k` consecutive slots of the
+/// source's contiguous level, are the `k` bytes of `k` destination rows
+/// by a square transpose of their fields: `s4` `{1,0:E(4)}` →
+/// `{0,1:E(4)}`, whose bytes hold pairs of `x` in one and of `y` in the
+/// other. Blocks that do not start on a byte go slot by slot.
+pub(crate) const fn packed_squares(
+    nest: &LoopNest,
+    bits: [usize; 2],
+    value_bits: usize,
+) -> Option<(LoopNest, usize)> {
+    let Some(k) = slots_per_byte(bits, value_bits) else {
+        return None;
+    };
+    if !matches!(
+        RelayoutKernel::for_nest(Some(nest)),
+        RelayoutKernel::Transpose
+    ) {
+        return None;
+    }
+    let arranged = match arrange(nest, RelayoutKernel::Transpose) {
+        Some(arranged) => arranged,
+        None => *nest,
+    };
+    let [[src_along, dst_row], [src_row, dst_along]] = arranged.block_strides();
+    match src_along == 1 && dst_along == 1 && src_row % k == 0 && dst_row % k == 0 {
+        true => Some((arranged, k)),
+        false => None,
     }
 }
 

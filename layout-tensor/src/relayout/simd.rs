@@ -740,6 +740,33 @@ unsafe fn vector_deinterleave<T: NoUninit, M: Mix<T>, const F: usize, const STRE
 ) {
 }
 
+/// 16 vectors of 16 bytes transposed: byte `t` of vector `q` out is byte
+/// `q` of vector `t` in (the squares of packed transposes,
+/// [`crate::packed`]). Four rounds of the perfect shuffle: vectors `j` and
+/// `j + 8` interleaved byte by byte into `2j` and `2j + 1`, each round a
+/// rotation of the four bits of a byte's row and the four of its column.
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+#[inline(always)]
+pub(crate) fn transpose_bytes(
+    mut x: [core::arch::x86_64::__m128i; 16],
+) -> [core::arch::x86_64::__m128i; 16] {
+    use core::arch::x86_64::{_mm_unpackhi_epi8, _mm_unpacklo_epi8};
+    for _ in 0..4 {
+        x = core::array::from_fn(|j| {
+            let (a, b) = (x[j / 2], x[j / 2 + 8]);
+            // SAFETY: register-only SSE2 instructions, which the build
+            // enables (the `cfg` above).
+            unsafe {
+                match j % 2 {
+                    0 => _mm_unpacklo_epi8(a, b),
+                    _ => _mm_unpackhi_epi8(a, b),
+                }
+            }
+        });
+    }
+    x
+}
+
 #[cfg(test)]
 mod tests {
     use super::{BlockGrid, deinterleave_grid, interleave_grid};
@@ -1060,5 +1087,22 @@ mod tests {
     fn a_grid_that_overflows_panics() {
         let two = grid([2, 1], [[usize::MAX, 0], [0, 0]], 2, 1, 1);
         interleave_grid(&[0u16; 4], &mut [0u16; 4], &two, false);
+    }
+
+    /// Byte `t` of vector `q` of the transpose is byte `q` of vector `t`.
+    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+    #[test]
+    fn transposes_sixteen_by_sixteen_bytes() {
+        let rows: [[u8; 16]; 16] =
+            core::array::from_fn(|t| core::array::from_fn(|q| (t * 16 + q) as u8));
+        let out = super::transpose_bytes(rows.map(bytemuck::cast));
+        for (q, v) in out.into_iter().enumerate() {
+            let bytes: [u8; 16] = bytemuck::cast(v);
+            assert_eq!(
+                bytes,
+                core::array::from_fn(|t| (t * 16 + q) as u8),
+                "row {q}"
+            );
+        }
     }
 }
