@@ -45,7 +45,7 @@ impl<S: Storage<Elem = u8>, L: AnyLayout, E: SubByte> PackedBase<S, L, E> {
     ///   (`{1,0:E(4)}` into `{1,0:T(8,128)(2,1)E(4)}`) or back, the byte
     ///   row interleave kernels with a square transpose of each group's
     ///   fields. `BENCHMARKS.md` has the `s4` figures: pack and unpack
-    ///   1.4–2.9× `memcpy`'s time, the transpose+tile 3.6–6.2×, where
+    ///   1.2–2.5× `memcpy`'s time, the transpose+tile 2.7–5.1×, where
     ///   slot by slot took 60–170×. Blocks that are not whole bytes go
     ///   slot by slot: a partial sub-tile, and every block when a
     ///   row-major row holds an odd number of `s4` (each next row then
@@ -55,9 +55,9 @@ impl<S: Storage<Elem = u8>, L: AnyLayout, E: SubByte> PackedBase<S, L, E> {
     ///   (`{1,0:E(4)}` into `{0,1:E(4)}` or `{0,1:T(8,128)E(4)}`: bytes of
     ///   two `x` into bytes of two `y`), each buffer's rows starting on a
     ///   byte, squares of `k` bytes with their fields transposed, 16 rows
-    ///   of 16 bytes at a time in vectors: the `s4` transpose takes about
-    ///   5–6× `memcpy`'s time (`BENCHMARKS.md`). Rows that start mid-byte
-    ///   (an odd number of `s4` per row) go slot by slot;
+    ///   of 16 bytes at a time in vectors: the `s4` transpose takes
+    ///   5.2–6.3× `memcpy`'s time (`BENCHMARKS.md`). Rows that start
+    ///   mid-byte (an odd number of `s4` per row) go slot by slot;
     /// - otherwise runs contiguous in both buffers and equally aligned are
     ///   copied a byte at a time, other elements one at a time along the
     ///   nest, or in logical order when there is none. Each written slot
