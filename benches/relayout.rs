@@ -813,6 +813,7 @@ fn matrix_group(c: &mut Criterion, mib: usize) {
     }
     // `s4` packed two per byte: the pack and unpack interleave rows of
     // nibbles, the transpose+tile moves bytes of two `x`.
+    let s4_rows = format!("{},1024", (mib << 21) / 1024);
     for pair in tiling_pairs("T(8,128)(2,1)E(4)", Some(2)) {
         let pair = Pair {
             src: match pair.src {
@@ -829,8 +830,7 @@ fn matrix_group(c: &mut Criterion, mib: usize) {
             },
             ..pair
         };
-        let rows = format!("{},1024", (mib << 21) / 1024);
-        packed_matrix_entry::<S4>(&mut g, "s4", &rows, &pair, |i| (i % 16) as i8 - 8);
+        packed_matrix_entry::<S4>(&mut g, "s4", &s4_rows, &pair, |i| (i % 16) as i8 - 8);
     }
     // And its plain transpose: bytes of two `x` into bytes of two `y`.
     let s4_plain = Pair {
@@ -839,7 +839,6 @@ fn matrix_group(c: &mut Criterion, mib: usize) {
         dst: "{0,1:E(4)}",
         kernel: RelayoutKernel::Transpose,
     };
-    let s4_rows = format!("{},1024", (mib << 21) / 1024);
     packed_matrix_entry::<S4>(&mut g, "s4", &s4_rows, &s4_plain, |i| (i % 16) as i8 - 8);
     let shape = |size: usize| [(mib << 20) / (1024 * size), 1024];
     matrix_entry(&mut g, "f32", &rows(4), &plain, |i| i as f32);

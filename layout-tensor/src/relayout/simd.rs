@@ -14,7 +14,9 @@
 //! ([`ReadAhead`]). The kernels,
 //! [`interleave_grid`] and [`deinterleave_grid`], take a whole grid of
 //! blocks, checked against the buffers once; they are safe functions over
-//! two slices, and `.ci/run` runs their tests under Miri.
+//! two slices, and `.ci/run` runs their tests under Miri. Packed
+//! transposes take a 16 × 16 byte transpose in registers from here too
+//! ([`transpose_bytes`]).
 #![allow(unsafe_code)]
 
 use bytemuck::NoUninit;
