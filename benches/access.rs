@@ -34,6 +34,7 @@ type PaddedTiled = layout!(f32[1000,1000]{1,0:T(8,128)});
 type Square = layout!(f32[128,128]);
 /// Int4 weights, two per byte.
 type Int4 = layout!(s4[256,1024]{1,0:E(4)});
+type Int8 = layout!(s8[256,1024]{1,0});
 
 /// Hand-written offsets, as a kernel author would write them.
 mod hand {
@@ -863,7 +864,32 @@ fn packed(c: &mut Criterion) {
         || matvec_int4_hand(black_box(w.as_bytes()), black_box(&x), &mut y3),
         1.0,
     );
+    // Every value unpacked into an `s8` tensor of the same dims
+    // (`unpack_into`), against the nibbles of each byte sign-extended by
+    // hand.
+    let mut wide = TensorBuf::<Int8, i8>::zeroed(Int8::NEW).unwrap();
+    let mut hand = vec![0i8; rows * cols];
+    w.unpack_into(&mut wide).unwrap();
+    unpack_int4_hand(w.as_bytes(), &mut hand);
+    assert_eq!(wide.as_slice(), &hand[..]);
+    in_turns(
+        &mut g,
+        "packed_unpack_into",
+        || w.unpack_into(black_box(&mut wide)).unwrap(),
+        || unpack_int4_hand(black_box(w.as_bytes()), black_box(&mut hand)),
+        1.0,
+    );
     g.finish();
+}
+
+/// The int4 values of `bytes`, two per byte (the first in the high
+/// nibble), sign-extended into `out`: what a kernel author writes.
+#[inline(never)]
+fn unpack_int4_hand(bytes: &[u8], out: &mut [i8]) {
+    for (&b, pair) in bytes.iter().zip(out.chunks_exact_mut(2)) {
+        pair[0] = (b as i8) >> 4;
+        pair[1] = ((b << 4) as i8) >> 4;
+    }
 }
 
 /// A per-tile factor from the tile's place in the grid.

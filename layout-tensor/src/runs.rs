@@ -661,6 +661,43 @@ pub(crate) fn single(run: IndexedRun) -> IndexedBlock {
     }
 }
 
+/// Calls `f(a, b, len)` for pieces of the logical (row-major index) walks
+/// of two layouts of the same dims, in turn: the `len` elements of the
+/// piece are at `a.offset + i * a.stride` in `first`'s buffer and at
+/// `b.offset + i * b.stride` in `second`'s (`a.len` and `b.len` are the
+/// runs' lengths left, at least `len`). Each piece is the longest stretch
+/// that is one run in both walks, so a pair of contiguous runs is one
+/// call (the unpack of a packed tensor as slices). Stops at the end of
+/// the shorter walk.
+#[inline]
+pub(crate) fn for_each_run_pair<A: AnyLayout, B: AnyLayout>(
+    first: &A,
+    second: &B,
+    mut f: impl FnMut(Run, Run, usize),
+) {
+    let (mut at_a, mut at_b) = (Position::new(first), Position::new(second));
+    let (mut a, mut b) = (None, None);
+    loop {
+        let Some(ra) = a.take().or_else(|| at_a.take_run(first)) else {
+            return;
+        };
+        let Some(rb) = b.take().or_else(|| at_b.take_run(second)) else {
+            return;
+        };
+        let len = ra.len.min(rb.len);
+        f(ra, rb, len);
+        let rest = |r: Run| Run {
+            offset: r.offset.wrapping_add(len.wrapping_mul(r.stride)),
+            stride: r.stride,
+            len: r.len - len,
+        };
+        (a, b) = (
+            (ra.len > len).then(|| rest(ra)),
+            (rb.len > len).then(|| rest(rb)),
+        );
+    }
+}
+
 /// Calls `f(index, offset)` for every element of `layout` in logical
 /// (row-major index) order ([`for_each_indexed_run`], element by element).
 #[inline(always)]

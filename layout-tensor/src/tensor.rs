@@ -475,6 +475,12 @@ where
         self.storage.as_mut_slice()
     }
 
+    /// The layout and all slots, writable, borrowed together.
+    #[inline]
+    pub(crate) fn layout_and_slice_mut(&mut self) -> (&L, &mut [S::Elem]) {
+        (&self.layout, self.storage.as_mut_slice())
+    }
+
     /// All slots as writable bytes (for element types where every byte
     /// pattern is a value, so not `bool`).
     #[inline]

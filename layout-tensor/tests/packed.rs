@@ -1109,6 +1109,47 @@ fn pack_and_unpack_tensors() {
     );
 }
 
+/// `unpack_into` walks both layouts' runs in step: pieces contiguous in
+/// both unpack a byte at a time (from any slot, so heads and tails of
+/// partial bytes), the others element by element. Every element lands
+/// where the destination's layout puts it, for packed layouts tiled or
+/// not, odd dims, and destinations in row-major, transposed and tiled
+/// order; padding slots of the destination are left as they are.
+#[test]
+fn unpack_into_places_every_element() {
+    let value = |y: usize, x: usize| ((y * 7 + x * 3) % 16) as i8 - 8;
+    for (y, x) in [(37, 300), (8, 256), (5, 3)] {
+        let packed_layouts = ["{1,0:E(4)}", "{1,0:T(8,128)E(4)}", "{0,1:T(4,2)E(4)}"];
+        for packed in packed_layouts {
+            let layout = PreparedLayout::parse(&format!("s4[{y},{x}]{packed}")).unwrap();
+            let src = PackedBuf::<_, S4>::from_fn(layout, |i| value(i[0], i[1])).unwrap();
+            for wide in ["{1,0}", "{0,1}", "{1,0:T(8,128)}"] {
+                let layout = PreparedLayout::parse(&format!("s8[{y},{x}]{wide}")).unwrap();
+                let mut dst = TensorBuf::<_, i8>::filled(layout, 99).unwrap();
+                src.unpack_into(&mut dst).unwrap();
+                for (i, j) in (0..y).flat_map(|i| (0..x).map(move |j| (i, j))) {
+                    assert_eq!(dst[[i, j]], value(i, j), "{packed} -> {wide} at [{i}, {j}]");
+                }
+                let padding = dst.as_slice().iter().filter(|&&v| v == 99).count();
+                assert_eq!(padding, dst.as_slice().len() - y * x, "{packed} -> {wide}");
+            }
+        }
+    }
+    // Unsigned and one-bit values, whole bytes of 4 and 8 slots.
+    let u2 = PreparedLayout::parse("u2[3,40]{1,0:E(2)}").unwrap();
+    let src = PackedBuf::<_, U2>::from_fn(u2, |i| ((i[0] + i[1]) % 4) as u8).unwrap();
+    let mut dst =
+        TensorBuf::<_, u8>::zeroed(PreparedLayout::parse("u8[3,40]{1,0}").unwrap()).unwrap();
+    src.unpack_into(&mut dst).unwrap();
+    assert!((0..120).all(|k| dst.as_slice()[k] == ((k / 40 + k % 40) % 4) as u8));
+    let bits = PreparedLayout::parse("pred[3,40]{1,0:E(1)}").unwrap();
+    let src = PackedBuf::<_, Pred>::from_fn(bits, |i| (i[0] * 40 + i[1]) % 3 == 0).unwrap();
+    let mut dst =
+        TensorBuf::<_, bool>::zeroed(PreparedLayout::parse("pred[3,40]{1,0}").unwrap()).unwrap();
+    src.unpack_into(&mut dst).unwrap();
+    assert!((0..120).all(|k| dst.as_slice()[k] == (k % 3 == 0)));
+}
+
 #[test]
 fn f4e2m1fn_values() {
     let expected = [

@@ -43,14 +43,14 @@ pub(super) fn unpack_contiguous<E: SubByte>(
     let whole = rest.len() / per_byte;
     let (body, tail) = rest.split_at_mut(whole * per_byte);
     match bytes.get(first_byte..first_byte + whole) {
-        Some(src) => {
-            for (&b, chunk) in src.iter().zip(body.chunks_exact_mut(per_byte)) {
-                for (j, v) in chunk.iter_mut().enumerate() {
-                    // Slot `j` of the byte sits in the high bits first.
-                    *v = E::from_bits(b >> (8 - n * (j as u32 + 1)));
-                }
-            }
-        }
+        // The slots per byte a constant, so that the loop over the bytes
+        // is one the compiler vectorises.
+        Some(src) => match per_byte {
+            2 => unpack_bytes::<E, 2>(src, body),
+            4 => unpack_bytes::<E, 4>(src, body),
+            8 => unpack_bytes::<E, 8>(src, body),
+            _ => unpack_bytes::<E, 1>(src, body),
+        },
         None => {
             for (i, v) in body.iter_mut().enumerate() {
                 *v = E::from_bits(read_field(bytes, offset + head + i, n));
@@ -60,6 +60,20 @@ pub(super) fn unpack_contiguous<E: SubByte>(
     let tail_start = offset + head + whole * per_byte;
     for (i, v) in tail.iter_mut().enumerate() {
         *v = E::from_bits(read_field(bytes, tail_start + i, n));
+    }
+}
+
+/// The values of `PER` slots per byte of each byte of `src`, in order,
+/// into `out` (`PER` values per byte; the first in the high bits).
+#[inline(always)]
+fn unpack_bytes<E: SubByte, const PER: usize>(src: &[u8], out: &mut [E::Value]) {
+    let n = (8 / PER) as u32;
+    let (chunks, _) = out.as_chunks_mut::<PER>();
+    for (&b, chunk) in src.iter().zip(chunks) {
+        for (j, v) in chunk.iter_mut().enumerate() {
+            // Slot `j` of the byte sits in the high bits first.
+            *v = E::from_bits(b >> (8 - n * (j as u32 + 1)));
+        }
     }
 }
 
