@@ -1150,6 +1150,50 @@ fn unpack_into_places_every_element() {
     assert!((0..120).all(|k| dst.as_slice()[k] == (k % 3 == 0)));
 }
 
+/// `pack_from` is `unpack_into`'s inverse for every pair of layouts
+/// there, and a value that does not fit stops it with the elements
+/// before it (in logical order) written and the rest untouched, in a
+/// contiguous piece as in a strided one.
+#[test]
+fn pack_from_round_trips_and_stops_at_a_misfit() {
+    let value = |y: usize, x: usize| ((y * 7 + x * 3) % 16) as i8 - 8;
+    for (y, x) in [(37, 300), (8, 256), (5, 3)] {
+        for wide in ["{1,0}", "{0,1}", "{1,0:T(8,128)}"] {
+            let layout = PreparedLayout::parse(&format!("s8[{y},{x}]{wide}")).unwrap();
+            let src = TensorBuf::from_fn(layout, |i| value(i[0], i[1])).unwrap();
+            let packed_layouts = ["{1,0:E(4)}", "{1,0:T(8,128)E(4)}", "{0,1:T(4,2)E(4)}"];
+            for packed in packed_layouts {
+                let layout = PreparedLayout::parse(&format!("s4[{y},{x}]{packed}")).unwrap();
+                let mut dst = PackedBuf::<_, S4>::zeroed(layout).unwrap();
+                dst.pack_from(&src).unwrap();
+                for (i, j) in (0..y).flat_map(|i| (0..x).map(move |j| (i, j))) {
+                    assert_eq!(
+                        dst.get([i, j]),
+                        Some(value(i, j)),
+                        "{wide} -> {packed} at [{i}, {j}]"
+                    );
+                }
+                // A misfit at [2, 1]: the elements before it are written.
+                let mut bad = src.clone();
+                bad[[2.min(y - 1), 1]] = 8;
+                let mut dst = PackedBuf::<_, S4>::zeroed(layout).unwrap();
+                let err = dst.pack_from(&bad).unwrap_err();
+                assert_eq!(err.to_string(), "value 8 does not fit element type `s4`");
+                let stop = 2.min(y - 1) * x + 1;
+                for k in 0..y * x {
+                    let (i, j) = (k / x, k % x);
+                    let expected = if k < stop { value(i, j) } else { 0 };
+                    assert_eq!(
+                        dst.get([i, j]),
+                        Some(expected),
+                        "{wide} -> {packed} at [{i}, {j}]"
+                    );
+                }
+            }
+        }
+    }
+}
+
 #[test]
 fn f4e2m1fn_values() {
     let expected = [

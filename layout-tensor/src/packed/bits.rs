@@ -2,6 +2,8 @@
 //! and written in place, and runs of slots unpacked a byte at a time
 //! (where the bits go: the [module docs](crate::packed)).
 
+use layout_core::Error;
+
 use super::sub_byte::SubByte;
 
 /// The mask of the low `bits` bits of a byte (`bits <= 8`).
@@ -74,6 +76,77 @@ fn unpack_bytes<E: SubByte, const PER: usize>(src: &[u8], out: &mut [E::Value]) 
             // Slot `j` of the byte sits in the high bits first.
             *v = E::from_bits(b >> (8 - n * (j as u32 + 1)));
         }
+    }
+}
+
+/// Packs `values` into the consecutive slots from `offset` on, `n` bits
+/// each (the inverse of [`unpack_contiguous`]): the slots before the
+/// first whole byte one at a time, then whole bytes (`8 / n` values each,
+/// the first in the high bits), then the rest. The other bits of the end
+/// bytes are left as they are.
+///
+/// # Errors
+/// A value does not fit the element type ([`SubByte::to_bits`]): the
+/// values before it are written.
+#[inline(always)]
+pub(super) fn pack_contiguous<E: SubByte>(
+    bytes: &mut [u8],
+    offset: usize,
+    n: u32,
+    values: &[E::Value],
+) -> Result<(), Error> {
+    // Values out of range are the exception: the whole piece is checked
+    // first (a loop the compiler vectorises), and a piece with one goes a
+    // value at a time, which stops there.
+    if !values.iter().all(|&v| E::to_bits(v).is_ok()) {
+        for (i, &v) in values.iter().enumerate() {
+            write_field(bytes, offset + i, n, E::to_bits(v)?);
+        }
+        return Ok(());
+    }
+    let bits = |v: E::Value| E::to_bits(v).unwrap_or(0);
+    let per_byte = (8 / n) as usize;
+    let head = ((per_byte - offset % per_byte) % per_byte).min(values.len());
+    let (head_values, rest) = values.split_at(head);
+    for (i, &v) in head_values.iter().enumerate() {
+        write_field(bytes, offset + i, n, bits(v));
+    }
+    let first_byte = (offset + head) / per_byte;
+    let whole = rest.len() / per_byte;
+    let (body, tail) = rest.split_at(whole * per_byte);
+    match bytes.get_mut(first_byte..first_byte + whole) {
+        Some(out) => match per_byte {
+            2 => pack_bytes::<E, 2>(body, out),
+            4 => pack_bytes::<E, 4>(body, out),
+            8 => pack_bytes::<E, 8>(body, out),
+            _ => pack_bytes::<E, 1>(body, out),
+        },
+        None => {
+            for (i, &v) in body.iter().enumerate() {
+                write_field(bytes, offset + head + i, n, bits(v));
+            }
+        }
+    }
+    let tail_start = offset + head + whole * per_byte;
+    for (i, &v) in tail.iter().enumerate() {
+        write_field(bytes, tail_start + i, n, bits(v));
+    }
+    Ok(())
+}
+
+/// Each byte of `out` from `PER` values of `values` in order (the first
+/// in the high bits), every value already known to fit.
+#[inline(always)]
+fn pack_bytes<E: SubByte, const PER: usize>(values: &[E::Value], out: &mut [u8]) {
+    let n = (8 / PER) as u32;
+    let (chunks, _) = values.as_chunks::<PER>();
+    for (byte, chunk) in out.iter_mut().zip(chunks) {
+        let mut b = 0u8;
+        for (j, &v) in chunk.iter().enumerate() {
+            let field = E::to_bits(v).unwrap_or(0) & low_mask(n);
+            b |= field << (8 - n * (j as u32 + 1));
+        }
+        *byte = b;
     }
 }
 
