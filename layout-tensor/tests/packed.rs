@@ -1109,6 +1109,25 @@ fn pack_and_unpack_tensors() {
     );
 }
 
+/// Relayouts between slot widths (`E(n)` and one value per byte, or two
+/// `E(n)`s) along runs longer than the 256 values they are converted in
+/// at a time, from slots that start mid-byte too.
+#[test]
+fn width_changes_over_long_runs() {
+    for (ty, a, b) in [
+        ("s4", "{1,0:E(4)}", "{1,0}"),
+        ("u2", "{1,0}", "{1,0:E(2)}"),
+        ("pred", "{1,0:E(1)}", "{1,0:E(4)}"),
+        ("s4", "{1,0:T(2,600)E(4)}", "{1,0}"),
+    ] {
+        for shape in ["3,600", "2,1030", "5,263"] {
+            let la: ArrayLayout = format!("{ty}[{shape}]{a}").parse().unwrap();
+            let lb: ArrayLayout = format!("{ty}[{shape}]{b}").parse().unwrap();
+            dispatch!(la.element_type(), check_relayout(la, lb, 5)).unwrap();
+        }
+    }
+}
+
 /// `unpack_into` walks both layouts' runs in step: pieces contiguous in
 /// both unpack a byte at a time (from any slot, so heads and tails of
 /// partial bytes), the others element by element. Every element lands

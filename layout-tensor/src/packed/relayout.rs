@@ -60,8 +60,10 @@ impl<S: Storage<Elem = u8>, L: AnyLayout, E: SubByte> PackedBase<S, L, E> {
     ///   5.2–6.3× `memcpy`'s time (`BENCHMARKS.md`). Rows that start
     ///   mid-byte (an odd number of `s4` per row) go slot by slot;
     /// - otherwise runs contiguous in both buffers and equally aligned are
-    ///   copied a byte at a time, other elements one at a time along the
-    ///   nest, or in logical order when there is none. Each written slot
+    ///   copied a byte at a time, runs contiguous in both whose slots
+    ///   differ in width (`E(4)` into one `s4` per byte) unpacked and
+    ///   packed again a byte at a time, other elements one at a time along
+    ///   the nest, or in logical order when there is none. Each written slot
     ///   gets the value's bits with its upper bits zero.
     ///
     /// For two static layouts a shape mismatch is a compile error.
@@ -125,6 +127,11 @@ impl<S: Storage<Elem = u8>, L: AnyLayout, E: SubByte> PackedBase<S, L, E> {
                 nest.for_each_run(|[s, d], len| {
                     if bytewise {
                         copy_run(src, out, s, d, len, na, &copy_one);
+                    } else if si == 1 && di == 1 {
+                        // Contiguous in both, in slots of other widths
+                        // (into one `s4` per byte): unpacked and packed
+                        // back a byte at a time.
+                        convert_run::<E>(src, out, [s, d], len, [na, nb], &copy_one);
                     } else {
                         for i in 0..len {
                             copy_one(out, s + i * si, d + i * di);
@@ -267,6 +274,33 @@ impl<S: StorageMut<Elem = u8>, L: AnyLayout, E: SubByte> PackedBase<S, L, E> {
             };
         });
         result
+    }
+}
+
+/// Copies the run of `len` slots from `s` in `src`, `na` bits each, to
+/// the one from `d` in `out`, `nb` bits each, both contiguous: the
+/// values unpacked and packed again a byte at a time
+/// ([`unpack_contiguous`], [`pack_contiguous`]), 256 at a time, each slot
+/// written with the value's bits and its upper bits zero.
+fn convert_run<E: SubByte>(
+    src: &[u8],
+    out: &mut [u8],
+    [s, d]: [usize; 2],
+    len: usize,
+    [na, nb]: [u32; 2],
+    copy_one: &impl Fn(&mut [u8], usize, usize),
+) {
+    let mut values = [E::ZERO; 256];
+    for k in (0..len).step_by(values.len()) {
+        let piece = &mut values[..(len - k).min(256)];
+        unpack_contiguous::<E>(src, s + k, na, piece);
+        // Values read from fields fit them; were one not to, its slots
+        // go one at a time.
+        if pack_contiguous::<E>(out, d + k, nb, piece).is_err() {
+            for i in k..k + piece.len() {
+                copy_one(out, s + i, d + i);
+            }
+        }
     }
 }
 
