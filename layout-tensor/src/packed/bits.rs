@@ -25,6 +25,40 @@ pub(super) fn read_field(bytes: &[u8], offset: usize, n: u32) -> u8 {
     (bytes.get(bit / 8).copied().unwrap_or(0) >> shift) & low_mask(n)
 }
 
+/// How a run of consecutive slots lies on bytes, `per_byte` slots to a
+/// byte: `head` slots before the first whole byte, `whole` whole bytes
+/// from byte `first_byte`, then the rest of the run, from slot `tail`.
+#[derive(Clone, Copy)]
+pub(super) struct ByteSpan {
+    pub(super) head: usize,
+    pub(super) first_byte: usize,
+    pub(super) whole: usize,
+    pub(super) tail: usize,
+}
+
+impl ByteSpan {
+    /// The span of the `len` slots from slot `offset`.
+    ///
+    /// A run that starts on a byte (the common case: a tile row) has
+    /// `len / per_byte` whole bytes, a constant when `len` is one (a
+    /// static layout's box), so that short fills compile to plain stores.
+    #[inline(always)]
+    pub(super) fn of(offset: usize, len: usize, per_byte: usize) -> ByteSpan {
+        let head = ((per_byte - offset % per_byte) % per_byte).min(len);
+        let (first_byte, rest) = match head {
+            0 => (offset / per_byte, len),
+            _ => ((offset + head) / per_byte, len - head),
+        };
+        let whole = rest / per_byte;
+        ByteSpan {
+            head,
+            first_byte,
+            whole,
+            tail: offset + head + whole * per_byte,
+        }
+    }
+}
+
 /// Unpacks `out.len()` consecutive slots from `offset` on: the slots
 /// before the first whole byte one at a time, then whole bytes (`8 / n`
 /// values each, first in the high bits), then the rest.
@@ -36,15 +70,13 @@ pub(super) fn unpack_contiguous<E: SubByte>(
     out: &mut [E::Value],
 ) {
     let per_byte = (8 / n) as usize;
-    let head = ((per_byte - offset % per_byte) % per_byte).min(out.len());
-    let (head_out, rest) = out.split_at_mut(head);
+    let span = ByteSpan::of(offset, out.len(), per_byte);
+    let (head_out, rest) = out.split_at_mut(span.head);
     for (i, v) in head_out.iter_mut().enumerate() {
         *v = E::from_bits(read_field(bytes, offset + i, n));
     }
-    let first_byte = (offset + head) / per_byte;
-    let whole = rest.len() / per_byte;
-    let (body, tail) = rest.split_at_mut(whole * per_byte);
-    match bytes.get(first_byte..first_byte + whole) {
+    let (body, tail) = rest.split_at_mut(span.whole * per_byte);
+    match bytes.get(span.first_byte..span.first_byte + span.whole) {
         // The slots per byte a constant, so that the loop over the bytes
         // is one the compiler vectorises.
         Some(src) => match per_byte {
@@ -55,13 +87,12 @@ pub(super) fn unpack_contiguous<E: SubByte>(
         },
         None => {
             for (i, v) in body.iter_mut().enumerate() {
-                *v = E::from_bits(read_field(bytes, offset + head + i, n));
+                *v = E::from_bits(read_field(bytes, offset + span.head + i, n));
             }
         }
     }
-    let tail_start = offset + head + whole * per_byte;
     for (i, v) in tail.iter_mut().enumerate() {
-        *v = E::from_bits(read_field(bytes, tail_start + i, n));
+        *v = E::from_bits(read_field(bytes, span.tail + i, n));
     }
 }
 
@@ -106,15 +137,13 @@ pub(super) fn pack_contiguous<E: SubByte>(
     }
     let bits = |v: E::Value| E::to_bits(v).unwrap_or(0);
     let per_byte = (8 / n) as usize;
-    let head = ((per_byte - offset % per_byte) % per_byte).min(values.len());
-    let (head_values, rest) = values.split_at(head);
+    let span = ByteSpan::of(offset, values.len(), per_byte);
+    let (head_values, rest) = values.split_at(span.head);
     for (i, &v) in head_values.iter().enumerate() {
         write_field(bytes, offset + i, n, bits(v));
     }
-    let first_byte = (offset + head) / per_byte;
-    let whole = rest.len() / per_byte;
-    let (body, tail) = rest.split_at(whole * per_byte);
-    match bytes.get_mut(first_byte..first_byte + whole) {
+    let (body, tail) = rest.split_at(span.whole * per_byte);
+    match bytes.get_mut(span.first_byte..span.first_byte + span.whole) {
         Some(out) => match per_byte {
             2 => pack_bytes::<E, 2>(body, out),
             4 => pack_bytes::<E, 4>(body, out),
@@ -123,13 +152,12 @@ pub(super) fn pack_contiguous<E: SubByte>(
         },
         None => {
             for (i, &v) in body.iter().enumerate() {
-                write_field(bytes, offset + head + i, n, bits(v));
+                write_field(bytes, offset + span.head + i, n, bits(v));
             }
         }
     }
-    let tail_start = offset + head + whole * per_byte;
     for (i, &v) in tail.iter().enumerate() {
-        write_field(bytes, tail_start + i, n, bits(v));
+        write_field(bytes, span.tail + i, n, bits(v));
     }
     Ok(())
 }

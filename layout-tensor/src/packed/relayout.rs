@@ -13,7 +13,9 @@ use crate::runs::for_each_run_pair;
 use crate::storage::{Storage, StorageMut};
 use crate::tensor::TensorBase;
 
-use super::bits::{low_mask, pack_contiguous, read_field, unpack_contiguous, write_field};
+use super::bits::{
+    ByteSpan, low_mask, pack_contiguous, read_field, unpack_contiguous, write_field,
+};
 use super::sub_byte::SubByte;
 use super::tensor::PackedBase;
 
@@ -325,15 +327,17 @@ fn copy_run(
         }
         return;
     }
-    // Slots before the first whole byte.
-    let head = (per_byte - s % per_byte) % per_byte;
-    for i in 0..head {
+    // Both start at the same place in a byte, so their spans match.
+    let (from, to) = (
+        ByteSpan::of(s, len, per_byte),
+        ByteSpan::of(d, len, per_byte),
+    );
+    for i in 0..from.head {
         copy_one(out, s + i, d + i);
     }
-    let whole = (len - head) / per_byte;
-    let (sb, db) = ((s + head) / per_byte, (d + head) / per_byte);
+    let (sb, db, whole) = (from.first_byte, to.first_byte, from.whole);
     out[db..db + whole].copy_from_slice(&src[sb..sb + whole]);
-    for i in head + whole * per_byte..len {
+    for i in from.tail - s..len {
         copy_one(out, s + i, d + i);
     }
 }

@@ -7,7 +7,7 @@ use core::marker::PhantomData;
 
 use layout_core::{AnyLayout, Error, ErrorKind, Locus, PaddingValue, PrimitiveType};
 
-use super::bits::{low_mask, read_field, write_field};
+use super::bits::{ByteSpan, low_mask, read_field, write_field};
 use super::sub_byte::SubByte;
 use super::tensor::PackedBase;
 use crate::runs::{self, Order};
@@ -211,26 +211,14 @@ fn byte_of(bits: u8, n: u32) -> u8 {
 /// [`byte_of`]), field by field after the last.
 #[inline(always)]
 fn fill_stretch(bytes: &mut [u8], start: usize, len: usize, n: u32, bits: u8, pattern: u8) {
-    let per_byte = (8 / n) as usize;
-    // A stretch that starts on a byte (the common case: a tile row) has
-    // `len / per_byte` whole bytes, a constant when `len` is one (a
-    // static layout's box), so short fills compile to plain stores.
-    let head = (per_byte - start % per_byte) % per_byte;
-    let head = head.min(len);
-    for offset in start..start + head {
+    let span = ByteSpan::of(start, len, (8 / n) as usize);
+    for offset in start..start + span.head {
         write_field(bytes, offset, n, bits);
     }
-    let (first, rest) = if head == 0 {
-        (start / per_byte, len)
-    } else {
-        ((start + head) / per_byte, len - head)
-    };
-    let whole = rest / per_byte;
-    if let Some(body) = bytes.get_mut(first..first + whole) {
+    if let Some(body) = bytes.get_mut(span.first_byte..span.first_byte + span.whole) {
         body.fill(pattern);
     }
-    let tail_start = start + head + whole * per_byte;
-    for offset in tail_start..start + len {
+    for offset in span.tail..start + len {
         write_field(bytes, offset, n, bits);
     }
 }
