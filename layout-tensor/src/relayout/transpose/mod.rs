@@ -27,7 +27,11 @@
 //! (`T(2,128)`'s 2-row tiles, the 4-row tiles of bytes), with each row's
 //! destination offset and each run's source offset from a table: a
 //! square's rows are consecutive in the source and its runs in the
-//! destination, since the merged blocks continue each other there.
+//! destination, since the merged blocks continue each other there. When
+//! the destination's rows are a multiple of 1 KiB apart, and so crowd
+//! into few sets of the L1 cache, a block's squares go in sweeps of
+//! fewer rows, so that a line half written by one square is still
+//! cached when the next one writes the rest.
 //! Above it the plane is copied in tiles of 128 bytes of each of
 //! a cache line's worth of source runs: each source line read whole once,
 //! the tile transposed into a staging buffer in the L1 cache, and each

@@ -307,6 +307,63 @@ fn tiles_transpose_like_the_definition() {
     check_tiles(|i| i as u64);
 }
 
+/// Destination rows a power of two of bytes apart (1, 2 and 4 KiB),
+/// which crowd into few cache sets: the direct kernel stores a block's
+/// squares in sweeps of fewer rows than the block (`sweep_squares`),
+/// so these blocks take several sweeps, whole squares and across
+/// blocks of 2 rows.
+fn check_crowded_rows<T: bytemuck::NoUninit + PartialEq + core::fmt::Debug>(make: fn(usize) -> T) {
+    let size = core::mem::size_of::<T>();
+    // Two blocks of 128 bytes and then some, either way.
+    let (rows, len) = (2 * 128 / size + 35, 128 / size + 3);
+    // Under Miri (slow), rows 4 KiB apart only, without the tiles.
+    let row_bytes: &[usize] = match cfg!(miri) {
+        true => &[4096],
+        false => &[1024, 2048, 4096],
+    };
+    for &row_bytes in row_bytes {
+        let row_stride = row_bytes / size;
+        let plain = TransposeGrid {
+            start: [1, 3],
+            counts: [1, 1],
+            strides: [[0, 0]; 2],
+            rows,
+            len,
+            run_stride: rows + 1,
+            row_stride,
+        };
+        // Tiles of 2 rows side by side in the source, apart in the
+        // destination: not whole squares, so squares cross them.
+        let tiles = TransposeGrid {
+            counts: [rows / 2, 1],
+            strides: [[2, 2 * row_stride + len], [0, 0]],
+            rows: 2,
+            run_stride: rows,
+            ..plain
+        };
+        let grids = [plain, tiles];
+        for &grid in &grids[..if cfg!(miri) { 1 } else { 2 }] {
+            let [s, d] = grid.ends().unwrap();
+            let src: Vec<T> = (0..s).map(make).collect();
+            let mut out: Vec<T> = (0..d + 64).map(|i| make(i + 5000)).collect();
+            let line = out.as_ptr().align_offset(64);
+            check_grid(&src, &mut out[line..line + d], grid, false);
+        }
+    }
+}
+
+#[test]
+fn crowded_rows_transpose_like_the_definition() {
+    if !cfg!(miri) {
+        check_crowded_rows(|i| i as u8);
+        check_crowded_rows(|i| (i as i16).wrapping_neg());
+        check_crowded_rows(|i| i as f32);
+    }
+    // Under Miri too: 8 rows to a sweep, 16 to a block, in squares of
+    // 2 or 4.
+    check_crowded_rows(|i| i as u64);
+}
+
 #[test]
 #[should_panic(expected = "out of bounds")]
 fn a_block_past_the_source_panics() {
