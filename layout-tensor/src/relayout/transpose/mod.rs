@@ -28,11 +28,12 @@
 //! destination offset and each run's source offset from a table: a
 //! square's rows are consecutive in the source and its runs in the
 //! destination, since the merged blocks continue each other there. When
-//! the destination's rows are a multiple of 1 KiB apart, and so crowd
-//! into few sets of the L1 cache, a block's squares go in sweeps of
-//! fewer rows, so that a line half written by one square is still
-//! cached when the next one writes the rest; rows a multiple of 4 KiB
-//! apart, all in one set, are staged as above the threshold (below).
+//! the destination's rows crowd into few sets of the L1 cache (rows a
+//! multiple of 1 KiB apart, or tiles a multiple of 4 KiB apart), a
+//! block's squares go in sweeps of fewer rows, so that a line half
+//! written by one square is still cached when the next one writes the
+//! rest; rows that all fall in one set (a multiple of 4 KiB apart) are
+//! staged as above the threshold (below).
 //! Above it the plane is copied in tiles of 128 bytes of each of
 //! a cache line's worth of source runs: each source line read whole once,
 //! the tile transposed into a staging buffer in the L1 cache, and each

@@ -310,9 +310,10 @@ fn tiles_transpose_like_the_definition() {
 /// Destination rows a power of two of bytes apart (1, 2 and 4 KiB),
 /// which crowd into few cache sets: below 4 KiB the direct kernel
 /// stores a block's squares in sweeps of fewer rows than the block
-/// (`sweep_squares`), so these blocks take several sweeps, in whole
-/// squares and in squares across blocks of 2 rows; rows 4 KiB apart
-/// are staged.
+/// (`rows_before_crowding`), so these blocks take several sweeps, in
+/// whole squares and in squares across blocks of 2 rows, also when the
+/// blocks crowd and the rows within them do not; rows 4 KiB apart are
+/// staged.
 fn check_crowded_rows<T: bytemuck::NoUninit + PartialEq + core::fmt::Debug>(make: fn(usize) -> T) {
     let size = core::mem::size_of::<T>();
     // Two blocks of 128 bytes and then some, either way; under Miri
@@ -341,8 +342,15 @@ fn check_crowded_rows<T: bytemuck::NoUninit + PartialEq + core::fmt::Debug>(make
             run_stride: rows,
             ..plain
         };
-        let grids = [plain, tiles];
-        for &grid in &grids[..if cfg!(miri) { 1 } else { 2 }] {
+        // Tiles of 2 rows 512 bytes apart, the tiles `row_bytes * 8`
+        // apart (as `s8`'s `{0,1:T(8,128)(4,1)}` in 4-byte units).
+        let far_tiles = TransposeGrid {
+            strides: [[2, row_bytes * 8 / size], [0, 0]],
+            row_stride: 512 / size,
+            ..tiles
+        };
+        let grids = [plain, tiles, far_tiles];
+        for &grid in &grids[..if cfg!(miri) { 1 } else { 3 }] {
             let [s, d] = grid.ends().unwrap();
             let src: Vec<T> = (0..s).map(make).collect();
             let mut out: Vec<T> = (0..d + 64).map(|i| make(i + 5000)).collect();

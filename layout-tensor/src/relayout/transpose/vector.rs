@@ -349,36 +349,79 @@ fn merged<T: NoUninit, X: Vector, const V: usize, const W: usize, const STREAMIN
     // source and its runs in the destination, as the blocks of each axis
     // continue each other there (how `x` and `i` were chosen).
     let across = (x.blocks == 1 || x.stride[0] == x.per) && (i.blocks == 1 || i.stride[1] == i.per);
-    // Destination rows a multiple of 4 KiB apart all fall in one set of
-    // the L1 cache, where even a sweep of one square's rows
-    // ([`sweep_squares`]) evicts lines before they are whole: such planes
-    // are staged, a line of each row written whole: 1 MiB transposes
-    // into rows of 4 KiB (`f32[1024,256]`, `bf16[2048,256]`) went from
-    // 8-13 times `memcpy`'s time to 3.8-4.9 (`u8[4096,256]` 7-8 to 5.7).
-    let one_set = (grid.row_stride * core::mem::size_of::<T>()).is_multiple_of(4096);
-    let direct = match (whole(W) && !one_set, whole(V) && !one_set) {
+    let direct = match (whole(W), whole(V)) {
         (true, _) => Some(Direct::Squares(W)),
         (_, true) => Some(Direct::Squares(V)),
-        _ if !STREAMING && across && !one_set => Some(Direct::Across),
+        _ if !STREAMING && across => Some(Direct::Across),
         _ => None,
     };
     for o in 0..free(0) {
         for k in 0..free(1) {
             let at = grid.block(o, k);
+            // Destination rows crowded into one set of the L1 cache (a
+            // multiple of 4 KiB apart), where even a sweep of one
+            // square's rows evicts lines before they are whole, are
+            // staged, a line of each row written whole: 1 MiB transposes
+            // into rows of 4 KiB (`f32[1024,256]`, `bf16[2048,256]`) went
+            // from 8-13 times `memcpy`'s time to 3.8-4.9 (`u8[4096,256]`
+            // 7-8 to 5.7).
+            let uncrowded = match direct {
+                Some(_) => rows_before_crowding(dst, at[1], x, grid.row_stride),
+                None => 0,
+            };
+            let one_set = uncrowded < (x.per * x.blocks).min(16);
             match direct {
-                Some(Direct::Squares(n)) if n == W => {
-                    direct_plane::<T, X, W, false>(src, dst, at, [x, i], strides)
-                }
-                Some(Direct::Squares(_)) => {
-                    direct_plane::<T, __m128i, V, false>(src, dst, at, [x, i], strides)
-                }
-                Some(Direct::Across) => {
-                    direct_plane::<T, X, W, true>(src, dst, at, [x, i], strides)
-                }
-                None => plane::<T, V, STREAMING>(src, dst, at, [x, i], strides),
+                Some(kind) if !one_set => match kind {
+                    Direct::Squares(n) if n == W => {
+                        direct_plane::<T, X, W, false>(src, dst, at, [x, i], strides, uncrowded)
+                    }
+                    Direct::Squares(_) => direct_plane::<T, __m128i, V, false>(
+                        src,
+                        dst,
+                        at,
+                        [x, i],
+                        strides,
+                        uncrowded,
+                    ),
+                    Direct::Across => {
+                        direct_plane::<T, X, W, true>(src, dst, at, [x, i], strides, uncrowded)
+                    }
+                },
+                _ => plane::<T, V, STREAMING>(src, dst, at, [x, i], strides),
             }
         }
     }
+}
+
+/// How many destination rows of axis `x`, from the first on and at
+/// most 128, a plane can write a line of each of before one set of the
+/// L1 cache holds more than eight of those lines (of its 8 or 12 ways;
+/// 64 sets of 64-byte lines, 4 KiB a way, on x86-64). Rows a power of
+/// two of bytes apart crowd into few sets: 1 KiB apart, four sets and
+/// 32 rows; 4 KiB apart, one set and 8 rows; the 2-row tiles of
+/// `{0,1:T(8,128)(4,1)}` `s8`, 512 bytes and 8 KiB apart, two sets and
+/// 16 rows. `d` is where the plane starts in `dst`, `row_stride` is
+/// between the rows of one of `x`'s blocks.
+fn rows_before_crowding<T>(dst: &[T], d: usize, x: Axis, row_stride: usize) -> usize {
+    let size = core::mem::size_of::<T>();
+    let start = dst.as_ptr().addr();
+    let mut lines_in_set = [0u8; 64];
+    let rows = (x.per * x.blocks).min(128);
+    // Row `m` is row `e` of block `b`.
+    let (mut b, mut e) = (0, 0);
+    for m in 0..rows {
+        let at = b * x.stride[1] + e * row_stride;
+        let set = (start + (d + at) * size) / 64 % 64;
+        lines_in_set[set] += 1;
+        if lines_in_set[set] > 8 {
+            return m;
+        }
+        e += 1;
+        if e == x.per {
+            (b, e) = (b + 1, 0);
+        }
+    }
+    rows
 }
 
 /// How [`merged`] stores squares straight to the destination: inside
@@ -414,6 +457,7 @@ fn direct_plane<T: NoUninit, X: Vector, const W: usize, const ACROSS: bool>(
     [s, d]: [usize; 2],
     [x, i]: [Axis; 2],
     [run_stride, row_stride]: [usize; 2],
+    uncrowded: usize,
 ) {
     const GROUPS: usize = 64;
     const EACH: usize = 128;
@@ -430,7 +474,12 @@ fn direct_plane<T: NoUninit, X: Vector, const W: usize, const ACROSS: bool>(
         [b * i.stride[0] + e * run_stride, b * i.stride[1] + e]
     };
     let (rows, runs) = (x.per * x.blocks, i.per * i.blocks);
-    let sweep = sweep_squares(row_stride * size, size, block, W);
+    // Each run's squares in sweeps along `x` of the rows that do not
+    // crowd a set ([`rows_before_crowding`]), so that the lines a sweep
+    // writes half of are still cached when the next runs' squares write
+    // the rest, but a line at least of each source run (64 bytes: a
+    // 32-byte square is half of one).
+    let sweep = (uncrowded.clamp(64 / size, block) / W).max(1);
     let mut runs_at = [[0usize; 2]; GROUPS];
     let mut rows_at = [[0usize; 2]; GROUPS];
     // With `ACROSS`: each run's source offset, each row's destination
@@ -459,9 +508,6 @@ fn direct_plane<T: NoUninit, X: Vector, const W: usize, const ACROSS: bool>(
                     *at = row_at(m0 + r)[1];
                 }
             }
-            // Each run's squares in sweeps along `x` ([`sweep_squares`]),
-            // so that the lines a sweep writes are still cached when the
-            // next runs' squares write the rest of them.
             for band in rows_at[..mv / W].chunks(sweep).enumerate() {
                 let (first, band) = (band.0 * sweep, band.1);
                 for (gj, &[js, jd]) in runs_at[..jv / W].iter().enumerate() {
@@ -525,37 +571,6 @@ fn direct_plane<T: NoUninit, X: Vector, const W: usize, const ACROSS: bool>(
             edge(m0..m0 + mn, j0 + jv..j0 + jn);
         }
     }
-}
-
-/// How many of a block's squares along `x` [`direct_plane`] stores
-/// for some `W` runs before it moves to the next `W` runs: the lines the
-/// destination rows of a sweep get from the first runs (half a line
-/// each, in 32-byte squares) must stay in the L1 cache until the next
-/// runs' squares write the rest.
-///
-/// Rows `row_bytes` apart fall in `4096 / gcd(row_bytes, 4096)` of the
-/// cache's sets (64 sets of 64-byte lines, 4 KiB a way, on x86-64), so
-/// a power-of-two row length crowds them into few sets. A sweep writes
-/// eight lines at most to a set (of 8 or 12 ways), and reads a line at
-/// least of each source run (64 bytes: a 32-byte square is half of
-/// one); it is the whole block when the rows spread over enough sets
-/// (rows of 512 bytes, as tiles' are, and every row length that is not
-/// a multiple of 512 bytes). Timed in turns with whole-block sweeps at
-/// 1 MiB, the plain transposes `bf16[512,1024]` and `[1024,512]` took
-/// 4.6 and 7.3 times `memcpy`'s time before and 2.3 and 4.2 after, and
-/// `f32[512,512]` 5.8 and 4.4.
-fn sweep_squares(row_bytes: usize, size: usize, block: usize, w: usize) -> usize {
-    let sets = 4096 / gcd(row_bytes % 4096, 4096).max(64);
-    let rows = (8 * sets).clamp(64 / size, block);
-    (rows / w).max(1)
-}
-
-/// The greatest common divisor of `a` and `b` (`gcd(0, b) == b`).
-const fn gcd(mut a: usize, mut b: usize) -> usize {
-    while a != 0 {
-        (a, b) = (b % a, a);
-    }
-    b
 }
 
 /// One plane: element `(m, j)` of axes `x` (source-contiguous, the
@@ -795,4 +810,43 @@ fn sse2_unpack(lane: usize, high: bool, a: __m128i, b: __m128i) -> __m128i {
     // SAFETY: register-only instructions of SSE2, which the build enables
     // (this module is compiled only with `target_feature = "sse2"`).
     unsafe { <__m128i as Vector>::unpack(lane, high, a, b) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Axis, rows_before_crowding};
+
+    #[test]
+    fn counts_the_rows_before_a_cache_set_crowds() {
+        let buf = alloc::vec![0u8; 1 << 21];
+        let dst = &buf[buf.as_ptr().align_offset(64)..];
+        let rows_apart = |per: usize, blocks: usize, block_stride: usize, row_stride: usize| {
+            let x = Axis {
+                per,
+                blocks,
+                stride: [per, block_stride],
+            };
+            rows_before_crowding(dst, 0, x, row_stride)
+        };
+        // Plain rows: 1, 2 and 4 KiB apart fall in 4, 2 and 1 sets.
+        assert_eq!(rows_apart(1000, 1, 0, 1024), 32);
+        assert_eq!(rows_apart(1000, 1, 0, 2048), 16);
+        assert_eq!(rows_apart(1000, 1, 0, 4096), 8);
+        // 512 bytes apart, eight sets: the 128 rows that are looked at.
+        assert_eq!(rows_apart(1000, 1, 0, 512), 64);
+        assert_eq!(rows_apart(1000, 1, 0, 520), 128);
+        // Fewer rows than that: all of them.
+        assert_eq!(rows_apart(20, 1, 0, 4096), 8);
+        assert_eq!(rows_apart(5, 1, 0, 4096), 5);
+        // Tiles of 2 rows 512 bytes apart, tiles 8 KiB apart: 2 sets.
+        assert_eq!(rows_apart(2, 100, 8192, 512), 16);
+        // The same 4 KiB rows from a start that is not a line's: the
+        // same sets, one for each row.
+        let x = Axis {
+            per: 1000,
+            blocks: 1,
+            stride: [1000, 0],
+        };
+        assert_eq!(rows_before_crowding(dst, 3, x, 4096), 8);
+    }
 }
