@@ -49,6 +49,13 @@
 //!   kernel asserted, and timed in turns with `memcpy` like the other
 //!   paired groups (`1.14 ms`: 1.14× memcpy's time). Only these:
 //!   `cargo bench -p tessera-xla --bench relayout -- matrix`.
+//! - `paired_transpose_shapes_1MiB` (with size 1 only): plain
+//!   transposes (`{1,0}` → `{0,1}`) of 1 MiB in shapes the matrix does
+//!   not use, whose destination rows are 2 or 4 KiB apart (the
+//!   matrix's are 1 KiB apart) and so crowd into few sets of the L1
+//!   cache, and 1000 bytes apart ([`transpose_shapes_1mib`]),
+//!   timed in turns with `memcpy` like the matrix. Only these:
+//!   `TESSERA_BENCH_SIZES=1 cargo bench -p tessera-xla --bench relayout -- shapes`.
 //! - `naive_1MiB` (with size 1 only): `memcpy`, `pack` (the kernel) and
 //!   the per-element loop `dst[[i, j]] = src[[i, j]]` through static
 //!   (`naive_pack`) and run-time (`naive_pack_runtime`) layouts.
@@ -868,6 +875,33 @@ fn matrix_group(c: &mut Criterion, mib: usize) {
     g.finish();
 }
 
+/// Plain transposes of 1 MiB in shapes the matrix does not use
+/// (`paired_transpose_shapes_1MiB`): `f32`, `bf16` and `u8`
+/// `[rows, cols]{1,0}` → `{0,1}`, whose destination rows (`rows`
+/// elements) are 1000 bytes, 2 KiB and 4 KiB apart; checked, the kernel
+/// asserted, timed in turns with `memcpy`.
+fn transpose_shapes_1mib(c: &mut Criterion) {
+    let mut g = paired_group(c, "transpose_shapes", 1);
+    let plain = |dims: &str| Pair {
+        name: format!("transpose_{}", dims.replace(',', "x")).leak(),
+        src: "{1,0}",
+        dst: "{0,1}",
+        kernel: RelayoutKernel::Transpose,
+    };
+    for dims in ["250,1048", "512,512", "1024,256"] {
+        matrix_entry(&mut g, "f32", dims, &plain(dims), |i| i as f32);
+    }
+    for dims in ["500,1048", "1024,512", "2048,256"] {
+        matrix_entry(&mut g, "bf16", dims, &plain(dims), |i| {
+            bf16::from_bits(i as u16 & 0x3fff)
+        });
+    }
+    for dims in ["1000,1048", "2048,512", "4096,256"] {
+        matrix_entry(&mut g, "u8", dims, &plain(dims), |i| i as u8);
+    }
+    g.finish();
+}
+
 fn relayouts(c: &mut Criterion) {
     call_8kib(c);
     let sizes = sizes();
@@ -886,6 +920,7 @@ fn relayouts(c: &mut Criterion) {
         with_size!(mib, z => bf16_group(c, mib, z::Bf16Rows::NEW, z::Bf16Tiled::NEW));
     }
     if sizes.contains(&1) {
+        transpose_shapes_1mib(c);
         naive_1mib(c);
     }
 }

@@ -508,11 +508,13 @@ fn direct_plane<T: NoUninit, X: Vector, const W: usize, const ACROSS: bool>(
                     *at = row_at(m0 + r)[1];
                 }
             }
-            for band in rows_at[..mv / W].chunks(sweep).enumerate() {
-                let (first, band) = (band.0 * sweep, band.1);
+            let squares = mv / W;
+            let mut first = 0;
+            while first < squares {
+                let last = (first + sweep).min(squares);
                 for (gj, &[js, jd]) in runs_at[..jv / W].iter().enumerate() {
-                    for (gm, &[ms, md]) in band.iter().enumerate() {
-                        let gm = first + gm;
+                    for gm in first..last {
+                        let [ms, md] = rows_at[gm];
                         // SAFETY: the grid was checked against both
                         // buffers (`TransposeGrid::check`) and every `(m,
                         // j)`, `m < rows`, `j < runs`, is one of its
@@ -555,6 +557,7 @@ fn direct_plane<T: NoUninit, X: Vector, const W: usize, const ACROSS: bool>(
                         }
                     }
                 }
+                first = last;
             }
             // The plain loop: the rows past the squares for the runs
             // they took, then the runs past them.
