@@ -16,7 +16,7 @@
 #![allow(unsafe_code)]
 
 #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
-use core::arch::x86_64::__m128i;
+use core::arch::x86_64::{__m128i, __m256i};
 
 /// A transform of a group of `F` rows (or of `F` vectors of rows) that an
 /// interleave applies before interleaving them and a deinterleave after
@@ -30,6 +30,13 @@ pub(crate) trait Mix<T>: Copy {
     /// [`Mix::elements`].
     #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
     fn vectors<const F: usize>(v: [__m128i; F]) -> [__m128i; F];
+    /// [`Mix::vectors`] in AVX2's 32-byte vectors.
+    ///
+    /// # Safety
+    /// The CPU has AVX2 (the caller is compiled for it, and this inlines
+    /// into it).
+    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+    unsafe fn wide_vectors<const F: usize>(v: [__m256i; F]) -> [__m256i; F];
 }
 
 /// Rows that move whole: no transform.
@@ -47,6 +54,12 @@ impl<T> Mix<T> for Whole {
     #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
     #[inline(always)]
     fn vectors<const F: usize>(v: [__m128i; F]) -> [__m128i; F] {
+        v
+    }
+
+    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+    #[inline(always)]
+    unsafe fn wide_vectors<const F: usize>(v: [__m256i; F]) -> [__m256i; F] {
         v
     }
 }
@@ -113,6 +126,31 @@ impl<const N: u32> Mix<u8> for Fields<N> {
         }
         v
     }
+
+    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+    #[inline(always)]
+    unsafe fn wide_vectors<const F: usize>(mut v: [__m256i; F]) -> [__m256i; F] {
+        use core::arch::x86_64::*;
+        let mut s = F / 2;
+        while s > 0 {
+            // SAFETY: the caller's CPU has AVX2; as in `vectors`, in
+            // 32-byte vectors.
+            unsafe {
+                let shift = _mm_cvtsi32_si128((s as u32 * N) as i32);
+                let mask = _mm256_set1_epi8(round_mask(N, s) as i8);
+                for r in (0..F).filter(|r| r & s == 0) {
+                    let t = _mm256_and_si256(
+                        _mm256_xor_si256(v[r], _mm256_srl_epi16(v[r + s], shift)),
+                        mask,
+                    );
+                    v[r] = _mm256_xor_si256(v[r], t);
+                    v[r + s] = _mm256_xor_si256(v[r + s], _mm256_sll_epi16(t, shift));
+                }
+            }
+            s /= 2;
+        }
+        v
+    }
 }
 
 #[cfg(test)]
@@ -173,6 +211,23 @@ mod tests {
                     let expected = Fields::<N>::elements(group);
                     for r in 0..F {
                         assert_eq!(out[r][l], expected[r], "lane {l}");
+                    }
+                }
+                // And 32 groups side by side in AVX2's vectors, where the
+                // CPU has it.
+                if crate::relayout::isa::has_avx2() {
+                    let lanes: [[u8; 32]; F] = core::array::from_fn(|r| {
+                        core::array::from_fn(|l| v[r].wrapping_add((l as u8).wrapping_mul(29)))
+                    });
+                    // SAFETY: the CPU has AVX2 (asked above).
+                    let ws = unsafe { Fields::<N>::wide_vectors(lanes.map(bytemuck::cast)) };
+                    for l in 0..32 {
+                        let group: [u8; F] = core::array::from_fn(|r| lanes[r][l]);
+                        let expected = Fields::<N>::elements(group);
+                        for r in 0..F {
+                            let out: [u8; 32] = bytemuck::cast(ws[r]);
+                            assert_eq!(out[l], expected[r], "wide lane {l}");
+                        }
                     }
                 }
             }

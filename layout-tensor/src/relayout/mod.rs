@@ -23,6 +23,8 @@
 //! the loop nest itself is walked with.
 
 mod copy;
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+mod isa;
 mod kernel;
 pub(crate) mod mix;
 pub(crate) mod simd;

@@ -30,8 +30,11 @@ fn check_grid<T: bytemuck::NoUninit + PartialEq + core::fmt::Debug>(
 
 /// The instruction sets the kernel can run with here.
 #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
-fn isas() -> impl Iterator<Item = Option<super::isa::Isa>> {
-    super::isa::Isa::available().iter().copied().map(Some)
+fn isas() -> impl Iterator<Item = Option<crate::relayout::isa::Isa>> {
+    crate::relayout::isa::Isa::available()
+        .iter()
+        .copied()
+        .map(Some)
 }
 
 /// Elsewhere: the plain loop only.
@@ -47,7 +50,7 @@ fn run<T: bytemuck::NoUninit>(
     out: &mut [T],
     grid: &TransposeGrid,
     streaming: bool,
-    isa: Option<super::isa::Isa>,
+    isa: Option<crate::relayout::isa::Isa>,
 ) {
     match isa {
         Some(isa) => super::transpose_grid_on(src, out, grid, streaming, isa),
@@ -73,12 +76,12 @@ fn run<T: bytemuck::NoUninit>(
 fn detects_avx2_as_std_does() {
     extern crate std;
     assert_eq!(
-        super::isa::has_avx2(),
+        crate::relayout::isa::has_avx2(),
         std::is_x86_feature_detected!("avx2")
     );
     assert_eq!(
-        super::isa::has_avx2(),
-        super::isa::has_avx2(),
+        crate::relayout::isa::has_avx2(),
+        crate::relayout::isa::has_avx2(),
         "the remembered answer"
     );
 }

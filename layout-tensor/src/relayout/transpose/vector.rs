@@ -4,8 +4,8 @@ use core::arch::x86_64::{
 
 use bytemuck::NoUninit;
 
-use super::isa::Vector;
 use super::{TransposeGrid, scalar_part};
+use crate::relayout::isa::Vector;
 use crate::relayout::simd::{store_vector, stream_lines};
 
 /// Every block of a checked `grid` with `W × W` squares of vectors `X`

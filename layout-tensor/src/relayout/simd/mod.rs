@@ -25,6 +25,9 @@ use layout_core::walk::for_each_step;
 use super::mix::{Fields, Mix, Whole};
 use super::stream::ReadAhead;
 
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+mod avx2;
+
 /// The most rows a block interleaves ([`BlockGrid::factor`]).
 const MAX_FACTOR: usize = 4;
 
@@ -183,10 +186,28 @@ pub(crate) fn interleave_grid<T: NoUninit>(
     interleave_mixed::<T, Whole, Whole>(src, dst, grid, streaming);
 }
 
+/// Whether the kernels take AVX2's 32-byte vectors ([`avx2`]): the CPU
+/// has AVX2 ([`has_avx2`](super::isa::has_avx2)); SSE2's 16-byte ones
+/// otherwise.
+#[inline]
+fn wide_vectors() -> bool {
+    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+    return super::isa::has_avx2();
+    #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
+    false
+}
+
 /// [`interleave_grid`] with the rows of each block transformed by `M2`
 /// (2 rows) or `M4` (4 rows) first ([`Mix`]): the check, then a copy of
 /// the loop per factor and streaming, so that neither is tested per block
 /// or store.
+///
+/// In 16-byte vectors also where the CPU has AVX2: the four-row
+/// interleave in AVX2's vectors (a permute, two rounds of unpacks within
+/// lanes and a byte shuffle per 32 bytes of each row) takes more
+/// shuffles per byte than SSE2's two rounds of unpacks, and measured
+/// 1.1-1.2 times as long at 1 MiB, in turns with them (the two-row one
+/// measured level, within the noise).
 #[inline(always)]
 fn interleave_mixed<T: NoUninit, M2: Mix<T>, M4: Mix<T>>(
     src: &[T],
@@ -261,20 +282,38 @@ fn interleave_blocks<T: NoUninit, M: Mix<T>, const F: usize, const STREAMING: bo
                 }
             }
             if done < rows {
-                let out = &mut dst[d + F * done..d + F * rows];
-                for (r, group) in (done..rows).zip(out.chunks_exact_mut(F)) {
-                    if M::WHOLE {
-                        for (j, o) in group.iter_mut().enumerate() {
-                            *o = src[s + j * row_stride + r];
-                        }
-                    } else {
-                        let rows: [T; F] = core::array::from_fn(|j| src[s + j * row_stride + r]);
-                        group.copy_from_slice(&M::elements(rows));
-                    }
-                }
+                interleave_tail::<T, M, F>(src, dst, [s, d], row_stride, done..rows);
             }
         },
     );
+}
+
+/// The elements `r` in `rows` of each row of the block at `[s, d]`
+/// interleaved one at a time: those past the vectors of
+/// [`interleave_blocks`]. Out of line, so that the loop over blocks does
+/// not work out its bounds for blocks that have no such elements (the
+/// compiler did, for every block: a third of the time of 512-byte
+/// blocks).
+#[inline(never)]
+#[cold]
+fn interleave_tail<T: NoUninit, M: Mix<T>, const F: usize>(
+    src: &[T],
+    dst: &mut [T],
+    [s, d]: [usize; 2],
+    row_stride: usize,
+    rows: core::ops::Range<usize>,
+) {
+    let out = &mut dst[d + F * rows.start..d + F * rows.end];
+    for (r, group) in rows.zip(out.chunks_exact_mut(F)) {
+        if M::WHOLE {
+            for (j, o) in group.iter_mut().enumerate() {
+                *o = src[s + j * row_stride + r];
+            }
+        } else {
+            let rows: [T; F] = core::array::from_fn(|j| src[s + j * row_stride + r]);
+            group.copy_from_slice(&M::elements(rows));
+        }
+    }
 }
 
 /// Deinterleaves every block of `grid` (see [`BlockGrid`]): `dst[d + j *
@@ -302,29 +341,69 @@ pub(crate) fn deinterleave_grid<T: NoUninit>(
     grid: &BlockGrid,
     streaming: bool,
 ) {
-    deinterleave_mixed::<T, Whole, Whole>(src, dst, grid, streaming);
+    deinterleave_mixed::<T, Whole, Whole>(src, dst, grid, streaming, true);
 }
 
 /// [`deinterleave_grid`] with the rows of each block transformed by `M2`
-/// (2 rows) or `M4` (4 rows) after ([`Mix`]): the checks, then a copy of
-/// the loop per factor and streaming.
+/// (2 rows) or `M4` (4 rows) after ([`Mix`]), in 32-byte vectors when
+/// `wide` (as [`interleave_mixed`]): the checks, then a copy of the loop
+/// per factor, streaming and vector width.
 #[inline(always)]
 fn deinterleave_mixed<T: NoUninit, M2: Mix<T>, M4: Mix<T>>(
     src: &[T],
     dst: &mut [T],
     grid: &BlockGrid,
     streaming: bool,
+    wide: bool,
 ) {
     assert!(grid.row_stride >= grid.rows, "deinterleave rows overlap");
     if !grid.check([src.len(), dst.len()], 1) {
         return;
     }
+    let wide = wide && wide_vectors();
     match (grid.factor, streaming) {
-        (2, true) => deinterleave_blocks::<T, M2, 2, true>(src, dst, grid),
-        (2, false) => deinterleave_blocks::<T, M2, 2, false>(src, dst, grid),
-        (_, true) => deinterleave_blocks::<T, M4, MAX_FACTOR, true>(src, dst, grid),
-        (_, false) => deinterleave_blocks::<T, M4, MAX_FACTOR, false>(src, dst, grid),
+        (2, true) => deinterleave_on::<T, M2, 2, true>(src, dst, grid, wide),
+        (2, false) => deinterleave_on::<T, M2, 2, false>(src, dst, grid, wide),
+        (_, true) => deinterleave_on::<T, M4, MAX_FACTOR, true>(src, dst, grid, wide),
+        (_, false) => deinterleave_on::<T, M4, MAX_FACTOR, false>(src, dst, grid, wide),
     }
+}
+
+/// [`deinterleave_blocks`], compiled for AVX2 and with its vectors when
+/// `wide` (the CPU has AVX2).
+#[inline(always)]
+fn deinterleave_on<T: NoUninit, M: Mix<T>, const F: usize, const STREAMING: bool>(
+    src: &[T],
+    dst: &mut [T],
+    grid: &BlockGrid,
+    wide: bool,
+) {
+    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+    if wide {
+        // SAFETY: `wide` says the CPU has AVX2 (`wide_vectors`).
+        return unsafe { wide_deinterleave_blocks::<T, M, F, STREAMING>(src, dst, grid) };
+    }
+    let _ = wide;
+    deinterleave_blocks::<T, M, F, STREAMING, false>(src, dst, grid);
+}
+
+/// [`deinterleave_blocks`] with 32-byte vectors, compiled for AVX2.
+///
+/// # Safety
+/// The CPU has AVX2.
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+#[target_feature(enable = "avx2")]
+unsafe fn wide_deinterleave_blocks<
+    T: NoUninit,
+    M: Mix<T>,
+    const F: usize,
+    const STREAMING: bool,
+>(
+    src: &[T],
+    dst: &mut [T],
+    grid: &BlockGrid,
+) {
+    deinterleave_blocks::<T, M, F, STREAMING, true>(src, dst, grid);
 }
 
 /// [`interleave_grid`] of bytes of packed sub-byte fields, `8 / factor`
@@ -359,14 +438,22 @@ pub(crate) fn deinterleave_fields_grid(
     grid: &BlockGrid,
     streaming: bool,
 ) {
-    deinterleave_mixed::<u8, Fields<4>, Fields<2>>(src, dst, grid, streaming);
+    deinterleave_mixed::<u8, Fields<4>, Fields<2>>(src, dst, grid, streaming, true);
 }
 
 /// The loop of [`deinterleave_grid`], for a grid of factor `F` checked
 /// against the buffers ([`BlockGrid::check`]) with at least one block
-/// and rows that do not overlap.
+/// and rows that do not overlap; with `WIDE` (only in a function
+/// compiled for AVX2), 32 bytes of each row at a time
+/// ([`avx2::deinterleave`]) and a last 16 with SSE2.
 #[inline(always)]
-fn deinterleave_blocks<T: NoUninit, M: Mix<T>, const F: usize, const STREAMING: bool>(
+fn deinterleave_blocks<
+    T: NoUninit,
+    M: Mix<T>,
+    const F: usize,
+    const STREAMING: bool,
+    const WIDE: bool,
+>(
     src: &[T],
     dst: &mut [T],
     grid: &BlockGrid,
@@ -420,7 +507,11 @@ fn deinterleave_blocks<T: NoUninit, M: Mix<T>, const F: usize, const STREAMING: 
                 // borrow). The lines to stream are those of this
                 // block's rows, or of its plane's when blocks continue
                 // each other's rows, and then 16-byte aligned in every
-                // block (`lines_in`).
+                // block (`lines_in`). `wide` 32-byte vectors cover the
+                // first `skip` elements of each row, the 16-byte ones the
+                // rest (`2 * wide <= vectors`); with `WIDE`, this is
+                // compiled for AVX2 and the CPU has it
+                // (`deinterleave_on`).
                 unsafe {
                     let a = src.as_ptr().add(s);
                     let out = dst.as_mut_ptr().add(d);
@@ -430,26 +521,53 @@ fn deinterleave_blocks<T: NoUninit, M: Mix<T>, const F: usize, const STREAMING: 
                             lines_in(out.wrapping_add(j * row_stride), bytes)
                         }),
                     };
-                    vector_deinterleave::<T, M, F, STREAMING>(a, out, row_stride, vectors, lines);
+                    let wide = if WIDE { vectors / 2 } else { 0 };
+                    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+                    if WIDE && wide > 0 {
+                        avx2::deinterleave::<T, M, F, STREAMING>(a, out, row_stride, wide, lines);
+                    }
+                    let skip = 2 * wide * vector_elements::<T, F>();
+                    vector_deinterleave::<T, M, F, STREAMING>(
+                        a.add(F * skip),
+                        out.add(skip),
+                        row_stride,
+                        vectors - 2 * wide,
+                        lines,
+                    );
                 }
             }
             if done < rows {
-                let groups = src[s + F * done..s + F * rows].chunks_exact(F);
-                for (r, group) in (done..rows).zip(groups) {
-                    if M::WHOLE {
-                        for (j, &x) in group.iter().enumerate() {
-                            dst[d + j * row_stride + r] = x;
-                        }
-                    } else {
-                        let rows = M::elements::<F>(core::array::from_fn(|j| group[j]));
-                        for (j, x) in rows.into_iter().enumerate() {
-                            dst[d + j * row_stride + r] = x;
-                        }
-                    }
-                }
+                deinterleave_tail::<T, M, F>(src, dst, [s, d], row_stride, done..rows);
             }
         });
     });
+}
+
+/// The elements `r` in `rows` of each row of the block at `[s, d]`
+/// deinterleaved one at a time: those past the vectors of
+/// [`deinterleave_blocks`], out of line as [`interleave_tail`].
+#[inline(never)]
+#[cold]
+fn deinterleave_tail<T: NoUninit, M: Mix<T>, const F: usize>(
+    src: &[T],
+    dst: &mut [T],
+    [s, d]: [usize; 2],
+    row_stride: usize,
+    rows: core::ops::Range<usize>,
+) {
+    let groups = src[s + F * rows.start..s + F * rows.end].chunks_exact(F);
+    for (r, group) in rows.zip(groups) {
+        if M::WHOLE {
+            for (j, &x) in group.iter().enumerate() {
+                dst[d + j * row_stride + r] = x;
+            }
+        } else {
+            let rows = M::elements::<F>(core::array::from_fn(|j| group[j]));
+            for (j, x) in rows.into_iter().enumerate() {
+                dst[d + j * row_stride + r] = x;
+            }
+        }
+    }
 }
 
 /// Elements of `T` per 16-byte vector that the vector kernels of `F` rows
@@ -771,7 +889,7 @@ pub(crate) fn transpose_bytes(
 
 #[cfg(test)]
 mod tests {
-    use super::{BlockGrid, deinterleave_grid, interleave_grid};
+    use super::{BlockGrid, Whole, deinterleave_grid, interleave_grid};
 
     /// Whether to check case `n`: every case natively; under Miri, which
     /// runs these tests about a thousand times slower, those next to a
@@ -803,9 +921,19 @@ mod tests {
         Deinterleave { streaming: bool },
     }
 
-    /// Runs `kernel` on `grid` from `src` into `out` and checks it against
-    /// the definition: every block's elements in place, every other
-    /// element unchanged.
+    /// The vector widths the deinterleave's tests run: SSE2's 16 bytes
+    /// (`false`), and AVX2's 32 where the CPU has it (under Miri, where
+    /// the build enables it).
+    fn widths() -> impl Iterator<Item = bool> {
+        [false, true]
+            .into_iter()
+            .filter(|&wide| !wide || super::wide_vectors())
+    }
+
+    /// Runs `kernel` on `grid` from `src` into `out` (a deinterleave in
+    /// each vector width, [`widths`]), and checks it against the
+    /// definition: every block's elements in place, every other element
+    /// unchanged.
     fn check_grid<T: bytemuck::NoUninit + PartialEq + core::fmt::Debug>(
         src: &[T],
         out: &mut [T],
@@ -833,6 +961,16 @@ mod tests {
                 }
             }
         }
+        let before = out.to_vec();
+        if let Kernel::Deinterleave { streaming } = kernel {
+            for wide in widths() {
+                out.copy_from_slice(&before);
+                super::deinterleave_mixed::<T, Whole, Whole>(src, out, &grid, streaming, wide);
+                assert_eq!(out, &expected[..], "{kernel:?} {grid:?} wide {wide}");
+            }
+        }
+        // The entry points take the widest vectors the CPU has.
+        out.copy_from_slice(&before);
         match kernel {
             Kernel::Interleave { streaming } => interleave_grid(src, out, &grid, streaming),
             Kernel::Deinterleave { streaming } => deinterleave_grid(src, out, &grid, streaming),

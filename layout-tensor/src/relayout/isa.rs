@@ -1,14 +1,20 @@
-//! The vector registers the transpose kernel moves squares in: SSE2's
+//! The vector registers the relayout kernels move data in: SSE2's
 //! 16-byte `__m128i` (every x86-64 target) and AVX2's 32-byte `__m256i`,
 //! taken when the CPU running the code has AVX2 ([`Isa::best`], detected
 //! once at run time, or enabled at build time with `-C
 //! target-feature=+avx2`).
 //!
-//! AVX2 halves the instructions per byte of a square. On the machine of
+//! AVX2 halves the instructions per byte. On the machine of
 //! `BENCHMARKS.md`, timed in turns with the SSE2 kernel, a 1 MiB plain
 //! transpose took 0.67–0.75 of its time for `f32`, 0.61–0.73 for `bf16`
 //! and 0.66–0.69 for `u8`; the staged copy of larger arrays, bound by
-//! memory, keeps 16-byte squares ([`super::vector`]).
+//! memory, keeps 16-byte squares ([`super::transpose`]). The row
+//! interleaves take 32 bytes of each row at a time ([`super::simd`]).
+//!
+//! One of the relayout kernels' modules with `unsafe` code: `cpuid`, and
+//! the vectors' loads and stores; `.ci/run` runs the kernels' tests under
+//! Miri with AVX2 enabled.
+#![allow(unsafe_code)]
 
 use core::arch::x86_64::{
     __m128i, __m256i, _mm_loadu_si128, _mm_storeu_si128, _mm_unpackhi_epi8, _mm_unpackhi_epi16,
