@@ -53,7 +53,11 @@ impl<T: NoUninit> Sink<T> for StreamWriter<'_, T> {
 /// are 4 bytes off), and `memcpy`, which aligns its stores, is faster
 /// (the unpack of `f32[M-3,947]` in `benches/relayout.rs`). For aligned
 /// destinations the inline copy is faster ([`copy_run`]), also when the
-/// source is not aligned.
+/// source is not aligned. Runs of 4 KiB and more into such destinations
+/// meet `memcpy`'s `rep movsb` and its slowness when the destination is a
+/// little ahead of the source modulo 4 KiB ([`copy_run`]): the same
+/// permutation into a destination 4 bytes on took 8.9-9.8 times
+/// memcpy's time; that is not mended yet.
 pub(super) struct Memcpy<'a, T>(pub(super) &'a mut [T]);
 
 impl<T: Copy> Sink<T> for Memcpy<'_, T> {
@@ -68,15 +72,20 @@ impl<T: Copy> Sink<T> for Memcpy<'_, T> {
     }
 }
 
-/// `dst.copy_from_slice(src)` for the runs of a relayout: a short run (a
-/// tile row of 128 `f32` is 512 bytes) as inline copies of 16 elements,
-/// which cost no call; a long one as `memcpy`.
+/// `dst.copy_from_slice(src)` for the runs of a relayout, as inline
+/// copies of 16 elements: a short run (a tile row of 128 `f32` is 512
+/// bytes) costs no call, and a long one (the 4 KiB rows of a permutation
+/// of major dims) takes no `rep movsb`.
+///
+/// Runs of more than 2 KiB went to `memcpy`, which copies runs of some
+/// KiB with `rep movsb`; on the AMD EPYC of `BENCHMARKS.md` that takes
+/// about nine times as long when the destination is a little ahead of
+/// the source modulo 4 KiB. The permutation `f32[16,16,1024]{2,1,0}` →
+/// `{2,0,1}` into a destination 16 bytes further on than the source
+/// (modulo a page) took 9.3-9.9 times memcpy's time that way, 1.13-1.14
+/// inline, and level with `memcpy` (1.13-1.20) at other offsets.
 #[inline(always)]
 fn copy_run<T: Copy>(src: &[T], dst: &mut [T]) {
-    if core::mem::size_of_val(src) > 2048 {
-        dst.copy_from_slice(src);
-        return;
-    }
     let (dst_chunks, dst_tail) = dst.as_chunks_mut::<16>();
     let (src_chunks, src_tail) = src.as_chunks::<16>();
     for (d, s) in dst_chunks.iter_mut().zip(src_chunks) {

@@ -13,13 +13,15 @@
 //! 8-byte chunks), and one lane-crossing permute (`vpermd`, `vpermq`)
 //! puts each row's chunks in order: for four byte rows, 4 shuffles, 8
 //! unpacks and 4 permutes per 128 bytes. Timed in turns with the SSE2
-//! kernel at 1 MiB, the unpacks of `bf16` `T(8,128)(2,1)`, `s8`
-//! `T(8,128)(4,1)` and `u8` `T(32,128)(4,1)` took 0.6-0.75 of its time.
+//! kernel at 1 MiB (medians of three rounds), the unpacks of `bf16`
+//! `T(8,128)(2,1)`, `s8` `T(8,128)(4,1)` and `u8` `T(32,128)(4,1)` took
+//! 0.73–0.77 of its time; at 16 MiB, bound by memory, both read the
+//! same within the noise.
 //! (The interleave stays with SSE2's unpacks, which double a group per
 //! round: see [`super::interleave_grid`].)
 //!
 //! Each function is `#[inline(always)]` without a `target_feature` of its
-//! own: the callers are compiled for AVX2 ([`super::interleave_grid`]'s
+//! own: the callers are compiled for AVX2 ([`super::deinterleave_grid`]'s
 //! dispatch), and these inline into them.
 
 use core::arch::x86_64::{
