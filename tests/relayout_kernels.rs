@@ -442,6 +442,30 @@ proptest! {
     }
 }
 
+/// Runs longer than 2 KiB (the rows of a permutation of major dims),
+/// whose copy aligns the destination itself rather than calling `memcpy`
+/// for the whole run, from and into buffers at every element offset of a
+/// 16-byte line, for 1-, 2-, 4- and 8-byte elements.
+#[test]
+fn long_runs_at_every_offset_match_the_engine() {
+    fn check<T: FromIndex>(ty: &str, len: usize, sentinel: T) {
+        let src: ArrayLayout = format!("{ty}[3,4,{len}]{{2,1,0}}").parse().unwrap();
+        let dst: ArrayLayout = format!("{ty}[3,4,{len}]{{2,0,1}}").parse().unwrap();
+        assert_eq!(
+            RelayoutKernel::for_layouts(&src, &dst).unwrap(),
+            RelayoutKernel::ContiguousRuns
+        );
+        for shift in 0..16 / core::mem::size_of::<T>() {
+            check_shifted_pair([src, dst], [0, shift], sentinel);
+            check_shifted_pair([src, dst], [shift, 1], sentinel);
+        }
+    }
+    check::<u8>("u8", 4099, 0xa5);
+    check::<u16>("u16", 2051, 0xa5a5);
+    check::<f32>("f32", 1027, -7.5);
+    check::<f64>("f64", 517, -7.5);
+}
+
 /// Transposes, plain and tiled, and the sub-tile packs and unpacks, whose
 /// destinations take streaming stores (8 MiB or more), at shapes that are
 /// not multiples of any vector or tile, into buffers on and off a 16-byte

@@ -53,18 +53,32 @@ impl<T: NoUninit> Sink<T> for StreamWriter<'_, T> {
 /// are 4 bytes off), and `memcpy`, which aligns its stores, is faster
 /// (the unpack of `f32[M-3,947]` in `benches/relayout.rs`). For aligned
 /// destinations the inline copy is faster ([`copy_run`]), also when the
-/// source is not aligned. Runs of 4 KiB and more into such destinations
-/// meet `memcpy`'s `rep movsb` and its slowness when the destination is a
-/// little ahead of the source modulo 4 KiB ([`copy_run`]): the same
-/// permutation into a destination 4 bytes on took 8.9-9.8 times
-/// memcpy's time; that is not mended yet.
+/// source is not aligned. Runs longer than 2 KiB go to `memcpy` only up
+/// to their first 16-byte-aligned element, and the rest, now aligned, as
+/// the inline copy: a `memcpy` of some KiB is a `rep movsb`, slow when
+/// the destination is a little ahead of the source modulo 4 KiB
+/// ([`copy_run`]). The permutation `f32[16,16,1024]{2,1,0}` → `{2,0,1}`
+/// into a destination 4 bytes further on than the source (modulo a
+/// page) took 8.9–13.4 times memcpy's time as whole runs, 1.59 so, and
+/// 1.32–1.37 at other offsets either way (a scratch harness, in turns).
 pub(super) struct Memcpy<'a, T>(pub(super) &'a mut [T]);
 
 impl<T: Copy> Sink<T> for Memcpy<'_, T> {
     const STREAMING: bool = false;
     #[inline(always)]
     fn run(&mut self, src: &[T], at: usize) {
-        self.0[at..at + src.len()].copy_from_slice(src);
+        let dst = &mut self.0[at..at + src.len()];
+        if core::mem::size_of_val(src) <= 2048 {
+            dst.copy_from_slice(src);
+            return;
+        }
+        // `usize::MAX` when no whole element reaches alignment: then all
+        // of the run goes to `memcpy`.
+        let head = dst.as_ptr().align_offset(16).min(dst.len());
+        let (dst_head, dst_rest) = dst.split_at_mut(head);
+        let (src_head, src_rest) = src.split_at(head);
+        dst_head.copy_from_slice(src_head);
+        copy_run(src_rest, dst_rest);
     }
     #[inline(always)]
     fn buffer(&mut self) -> &mut [T] {
