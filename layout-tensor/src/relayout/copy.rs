@@ -45,8 +45,8 @@ fn copy_units<T: NoUninit, const K: usize>(nest: &LoopNest, src: &[T], dst: &mut
 /// destination of [`STREAM_FROM_BYTES`] or more with streaming stores
 /// where the target has them ([`StreamWriter`]), else with normal ones;
 /// runs contiguous in both buffers that start at destination addresses
-/// that are not 16-byte aligned with the platform's `memcpy`
-/// ([`Memcpy`]).
+/// that are not 16-byte aligned with the platform's `memcpy`, up to their
+/// first aligned element when longer than 2 KiB ([`Memcpy`]).
 #[inline(always)]
 pub(super) fn copy_nest<T: NoUninit>(
     nest: &LoopNest,

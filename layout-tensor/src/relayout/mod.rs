@@ -10,7 +10,8 @@
 //! both buffers (streaming stores, and the source prefetched a band
 //! ahead, for destinations of [`STREAM_FROM_BYTES`] or more; `memcpy`
 //! calls for runs that start at destination addresses that are not
-//! 16-byte aligned: [`sink`]), an interleave for `T(2,1)`/`T(4,1)` sub-tiles and a
+//! 16-byte aligned, up to the first aligned element of runs longer than
+//! 2 KiB: [`sink`]), an interleave for `T(2,1)`/`T(4,1)` sub-tiles and a
 //! deinterleave for their unpack, a transpose in square blocks
 //! of vectors when the source's contiguous level is not the
 //! destination's ([`transpose`]), the same over units of 2, 4 or 8
