@@ -189,8 +189,8 @@ pub(crate) fn interleave_grid<T: NoUninit>(
     interleave_mixed::<T, Whole, Whole>(src, dst, grid, streaming);
 }
 
-/// Whether the kernels take AVX2's 32-byte vectors ([`avx2`]): the CPU
-/// has AVX2 ([`has_avx2`](super::isa::has_avx2)); SSE2's 16-byte ones
+/// Whether the deinterleave takes AVX2's 32-byte vectors ([`avx2`]): the
+/// CPU has AVX2 ([`has_avx2`](super::isa::has_avx2)); SSE2's 16-byte ones
 /// otherwise.
 #[inline]
 fn wide_vectors() -> bool {
@@ -296,8 +296,8 @@ fn interleave_blocks<T: NoUninit, M: Mix<T>, const F: usize, const STREAMING: bo
 /// interleaved one at a time: those past the vectors of
 /// [`interleave_blocks`]. Out of line, so that the loop over blocks does
 /// not work out its bounds for blocks that have no such elements (the
-/// compiler did, for every block: a third of the time of 512-byte
-/// blocks).
+/// compiler did, for every block: a quarter to a half of the time of
+/// 512-byte blocks in `perf`).
 #[inline(never)]
 #[cold]
 fn interleave_tail<T: NoUninit, M: Mix<T>, const F: usize>(
@@ -352,8 +352,9 @@ pub(crate) fn deinterleave_grid<T: NoUninit>(
 
 /// [`deinterleave_grid`] with the rows of each block transformed by `M2`
 /// (2 rows) or `M4` (4 rows) after ([`Mix`]), in 32-byte vectors when
-/// `wide` (as [`interleave_mixed`]): the checks, then a copy of the loop
-/// per factor, streaming and vector width.
+/// `wide` and the CPU has AVX2 ([`wide_vectors`]; tests pass `false` to
+/// run the SSE2 kernel on such CPUs too): the checks, then a copy of the
+/// loop per factor, streaming and vector width.
 #[inline(always)]
 fn deinterleave_mixed<T: NoUninit, M2: Mix<T>, M4: Mix<T>>(
     src: &[T],
