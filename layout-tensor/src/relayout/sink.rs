@@ -55,7 +55,8 @@ impl<T: NoUninit> Sink<T> for StreamWriter<'_, T> {
 /// destinations the inline copy is faster ([`copy_run`]), also when the
 /// source is not aligned. Runs longer than 2 KiB go to `memcpy` only up
 /// to their first 16-byte-aligned element, and the rest, now aligned, as
-/// the inline copy: a `memcpy` of some KiB is a `rep movsb`, slow when
+/// the inline copy (all of it, if no element is aligned: 16-byte elements
+/// 8 bytes off): a `memcpy` of some KiB is a `rep movsb`, slow when
 /// the destination is a little ahead of the source modulo 4 KiB
 /// ([`copy_run`]). The permutation `f32[16,16,1024]{2,1,0}` → `{2,0,1}`
 /// into a destination 4 bytes further on than the source (modulo a
@@ -72,9 +73,7 @@ impl<T: Copy> Sink<T> for Memcpy<'_, T> {
             dst.copy_from_slice(src);
             return;
         }
-        // `usize::MAX` when no whole element reaches alignment: then all
-        // of the run goes to `memcpy`.
-        let head = dst.as_ptr().align_offset(16).min(dst.len());
+        let head = memcpy_head(dst);
         let (dst_head, dst_rest) = dst.split_at_mut(head);
         let (src_head, src_rest) = src.split_at(head);
         dst_head.copy_from_slice(src_head);
@@ -83,6 +82,19 @@ impl<T: Copy> Sink<T> for Memcpy<'_, T> {
     #[inline(always)]
     fn buffer(&mut self) -> &mut [T] {
         self.0
+    }
+}
+
+/// How many elements of a long run into `dst` the [`Memcpy`] sink hands to
+/// `memcpy`: those before the first 16-byte-aligned one, or none when no
+/// element can be aligned (a 16-byte `c128` 8 bytes off), and then all of
+/// the run is copied inline, its stores unaligned, rather than risk the
+/// `rep movsb`.
+#[inline(always)]
+fn memcpy_head<T>(dst: &[T]) -> usize {
+    match dst.as_ptr().align_offset(16) {
+        usize::MAX => 0,
+        head => head.min(dst.len()),
     }
 }
 
@@ -109,5 +121,53 @@ fn copy_run<T: Copy>(src: &[T], dst: &mut [T]) {
     // empty tail of a 128-element run (5% of an `f32` pack).
     for (d, s) in dst_tail.iter_mut().zip(src_tail) {
         *d = *s;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use alloc::vec;
+    use alloc::vec::Vec;
+
+    /// A 16-byte element aligned to 8, as `c128` is.
+    type Pair = [u64; 2];
+
+    /// `len` elements of `Pair` in `buf`, starting `off` bytes past a
+    /// 16-byte boundary (0 or 8).
+    fn pairs_at(buf: &mut [u64], off: usize, len: usize) -> &mut [Pair] {
+        let skip = (0..2)
+            .find(|&k| buf[k..].as_ptr() as usize % 16 == off)
+            .unwrap();
+        bytemuck::cast_slice_mut(&mut buf[skip..skip + 2 * len])
+    }
+
+    #[test]
+    fn memcpy_takes_the_unaligned_head_or_nothing() {
+        let mut buf = vec![0u64; 2 * 300 + 2];
+        assert_eq!(memcpy_head(pairs_at(&mut buf, 0, 300)), 0);
+        // No element of 16 bytes 8 bytes off is ever aligned.
+        assert_eq!(memcpy_head(pairs_at(&mut buf, 8, 300)), 0);
+        let mut bytes = vec![0u64; 600];
+        let words: &mut [u32] = bytemuck::cast_slice_mut(&mut bytes);
+        assert_eq!(memcpy_head(&words[1..]), 3);
+        assert_eq!(memcpy_head(&words[1..3]), 2);
+        assert_eq!(memcpy_head(&words[4..]), 0);
+    }
+
+    /// Long runs of 16-byte elements into a destination on and 8 bytes
+    /// off a 16-byte boundary: every element copied, nothing else written.
+    #[test]
+    fn long_runs_of_wide_elements_copy_at_either_alignment() {
+        let len = if cfg!(miri) { 140 } else { 3001 };
+        let src: Vec<Pair> = (0..len as u64).map(|k| [k, !k]).collect();
+        for off in [0, 8] {
+            let mut buf = vec![u64::MAX; 2 * len + 6];
+            let dst = pairs_at(&mut buf, off, len + 2);
+            Memcpy(&mut *dst).run(&src, 1);
+            assert_eq!(dst[0], [u64::MAX; 2]);
+            assert_eq!(&dst[1..=len], &src[..]);
+            assert_eq!(dst[len + 1], [u64::MAX; 2]);
+        }
     }
 }
