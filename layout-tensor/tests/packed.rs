@@ -1036,7 +1036,8 @@ fn s4_between_e4_and_one_per_byte() {
 }
 
 /// Runs copied a byte at a time: equal bit phase in both buffers (with
-/// ragged ends), and unequal phase (slot by slot); padding bits stay.
+/// ragged ends), and unequal phase (each destination byte shifted from
+/// two source bytes, the ends slot by slot); padding bits stay.
 #[test]
 fn relayout_whole_bytes_keeps_neighbours() {
     let src_layout = PreparedLayout::parse("u1[2,20]{1,0:E(1)}").unwrap();

@@ -61,12 +61,14 @@ impl<S: Storage<Elem = u8>, L: AnyLayout, E: SubByte> PackedBase<S, L, E> {
     ///   of 16 bytes at a time in vectors: the `s4` transpose takes
     ///   5.2–6.3× `memcpy`'s time (`BENCHMARKS.md`). Rows that start
     ///   mid-byte (an odd number of `s4` per row) go slot by slot;
-    /// - otherwise runs contiguous in both buffers and equally aligned are
-    ///   copied a byte at a time, runs contiguous in both whose slots
-    ///   differ in width (`E(4)` into one `s4` per byte) unpacked and
-    ///   packed again a byte at a time, other elements one at a time along
-    ///   the nest, or in logical order when there is none. Each written slot
-    ///   gets the value's bits with its upper bits zero.
+    /// - otherwise runs contiguous in both buffers are copied a byte at a
+    ///   time: whole when they start at the same bit of a byte, each
+    ///   destination byte from the two source bytes it straddles when not
+    ///   (rows of an odd number of `s4` into tile rows), and unpacked and
+    ///   packed again when their slots differ in width (`E(4)` into one
+    ///   `s4` per byte); other elements go one at a time along the nest,
+    ///   or in logical order when there is none. Each written slot gets
+    ///   the value's bits with its upper bits zero.
     ///
     /// For two static layouts a shape mismatch is a compile error.
     ///
@@ -128,7 +130,10 @@ impl<S: Storage<Elem = u8>, L: AnyLayout, E: SubByte> PackedBase<S, L, E> {
                 }
                 nest.for_each_run(|[s, d], len| {
                     if bytewise {
-                        copy_run(src, out, s, d, len, na, &copy_one);
+                        // `na` is the value's width here: passed as the
+                        // constant, so that the divisions by the slots per
+                        // byte (a power of two) are shifts.
+                        copy_run(src, out, s, d, len, E::TYPE.bit_width(), &copy_one);
                     } else if si == 1 && di == 1 {
                         // Contiguous in both, in slots of other widths
                         // (into one `s4` per byte): unpacked and packed
@@ -308,9 +313,12 @@ fn convert_run<E: SubByte>(
 
 /// Copies the run of `len` slots starting at `s` in `src` to the one at
 /// `d` in `out`, both contiguous with `n` bits per slot: a byte at a time
-/// when both start at the same bit within a byte, the ragged ends (and
-/// runs of another alignment) slot by slot.
-#[inline]
+/// when both start at the same bit within a byte; when they start at
+/// different bits (the rows of `s4[R,999]{1,0:E(4)}` that begin mid-byte,
+/// into the tile rows of `{1,0:T(8,128)E(4)}`), each whole destination
+/// byte from the two source bytes it straddles, shifted; the ragged ends,
+/// and runs of fewer than two bytes, slot by slot.
+#[inline(always)]
 fn copy_run(
     src: &[u8],
     out: &mut [u8],
@@ -321,10 +329,14 @@ fn copy_run(
     copy_one: &impl Fn(&mut [u8], usize, usize),
 ) {
     let per_byte = (8 / n) as usize;
-    if s % per_byte != d % per_byte || len < 2 * per_byte {
+    if len < 2 * per_byte {
         for i in 0..len {
             copy_one(out, s + i, d + i);
         }
+        return;
+    }
+    if s % per_byte != d % per_byte {
+        copy_shifted_run(src, out, [s, d], len, n, copy_one);
         return;
     }
     // Both start at the same place in a byte, so their spans match.
@@ -339,5 +351,89 @@ fn copy_run(
     out[db..db + whole].copy_from_slice(&src[sb..sb + whole]);
     for i in from.tail - s..len {
         copy_one(out, s + i, d + i);
+    }
+}
+
+/// [`copy_run`] of runs that start at different bits within a byte, at
+/// least two bytes of slots long: the slots before the destination's
+/// first whole byte one at a time, then each whole destination byte from
+/// the two source bytes it straddles (slots are first in the high bits,
+/// so the source is a stream of bits from the most significant on, and a
+/// destination byte is its 8 bits from `shift` bits into a source byte),
+/// then the rest one at a time.
+#[inline(always)]
+fn copy_shifted_run(
+    src: &[u8],
+    out: &mut [u8],
+    [s, d]: [usize; 2],
+    len: usize,
+    n: u32,
+    copy_one: &impl Fn(&mut [u8], usize, usize),
+) {
+    let per_byte = (8 / n) as usize;
+    let to = ByteSpan::of(d, len, per_byte);
+    for i in 0..to.head {
+        copy_one(out, s + i, d + i);
+    }
+    // The source slot of the destination's first whole byte: not on a
+    // byte (the runs start at different bits), so `0 < shift < 8`.
+    let first = s + to.head;
+    let (sb, shift) = (first / per_byte, (first % per_byte) as u32 * n);
+    debug_assert!(shift > 0 && shift < 8);
+    // `len >= 2 * per_byte` leaves at least one whole destination byte,
+    // whose last slot lies in source byte `sb + 1`: the source bytes
+    // `sb..=sb + whole` hold slots of the run.
+    let whole = to.whole;
+    let (high, low) = (&src[sb..sb + whole], &src[sb + 1..sb + 1 + whole]);
+    let dst = &mut out[to.first_byte..to.first_byte + whole];
+    for ((o, &h), &l) in dst.iter_mut().zip(high).zip(low) {
+        *o = (h << shift) | (l >> (8 - shift));
+    }
+    for i in to.tail - d..len {
+        copy_one(out, s + i, d + i);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use alloc::format;
+    use core::cell::Cell;
+
+    use super::copy_run;
+    use crate::packed::bits::{read_field, write_field};
+
+    /// Runs of every length up to 22 bytes of slots, from and to every
+    /// slot of a byte, for 1-, 2- and 4-bit slots: the destination holds
+    /// the source's slots and nothing else changed, and runs of two bytes
+    /// or more, at the same bit or another, go a byte at a time (at most
+    /// a byte's slots at each end one at a time).
+    #[test]
+    fn runs_copy_bytewise_at_any_bit() {
+        let src: [u8; 24] = core::array::from_fn(|k| (k as u8).wrapping_mul(0x9D) ^ 0x5A);
+        for n in [1, 2, 4] {
+            let per_byte = (8 / n) as usize;
+            for len in 0..=22 * per_byte {
+                for s in 0..per_byte {
+                    for d in 0..per_byte {
+                        let mut out = [0xFFu8; 24];
+                        let mut expected = out;
+                        for i in 0..len {
+                            write_field(&mut expected, d + i, n, read_field(&src, s + i, n));
+                        }
+                        let slots = Cell::new(0);
+                        let copy_one = |out: &mut [u8], s: usize, d: usize| {
+                            slots.set(slots.get() + 1);
+                            write_field(out, d, n, read_field(&src, s, n));
+                        };
+                        copy_run(&src, &mut out, s, d, len, n, &copy_one);
+                        let what = format!("n {n}, {len} slots, {s} -> {d}");
+                        assert_eq!(out, expected, "{what}");
+                        if len >= 2 * per_byte {
+                            assert!(slots.get() < 2 * per_byte, "{what}: {}", slots.get());
+                        }
+                    }
+                }
+            }
+        }
     }
 }

@@ -85,8 +85,9 @@ pub enum RelayoutKernel {
     /// interleaves and the transposes of squares above), or whose slot
     /// widths differ from each other or from the value's: slot by slot
     /// along the nest, the runs contiguous in both buffers a byte at a
-    /// time, copied when equally aligned and unpacked and packed again
-    /// when the slot widths differ ([`PackedBase::relayout_into`]). Packed layouts
+    /// time: copied when equally aligned, shifted when they start at
+    /// different bits of a byte, and unpacked and packed again when the
+    /// slot widths differ ([`PackedBase::relayout_into`]). Packed layouts
     /// whose bytes hold the same elements relayout as bytes, with the
     /// kernel for the nest in bytes ([`LoopNest::in_units`]): a transpose
     /// into `T(8,128)(2,1)E(4)` moves bytes of two `s4`.
