@@ -148,11 +148,15 @@ mod tests {
         assert_eq!(memcpy_head(pairs_at(&mut buf, 0, 300)), 0);
         // No element of 16 bytes 8 bytes off is ever aligned.
         assert_eq!(memcpy_head(pairs_at(&mut buf, 8, 300)), 0);
-        let mut bytes = vec![0u64; 600];
-        let words: &mut [u32] = bytemuck::cast_slice_mut(&mut bytes);
-        assert_eq!(memcpy_head(&words[1..]), 3);
-        assert_eq!(memcpy_head(&words[1..3]), 2);
-        assert_eq!(memcpy_head(&words[4..]), 0);
+        // 4-byte elements from one past a 16-byte boundary: three before
+        // the next (or the run's end, if sooner).
+        let words = vec![0u32; 600];
+        let line = (0..4)
+            .find(|&k| words[k..].as_ptr() as usize % 16 == 0)
+            .unwrap();
+        assert_eq!(memcpy_head(&words[line + 1..]), 3);
+        assert_eq!(memcpy_head(&words[line + 1..line + 3]), 2);
+        assert_eq!(memcpy_head(&words[line + 4..]), 0);
     }
 
     /// Long runs of 16-byte elements into a destination on and 8 bytes
