@@ -56,6 +56,11 @@
 //!   cache, and 1000 bytes apart ([`transpose_shapes_1mib`]),
 //!   timed in turns with `memcpy` like the matrix. Only these:
 //!   `TESSERA_BENCH_SIZES=1 cargo bench -p tessera-xla --bench relayout -- shapes`.
+//! - `paired_packed_odd_rows_1MiB` (with size 1 only): packed `s4` and
+//!   `u2` rows that start mid-byte, to and from `T(8,128)E(n)` tiles
+//!   ([`packed_odd_rows_1mib`]), timed in turns with `memcpy` of the
+//!   packed bytes. Only these: `TESSERA_BENCH_SIZES=1 cargo bench -p
+//!   tessera-xla --bench relayout -- packed_odd_rows`.
 //! - `naive_1MiB` (with size 1 only): `memcpy`, `pack` (the kernel) and
 //!   the per-element loop `dst[[i, j]] = src[[i, j]]` through static
 //!   (`naive_pack`) and run-time (`naive_pack_runtime`) layouts.
