@@ -152,7 +152,7 @@ mod tests {
         // the next (or the run's end, if sooner).
         let words = vec![0u32; 600];
         let line = (0..4)
-            .find(|&k| words[k..].as_ptr() as usize % 16 == 0)
+            .find(|&k| (words[k..].as_ptr() as usize).is_multiple_of(16))
             .unwrap();
         assert_eq!(memcpy_head(&words[line + 1..]), 3);
         assert_eq!(memcpy_head(&words[line + 1..line + 3]), 2);
