@@ -316,8 +316,9 @@ fn convert_run<E: SubByte>(
 /// when both start at the same bit within a byte; when they start at
 /// different bits (the rows of `s4[R,999]{1,0:E(4)}` that begin mid-byte,
 /// into the tile rows of `{1,0:T(8,128)E(4)}`), each whole destination
-/// byte from the two source bytes it straddles, shifted; the ragged ends,
-/// and runs of fewer than two bytes, slot by slot.
+/// byte from the two source bytes it straddles, shifted, and the partial
+/// bytes at its ends merged ([`copy_shifted_run`]); runs of fewer than
+/// two bytes, and the ragged ends of equally aligned ones, slot by slot.
 #[inline(always)]
 fn copy_run(
     src: &[u8],
@@ -336,7 +337,7 @@ fn copy_run(
         return;
     }
     if s % per_byte != d % per_byte {
-        copy_shifted_run(src, out, [s, d], len, n, copy_one);
+        copy_shifted_run(src, out, [s, d], len, n);
         return;
     }
     // Both start at the same place in a byte, so their spans match.
@@ -355,25 +356,31 @@ fn copy_run(
 }
 
 /// [`copy_run`] of runs that start at different bits within a byte, at
-/// least two bytes of slots long: the slots before the destination's
-/// first whole byte one at a time, then each whole destination byte from
-/// the two source bytes it straddles (slots are first in the high bits,
-/// so the source is a stream of bits from the most significant on, and a
-/// destination byte is its 8 bits from `shift` bits into a source byte),
-/// then the rest one at a time.
+/// least two bytes of slots long, a destination byte at a time: each
+/// from the two source bytes it straddles (slots are first in the high
+/// bits, so the source is a stream of bits from the most significant on,
+/// and a destination byte is its 8 bits from `shift` bits into a source
+/// byte); the first and last destination bytes, which the run may fill
+/// only in part, merged into what they hold.
 #[inline(always)]
-fn copy_shifted_run(
-    src: &[u8],
-    out: &mut [u8],
-    [s, d]: [usize; 2],
-    len: usize,
-    n: u32,
-    copy_one: &impl Fn(&mut [u8], usize, usize),
-) {
+fn copy_shifted_run(src: &[u8], out: &mut [u8], [s, d]: [usize; 2], len: usize, n: u32) {
     let per_byte = (8 / n) as usize;
     let to = ByteSpan::of(d, len, per_byte);
-    for i in 0..to.head {
-        copy_one(out, s + i, d + i);
+    if to.head > 0 {
+        // The destination's slots `p..per_byte` of its first byte, from
+        // the source's slots from `q` of source byte `sb` on, which reach
+        // into byte `sb + 1` at most (a run of two bytes or more has it).
+        let (p, q, sb) = (d % per_byte, s % per_byte, s / per_byte);
+        let word = u16::from_be_bytes([src[sb], src[sb + 1]]);
+        let placed = match q >= p {
+            true => word << ((q - p) as u32 * n),
+            false => word >> ((p - q) as u32 * n),
+        };
+        merge_byte(
+            &mut out[d / per_byte],
+            (placed >> 8) as u8,
+            0xFF >> (p as u32 * n),
+        );
     }
     // The source slot of the destination's first whole byte: not on a
     // byte (the runs start at different bits), so `0 < shift < 8`.
@@ -389,9 +396,27 @@ fn copy_shifted_run(
     for ((o, &h), &l) in dst.iter_mut().zip(high).zip(low) {
         *o = (h << shift) | (l >> (8 - shift));
     }
-    for i in to.tail - d..len {
-        copy_one(out, s + i, d + i);
+    let done = to.tail - d;
+    if done < len {
+        // The last `len - done` slots, into the first slots of the
+        // destination's last byte; the source byte after `sb` only if
+        // they reach it (past the buffer's end, its bits are not used).
+        let (last, rest) = (s + done, (len - done) as u32);
+        let (sb, q) = (last / per_byte, last % per_byte);
+        let next = src.get(sb + 1).copied().unwrap_or(0);
+        let placed = u16::from_be_bytes([src[sb], next]) << (q as u32 * n);
+        merge_byte(
+            &mut out[to.tail / per_byte],
+            (placed >> 8) as u8,
+            !(0xFF >> (rest * n)),
+        );
     }
+}
+
+/// `byte`'s bits under `mask` set to `bits`', the others kept.
+#[inline(always)]
+fn merge_byte(byte: &mut u8, bits: u8, mask: u8) {
+    *byte = (*byte & !mask) | (bits & mask);
 }
 
 #[cfg(test)]
@@ -405,8 +430,8 @@ mod tests {
     /// Runs of every length up to 22 bytes of slots, from and to every
     /// slot of a byte, for 1-, 2- and 4-bit slots: the destination holds
     /// the source's slots and nothing else changed, and runs of two bytes
-    /// or more, at the same bit or another, go a byte at a time (at most
-    /// a byte's slots at each end one at a time).
+    /// or more go a byte at a time: at the same bit, at most a byte's
+    /// slots at each end one at a time; at another, none.
     #[test]
     fn runs_copy_bytewise_at_any_bit() {
         let src: [u8; 24] = core::array::from_fn(|k| (k as u8).wrapping_mul(0x9D) ^ 0x5A);
@@ -415,7 +440,8 @@ mod tests {
             for len in 0..=22 * per_byte {
                 for s in 0..per_byte {
                     for d in 0..per_byte {
-                        let mut out = [0xFFu8; 24];
+                        // Bits of both values around the run, to keep.
+                        let mut out: [u8; 24] = core::array::from_fn(|k| 0xC5 ^ (k as u8) << 3);
                         let mut expected = out;
                         for i in 0..len {
                             write_field(&mut expected, d + i, n, read_field(&src, s + i, n));
@@ -428,8 +454,12 @@ mod tests {
                         copy_run(&src, &mut out, s, d, len, n, &copy_one);
                         let what = format!("n {n}, {len} slots, {s} -> {d}");
                         assert_eq!(out, expected, "{what}");
-                        if len >= 2 * per_byte {
-                            assert!(slots.get() < 2 * per_byte, "{what}: {}", slots.get());
+                        // Equally aligned: whole bytes, the ragged ends
+                        // one slot at a time; else bytes only.
+                        match (len >= 2 * per_byte, s == d) {
+                            (true, true) => assert!(slots.get() < 2 * per_byte, "{what}"),
+                            (true, false) => assert_eq!(slots.get(), 0, "{what}"),
+                            (false, _) => {}
                         }
                     }
                 }
