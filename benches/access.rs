@@ -32,6 +32,9 @@ type Rows = layout!(f32[1024,1024]);
 type PaddedTiled = layout!(f32[1000,1000]{1,0:T(8,128)});
 /// A matmul operand.
 type Square = layout!(f32[128,128]);
+/// A matmul operand in TPU tiles, read in place: 2 tiles per tile row.
+type TiledLhs = layout!(f32[128,256]{1,0:T(8,128)});
+type Rhs = layout!(f32[256,128]);
 /// Int4 weights, two per byte.
 type Int4 = layout!(s4[256,1024]{1,0:E(4)});
 type Int8 = layout!(s8[256,1024]{1,0});
@@ -72,6 +75,25 @@ where
             let mut acc = 0.0;
             for p in 0..k {
                 acc += a[[y, p]] * b[[p, x]];
+            }
+            c[y * n + x] = acc;
+        }
+    }
+}
+
+/// The same matmul as the README's "Kernels that state what they need"
+/// writes it: slices indexed through each layout's `offset`.
+fn matmul_offsets<A, B>(al: &A, a: &[f32], bl: &B, b: &[f32], c: &mut [f32])
+where
+    A: HasRank<2>,
+    B: HasRank<2>,
+{
+    let (m, k, n) = (al.size(0), al.size(1), bl.size(1));
+    for y in 0..m {
+        for x in 0..n {
+            let mut acc = 0.0;
+            for p in 0..k {
+                acc += a[al.offset(&[y, p])] * b[bl.offset(&[p, x])];
             }
             c[y * n + x] = acc;
         }
@@ -177,6 +199,59 @@ fn offsets(c: &mut Criterion) {
         &mut g,
         "generic_matmul_index_static",
         || matmul(black_box(&av), black_box(&bv), &mut c1),
+        || matmul_hand(black_box(&a), black_box(&b), &mut c2, (m, m, m)),
+        1.0,
+    );
+    c1.fill(0.0);
+    matmul_offsets(&Square::NEW, &a, &Square::NEW, &b, &mut c1);
+    assert_eq!(c1, c2);
+    // The left operand tiled, the hand-written side with the tiled
+    // formula: 8×128 tiles, two per tile row of 8 rows.
+    let lhs: Vec<f32> = (0..TiledLhs::BUFFER_LEN).map(|i| (i % 7) as f32).collect();
+    let rhs: Vec<f32> = (0..Rhs::BUFFER_LEN).map(|i| (i % 5) as f32).collect();
+    let (mut t1, mut t2) = (vec![0.0f32; m * m], vec![0.0f32; m * m]);
+    let tiled_matmul_hand = |a: &[f32], b: &[f32], c: &mut [f32]| {
+        for y in 0..m {
+            for x in 0..m {
+                let mut acc = 0.0;
+                for p in 0..2 * m {
+                    let at = (y / 8) * 2048 + (p / 128) * 1024 + (y % 8) * 128 + p % 128;
+                    acc += a[at] * b[p * m + x];
+                }
+                c[y * m + x] = acc;
+            }
+        }
+    };
+    matmul_offsets(&TiledLhs::NEW, &lhs, &Rhs::NEW, &rhs, &mut t1);
+    tiled_matmul_hand(&lhs, &rhs, &mut t2);
+    assert_eq!(t1, t2);
+    in_turns(
+        &mut g,
+        "generic_matmul_offset_tiled_static",
+        || {
+            matmul_offsets(
+                &TiledLhs::NEW,
+                black_box(&lhs),
+                &Rhs::NEW,
+                black_box(&rhs),
+                &mut t1,
+            )
+        },
+        || tiled_matmul_hand(black_box(&lhs), black_box(&rhs), &mut t2),
+        1.0,
+    );
+    in_turns(
+        &mut g,
+        "generic_matmul_offset_static",
+        || {
+            matmul_offsets(
+                &Square::NEW,
+                black_box(&a),
+                &Square::NEW,
+                black_box(&b),
+                &mut c1,
+            )
+        },
         || matmul_hand(black_box(&a), black_box(&b), &mut c2, (m, m, m)),
         1.0,
     );
