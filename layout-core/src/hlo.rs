@@ -51,6 +51,15 @@ use crate::error::{ByteSpan, Error, ErrorKind};
 use crate::text::parse_shape_tree;
 
 /// What a shape in HLO text belongs to.
+///
+/// ```
+/// use tessera::hlo::{items, Item, Role};
+/// let text = "HloModule m, entry_computation_layout={(f32[4]{0}, s32[])->f32[4]{0}}\n";
+/// let roles: Vec<Role> = items(text)
+///     .filter_map(|i| if let Item::Shape(s) = i { Some(s.role) } else { None })
+///     .collect();
+/// assert_eq!(roles, [Role::EntryParameter(0), Role::EntryParameter(1), Role::EntryResult]);
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Role {
     /// The result of an instruction.
@@ -62,6 +71,15 @@ pub enum Role {
 }
 
 /// A shape found in HLO text, already checked by [`parse_shape_tree`].
+///
+/// ```
+/// use tessera::hlo::{items, Item};
+/// let text = "ENTRY %main {\n  ROOT %t = f32[8,128]{0,1} transpose(%p)\n}\n";
+/// let Some(Item::Shape(site)) = items(text).nth(1) else { panic!() };
+/// assert_eq!((site.computation, site.name, site.opcode), ("main", "t", "transpose"));
+/// assert_eq!((site.is_root, site.line), (true, 2));
+/// assert_eq!(&text[site.span.start..site.span.end], "f32[8,128]{0,1}");
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ShapeSite<'a> {
     /// What the shape belongs to.
@@ -87,6 +105,16 @@ pub struct ShapeSite<'a> {
 }
 
 /// One thing found in HLO text, in the order of the text.
+///
+/// ```
+/// use tessera::hlo::{items, Item};
+/// let text = "HloModule m\n\nENTRY %main {\n  ROOT %c = f32[] constant(1)\n}\n";
+/// let mut it = items(text);
+/// assert_eq!(it.next(), Some(Item::Module { name: "m", line: 1 }));
+/// assert_eq!(it.next(), Some(Item::Computation { name: "main", is_entry: true, line: 3 }));
+/// assert!(matches!(it.next(), Some(Item::Shape(s)) if s.text == "f32[]"));
+/// assert_eq!(it.next(), None);
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Item<'a> {
     /// `HloModule NAME, ...`.
@@ -138,6 +166,14 @@ pub fn items(text: &str) -> Items<'_> {
 }
 
 /// The iterator of [`items`].
+///
+/// ```
+/// use tessera::hlo::{items, Item, Items};
+/// let it: Items<'_> = items("%x = f32[2]{0} parameter(0)\n%y = f32[2]{1} negate(%x)\n");
+/// // One item per line, in order; a bad line does not stop the rest.
+/// assert_eq!(it.clone().count(), 2);
+/// assert!(matches!(it.last(), Some(Item::Unreadable { line: 2, .. })));
+/// ```
 #[derive(Clone, Debug)]
 pub struct Items<'a> {
     text: &'a str,

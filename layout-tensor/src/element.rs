@@ -26,6 +26,17 @@ use crate::layout::StoredAs;
 /// storage, and the others for the padding values `pad(..:one)`,
 /// `lowest` and `highest`. XLA's lowest and highest floats are the
 /// infinities.
+///
+/// ```
+/// use tessera::Element;
+/// /// The XLA name and byte width of a Rust element type.
+/// fn describe<T: Element>() -> (&'static str, usize) {
+///     (T::TYPE.name(), T::TYPE.byte_width())
+/// }
+/// assert_eq!(describe::<i32>(), ("s32", 4));
+/// assert_eq!(describe::<bool>(), ("pred", 1));
+/// assert_eq!(f32::LOWEST, Some(f32::NEG_INFINITY)); // `pad(..:lowest)`
+/// ```
 pub trait Element: Copy + bytemuck::NoUninit + Send + Sync + 'static {
     /// The XLA element type.
     const TYPE: PrimitiveType;

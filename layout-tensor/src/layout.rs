@@ -13,6 +13,19 @@ use crate::element::Element;
 /// A layout whose elements a Rust type `E` can hold: any [`Element`] for
 /// a run-time layout (checked when a tensor is built), only its own
 /// element type for a static layout, so a mismatch is a compile error.
+///
+/// ```
+/// use tessera::{Error, PreparedLayout, Stores, TensorBuf, layout};
+/// /// A tensor of `y + x` in any layout that holds `f32`.
+/// fn ramp<L: Stores<f32>>(layout: L) -> Result<TensorBuf<L, f32>, Error> {
+///     TensorBuf::from_fn(layout, |i| (i[0] + i[1]) as f32)
+/// }
+/// type A = layout!(f32[2,3]{0,1});
+/// assert_eq!(ramp(A::NEW)?[[1, 2]], 3.0); // `ramp(<s32 layout>)` would not compile
+/// assert_eq!(ramp(PreparedLayout::parse("f32[2,3]{1,0:T(2,2)}")?)?[[1, 2]], 3.0);
+/// assert!(ramp(PreparedLayout::parse("s32[2,3]{1,0}")?).is_err()); // checked at run time
+/// # Ok::<(), tessera::Error>(())
+/// ```
 #[diagnostic::on_unimplemented(
     message = "the layout `{Self}` is not known to hold the tensor's element type",
     label = "a tensor of `T` needs a layout bound on `Stores<T>`",

@@ -2,6 +2,19 @@
 //! array, or (with `alloc`) a `Vec`.
 
 /// Contiguous storage of a tensor's slots.
+///
+/// ```
+/// use tessera::{AnyLayout, Storage, Tensor, TensorBase, TensorBuf, layout};
+/// /// The largest element of an `f32` tensor, whatever holds its slots.
+/// fn max<S: Storage<Elem = f32>, L: AnyLayout>(t: &TensorBase<S, L>) -> f32 {
+///     t.iter().copied().fold(f32::NEG_INFINITY, f32::max)
+/// }
+/// type A = layout!(f32[2,3]{1,0});
+/// let inline = Tensor::<A, f32, { A::BUFFER_LEN }>::from_slots([1.0, 5.0, 2.0, 0.0, 3.0, 4.0]);
+/// let owned = TensorBuf::from_vec(A::NEW, vec![1.0, 2.0, 9.0, 0.0, 3.0, 4.0])?;
+/// assert_eq!((max(&inline), max(&inline.view()), max(&owned)), (5.0, 5.0, 9.0));
+/// # Ok::<(), tessera::Error>(())
+/// ```
 pub trait Storage {
     /// The slot type.
     type Elem;
@@ -10,6 +23,21 @@ pub trait Storage {
 }
 
 /// Storage whose slots can be written.
+///
+/// ```
+/// use tessera::{AnyLayout, StorageMut, Tensor, TensorBase, TensorViewMut, layout};
+/// /// Scales every element (not the padding) of a writable `f32` tensor.
+/// fn scale<S: StorageMut<Elem = f32>, L: AnyLayout>(t: &mut TensorBase<S, L>, k: f32) {
+///     t.for_each_mut(|_, v| *v *= k);
+/// }
+/// type A = layout!(f32[2,3]{1,0});
+/// let mut t = Tensor::<A, f32, { A::BUFFER_LEN }>::filled(2.0);
+/// scale(&mut t, 3.0);
+/// let mut slots = [1.0; 6];
+/// scale(&mut TensorViewMut::new(A::NEW, &mut slots[..])?, 0.5);
+/// assert_eq!((t[[1, 2]], slots[5]), (6.0, 0.5));
+/// # Ok::<(), tessera::Error>(())
+/// ```
 pub trait StorageMut: Storage {
     /// The slots, writable.
     fn as_mut_slice(&mut self) -> &mut [Self::Elem];

@@ -23,6 +23,20 @@ use crate::storage::{Storage, StorageMut};
 /// `buffer_len` slots; slots that hold no element (tile padding,
 /// `pad(..)`, the `L(n)` tail) are part of it and are reached only
 /// through [`TensorBase::as_slice`] and [`TensorBase::slots`].
+///
+/// One layout over three storages, with the same methods:
+///
+/// ```
+/// use tessera::{Tensor, TensorBuf, TensorView, layout};
+/// type A = layout!(f32[2,3]{0,1}); // column-major: [y, x] is slot y + 2x
+/// let slots = [0.0, 3.0, 1.0, 4.0, 2.0, 5.0];
+/// let inline = Tensor::<A, f32, { A::BUFFER_LEN }>::from_slots(slots);
+/// let view = TensorView::new(A::NEW, &slots[..])?;
+/// let owned = TensorBuf::from_vec(A::NEW, slots.to_vec())?;
+/// assert_eq!((inline[[1, 2]], view[[1, 2]], owned[[1, 2]]), (5.0, 5.0, 5.0));
+/// assert_eq!(owned.iter().copied().collect::<Vec<_>>(), [0.0, 1.0, 2.0, 3.0, 4.0, 5.0]);
+/// # Ok::<(), tessera::Error>(())
+/// ```
 pub struct TensorBase<S, L> {
     layout: L,
     storage: S,
@@ -42,13 +56,44 @@ pub struct TensorBase<S, L> {
 pub type Tensor<L, T, const N: usize> = TensorBase<[T; N], L>;
 
 /// A tensor borrowing its slots.
+///
+/// ```
+/// use tessera::{PreparedLayout, TensorView};
+/// let slots = [0.0, 1.0, 2.0, 3.0, 4.0, 5.0];
+/// let l = PreparedLayout::parse("f32[2,3]{0,1}")?;
+/// let t: TensorView<'_, PreparedLayout, f32> = TensorView::new(l, &slots[..])?;
+/// assert_eq!(t[[1, 0]], 1.0); // column-major: [y, x] is slot y + 2x
+/// assert_eq!(t[[0, 2]], 4.0);
+/// assert!(TensorView::<_, f32>::new(l, &slots[..5]).is_err()); // one slot short
+/// # Ok::<(), tessera::Error>(())
+/// ```
 pub type TensorView<'a, L, T> = TensorBase<&'a [T], L>;
 
 /// A tensor borrowing its slots mutably.
+///
+/// ```
+/// use tessera::{TensorViewMut, layout};
+/// type A = layout!(f32[2,3]{1,0});
+/// let mut slots = [0.0; 6];
+/// let mut t = TensorViewMut::new(A::NEW, &mut slots[..])?;
+/// t.row_mut(0).fill(1.0);
+/// t[[1, 2]] = 7.0;
+/// assert_eq!(slots, [1.0, 1.0, 1.0, 0.0, 0.0, 7.0]); // written in place
+/// # Ok::<(), tessera::Error>(())
+/// ```
 pub type TensorViewMut<'a, L, T> = TensorBase<&'a mut [T], L>;
 
 /// A tensor owning its slots in a `Vec` (for run-time layouts, or static
 /// ones too large for the stack).
+///
+/// ```
+/// use tessera::{PreparedLayout, TensorBuf};
+/// let l = PreparedLayout::parse("f32[3,5]{1,0:T(2,2)}")?;
+/// let t = TensorBuf::from_fn(l, |i| (i[0] * 5 + i[1]) as f32)?;
+/// assert_eq!(t[[2, 3]], 13.0);
+/// assert_eq!(t.as_slice().len(), 24); // 15 elements in 6 tiles of 2x2 slots
+/// # Ok::<(), tessera::Error>(())
+/// ```
 #[cfg(feature = "alloc")]
 pub type TensorBuf<L, T> = TensorBase<alloc::vec::Vec<T>, L>;
 

@@ -127,9 +127,32 @@ impl<S, P: TiledLayout, B> DerefMut for TileBase<S, P, B> {
 }
 
 /// A tile view borrowing its slots, of a tensor in layout `L`.
+///
+/// ```
+/// use tessera::{TensorBuf, TileView, layout};
+/// type A = layout!(f32[3,5]{1,0:T(2,2)});
+/// let t = TensorBuf::from_fn(A::NEW, |i| (i[0] * 5 + i[1]) as f32)?;
+/// let tile: TileView<'_, A, f32> = t.tile(&[1, 2]).unwrap();
+/// assert_eq!(tile.origin().as_slice(), &[2, 4]);
+/// assert_eq!(tile.extent().as_slice(), &[1, 1]); // the corner: one element
+/// assert_eq!(tile[[0, 0]], 14.0); // tile-local index
+/// assert_eq!(tile.as_slice().len(), 4); // and three padding slots
+/// # Ok::<(), tessera::Error>(())
+/// ```
 pub type TileView<'a, L, T> = TileBase<&'a [T], L>;
 
 /// A tile view borrowing its slots mutably, of a tensor in layout `L`.
+///
+/// ```
+/// use tessera::{TensorBuf, TileViewMut, layout};
+/// type A = layout!(f32[3,5]{1,0:T(2,2)});
+/// let mut t = TensorBuf::<A, f32>::zeroed(A::NEW)?;
+/// let mut tile: TileViewMut<'_, A, f32> = t.tile_mut(&[0, 1]).unwrap();
+/// tile.fill(1.0); // rows 0..2, columns 2..4 of the parent
+/// assert_eq!(t.iter().sum::<f32>(), 4.0);
+/// assert_eq!(t[[1, 3]], 1.0);
+/// # Ok::<(), tessera::Error>(())
+/// ```
 pub type TileViewMut<'a, L, T> = TileBase<&'a mut [T], L>;
 
 /// The first-level tiles of a layout in memory order, as the engine
@@ -189,6 +212,16 @@ pub(crate) fn tile_at<L: TiledLayout>(
 }
 
 /// The tiles of a tensor in memory order ([`TensorBase::tiles`]).
+///
+/// ```
+/// use tessera::{TensorBuf, layout};
+/// type A = layout!(f32[3,5]{1,0:T(2,2)}); // 2 by 3 tiles
+/// let t = TensorBuf::from_fn(A::NEW, |i| (i[0] * 5 + i[1]) as f32)?;
+/// assert_eq!(t.tiles().len(), 6);
+/// let firsts: Vec<f32> = t.tiles().map(|tile| tile[[0, 0]]).collect();
+/// assert_eq!(firsts, [0.0, 2.0, 4.0, 10.0, 12.0, 14.0]);
+/// # Ok::<(), tessera::Error>(())
+/// ```
 pub struct Tiles<'a, T, L: TiledLayout> {
     blocks: Blocks<L, core::slice::ChunksExact<'a, T>>,
 }
@@ -212,6 +245,19 @@ impl<T: Element, L: TiledLayout> ExactSizeIterator for Tiles<'_, T, L> {}
 /// The tiles of a tensor in memory order, writable
 /// ([`TensorBase::tiles_mut`]). Each tile is its own block of the buffer,
 /// so the views are disjoint and may be held at once.
+///
+/// ```
+/// use tessera::{TensorBuf, layout};
+/// type A = layout!(f32[3,5]{1,0:T(2,2)}); // 2 by 3 tiles
+/// let mut t = TensorBuf::<A, f32>::zeroed(A::NEW)?;
+/// for mut tile in t.tiles_mut() {
+///     let n = tile.number() as f32;
+///     tile.fill(n);
+/// }
+/// assert_eq!(t[[1, 2]], 1.0); // tile (0, 1)
+/// assert_eq!(t[[2, 4]], 5.0); // tile (1, 2), the last
+/// # Ok::<(), tessera::Error>(())
+/// ```
 pub struct TilesMut<'a, T, L: TiledLayout> {
     blocks: Blocks<L, core::slice::ChunksExactMut<'a, T>>,
 }

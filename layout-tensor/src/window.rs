@@ -46,9 +46,31 @@ pub struct Window<S, L> {
 }
 
 /// A window borrowing its parent's slots.
+///
+/// ```
+/// use tessera::{TensorBuf, WindowView, layout};
+/// type A = layout!(f32[3,5]{1,0:T(2,2)});
+/// let t = TensorBuf::from_fn(A::NEW, |i| (i[0] * 5 + i[1]) as f32)?;
+/// let w: WindowView<'_, A, f32> = t.window([1..3, 2..4]);
+/// assert_eq!(w[[0, 0]], 7.0); // the parent's [1, 2]
+/// assert_eq!(w.iter().copied().collect::<Vec<_>>(), [7.0, 8.0, 12.0, 13.0]);
+/// # Ok::<(), tessera::Error>(())
+/// ```
 pub type WindowView<'a, L, T> = Window<&'a [T], L>;
 
 /// A window borrowing its parent's slots mutably.
+///
+/// ```
+/// use tessera::{TensorBuf, WindowViewMut, layout};
+/// type A = layout!(f32[3,5]{1,0:T(2,2)});
+/// let mut t = TensorBuf::<A, f32>::zeroed(A::NEW)?;
+/// let mut w: WindowViewMut<'_, A, f32> = t.window_mut([1..3, 2..4]);
+/// w.fill(1.0);
+/// w[[1, 1]] = 5.0; // the parent's [2, 3]
+/// assert_eq!(t[[2, 3]], 5.0);
+/// assert_eq!(t.iter().sum::<f32>(), 8.0);
+/// # Ok::<(), tessera::Error>(())
+/// ```
 pub type WindowViewMut<'a, L, T> = Window<&'a mut [T], L>;
 
 /// Checks `ranges` against `sizes` and returns origin and extent.
@@ -434,6 +456,16 @@ fn walk<L: AnyLayout>(
 }
 
 /// The elements of a window in logical order ([`Window::iter`]).
+///
+/// ```
+/// use tessera::{TensorBuf, layout};
+/// type A = layout!(f32[3,5]{0,1}); // column-major
+/// let t = TensorBuf::from_fn(A::NEW, |i| (i[0] * 5 + i[1]) as f32)?;
+/// // Row-major window order (x fastest), whatever the parent's memory order.
+/// let v: Vec<f32> = t.window([0..2, 3..5]).iter().copied().collect();
+/// assert_eq!(v, [3.0, 4.0, 8.0, 9.0]);
+/// # Ok::<(), tessera::Error>(())
+/// ```
 pub struct WindowIter<'a, T, L> {
     data: &'a [T],
     layout: &'a L,

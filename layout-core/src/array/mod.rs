@@ -13,6 +13,17 @@ use crate::model::shape::{Dim, Shape};
 
 /// Up to [`MAX_RANK`] numbers, one per logical dimension: an index, sizes
 /// or strides. Dereferences to `[usize]`.
+///
+/// ```
+/// use tessera::{ArrayLayout, DimVec};
+/// let a: ArrayLayout = "f32[3,5]{0,1}".parse()?;
+/// let sizes: DimVec = a.sizes();
+/// assert_eq!(sizes.as_slice(), &[3, 5]); // y, x
+/// assert_eq!(sizes.len(), 2); // a slice method, through `Deref`
+/// assert_eq!(sizes.to_array::<2>(), [3, 5]);
+/// assert_eq!(a.strides(), Some(DimVec::from_slice(&[1, 3])));
+/// # Ok::<(), tessera::Error>(())
+/// ```
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct DimVec {
     len: u8,
@@ -118,6 +129,15 @@ impl core::fmt::Debug for DimVec {
 
 /// What a slot of the buffer holds: an element (its logical index), or
 /// padding.
+///
+/// ```
+/// use tessera::{ArrayLayout, DimVec, Slot};
+/// let a: ArrayLayout = "f32[3]{0:T(2)}".parse()?;
+/// assert_eq!(a.buffer_len(), 4); // two tiles of 2
+/// assert_eq!(a.slot(2), Slot::Element(DimVec::from_slice(&[2])));
+/// assert_eq!(a.slot(3), Slot::Padding); // the second tile holds one element
+/// # Ok::<(), tessera::Error>(())
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Slot {
     /// The slot holds the element at this logical index.
@@ -129,6 +149,16 @@ pub enum Slot {
 /// The physical (tiled) shape: the dims, major to minor, whose row-major
 /// linearization gives offsets. For `f32[3,5]{1,0:T(2,2)}` it is
 /// `[2,3,2,2]`: 2×3 tiles of 2×2.
+///
+/// ```
+/// use tessera::ArrayLayout;
+/// let a: ArrayLayout = "f32[3,5]{1,0:T(2,2)}".parse()?;
+/// let p = a.physical_shape();
+/// // 2 tile rows (y), 3 tile columns (x), then the 2x2 inside of a tile.
+/// assert_eq!(p.dims(), &[2, 3, 2, 2]);
+/// assert_eq!(p.dims().iter().product::<usize>(), a.buffer_len());
+/// # Ok::<(), tessera::Error>(())
+/// ```
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct PhysicalShape {
     rank: u8,
@@ -150,6 +180,18 @@ impl core::fmt::Debug for PhysicalShape {
 
 /// What one physical dimension indexes: a digit of one logical index,
 /// nothing (always 0), or a mix of several logical indices.
+///
+/// ```
+/// use tessera::{ArrayLayout, DigitSource};
+/// let a: ArrayLayout = "f32[3,5]{1,0:T(2,2)}".parse()?;
+/// // The third physical dim is y % 2: the row inside a 2x2 tile.
+/// let row = DigitSource::Logical { dim: 0, div: 1, modulus: Some(2) };
+/// assert_eq!(a.physical_dims()[2].source, row);
+/// // `*` merges y into x before tiling by 4: no digit formula.
+/// let m: ArrayLayout = "f32[3,5]{1,0:T(*,4)}".parse()?;
+/// assert!(m.physical_dims().iter().any(|d| d.source == DigitSource::Mixed));
+/// # Ok::<(), tessera::Error>(())
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum DigitSource {
     /// The dimension's index is always 0 (a tile entry of 1, a dimension
@@ -172,6 +214,19 @@ pub enum DigitSource {
 
 /// One dimension of the physical (tiled) shape: its size, its stride in
 /// the buffer, and what it indexes.
+///
+/// ```
+/// use tessera::{ArrayLayout, DigitSource, PhysicalDim};
+/// let a: ArrayLayout = "f32[3,5]{1,0:T(2,2)}".parse()?;
+/// // The innermost dim: x % 2, the column inside a 2x2 tile, stride 1.
+/// let column = PhysicalDim {
+///     size: 2,
+///     stride: 1,
+///     source: DigitSource::Logical { dim: 1, div: 1, modulus: Some(2) },
+/// };
+/// assert_eq!(a.physical_dims()[3], column);
+/// # Ok::<(), tessera::Error>(())
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct PhysicalDim {
     /// Its extent (tile counts and tile sizes, padding included).
@@ -184,6 +239,18 @@ pub struct PhysicalDim {
 
 /// The physical dims of a layout, major to minor, as
 /// [`ArrayLayout::physical_dims`] gives them.
+///
+/// ```
+/// use tessera::ArrayLayout;
+/// let a: ArrayLayout = "f32[3,5]{1,0:T(2,2)}".parse()?;
+/// let dims = a.physical_dims();
+/// assert_eq!(dims.len(), 4); // a slice of `PhysicalDim`, through `Deref`
+/// assert_eq!(dims.iter().map(|d| d.stride).collect::<Vec<_>>(), [12, 4, 2, 1]);
+/// assert!(dims.is_separable()); // every dim is a digit of y or x
+/// let merged: ArrayLayout = "f32[3,5]{1,0:T(*,4)}".parse()?;
+/// assert!(!merged.physical_dims().is_separable());
+/// # Ok::<(), tessera::Error>(())
+/// ```
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct PhysicalDims {
     rank: u8,

@@ -10,6 +10,21 @@ pub const MESSAGE_CAPACITY: usize = 240;
 
 /// A short text composed in `const` context: an error message or an
 /// inline copy of a piece of input.
+///
+/// ```
+/// use tessera::{ArrayLayout, Message};
+/// let err = "f32[3]".parse::<ArrayLayout>()?.try_offset(&[3]).unwrap_err();
+/// let m: Message = err.message(); // composed without allocating
+/// assert_eq!(m.as_str(), "index 3 is out of bounds for dimension `0` of size 3");
+/// const RANK: Message = {
+///     let mut m = Message::new();
+///     m.push_str("rank ");
+///     m.push_usize(2);
+///     m
+/// };
+/// assert_eq!(RANK.as_str(), "rank 2");
+/// # Ok::<(), tessera::Error>(())
+/// ```
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Message {
     buf: [u8; MESSAGE_CAPACITY],
@@ -112,7 +127,7 @@ impl Message {
     /// escape (`\0`, `\u{1b}`), so echoed input cannot drive a terminal.
     ///
     /// ```
-    /// use layout_core::Message;
+    /// use tessera::Message;
     /// let mut m = Message::new();
     /// m.push_escaped("a\u{1b}[31mb");
     /// assert_eq!(m.as_str(), "a\\u{1b}[31mb");
@@ -157,7 +172,7 @@ impl Message {
 /// U+200E, U+200F, U+202A..=U+202E, U+2066..=U+2069) that reorder a line.
 ///
 /// ```
-/// use layout_core::error::message::needs_escape;
+/// use tessera::message::needs_escape;
 /// assert!(needs_escape('\u{1b}') && needs_escape('\u{202e}') && needs_escape('\0'));
 /// assert!(!needs_escape('é') && !needs_escape(' '));
 /// ```
@@ -180,7 +195,7 @@ pub const fn needs_escape(c: char) -> bool {
 /// `\u{1b}`), or `None` when `c` is shown as itself.
 ///
 /// ```
-/// use layout_core::error::message::escape_char;
+/// use tessera::message::escape_char;
 /// assert_eq!(escape_char('\u{202e}').unwrap().as_str(), "\\u{202e}");
 /// assert_eq!(escape_char('\0').unwrap().as_str(), "\\0");
 /// assert!(escape_char('x').is_none());
@@ -227,6 +242,12 @@ pub const fn escape_char(c: char) -> Option<Escape> {
 }
 
 /// The text of one escaped character, from [`escape_char`].
+///
+/// ```
+/// use tessera::message::{Escape, escape_char};
+/// let e: Escape = escape_char('\t').unwrap();
+/// assert_eq!(e.as_str(), "\\t");
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Escape {
     buf: [u8; 10],
@@ -278,7 +299,7 @@ const fn decode_char(bytes: &[u8], i: usize) -> (char, usize) {
 /// echoing input (messages, caret reports, command-line output).
 ///
 /// ```
-/// use layout_core::error::message::Escaped;
+/// use tessera::message::Escaped;
 /// assert_eq!(Escaped("f32[3\u{1b}[31m]").to_string(), "f32[3\\u{1b}[31m]");
 /// ```
 #[derive(Clone, Copy, Debug)]
@@ -299,7 +320,7 @@ impl core::fmt::Display for Escaped<'_> {
 /// Columns `c` takes when echoed: its escape's length, else 1.
 ///
 /// ```
-/// use layout_core::error::message::echo_width;
+/// use tessera::message::echo_width;
 /// assert_eq!((echo_width('\u{1b}'), echo_width('é')), (6, 1));
 /// ```
 pub fn echo_width(c: char) -> usize {
@@ -327,6 +348,15 @@ impl core::fmt::Debug for Message {
 /// A copy of a short piece of input text (at most [`SNIPPET_CAPACITY`]
 /// bytes, cut at a character boundary), so errors can quote what they
 /// reject without borrowing the input.
+///
+/// ```
+/// use tessera::{ArrayLayout, ErrorKind, Snippet};
+/// let err = "f33[3]".parse::<ArrayLayout>().unwrap_err();
+/// assert_eq!(err.kind(), ErrorKind::UnknownElementType { name: Snippet::new("f33") });
+/// let long = Snippet::new("f32[3,5]{1,0:T(8,128)(2,1)}");
+/// assert!(long.is_cut());
+/// assert_eq!(long.to_string(), "f32[3,5]{1,0:T(8,128)(2,..."); // 24 bytes kept
+/// ```
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Snippet {
     buf: [u8; SNIPPET_CAPACITY],

@@ -11,6 +11,14 @@ use crate::element::PrimitiveType;
 use crate::error::message::{Escaped, Message, Snippet, echo_width};
 
 /// A range of bytes `start..end` in the text that was parsed.
+///
+/// ```
+/// use tessera::{ArrayLayout, ByteSpan};
+/// let text = "f32[3,5]{1,1}";
+/// let span: ByteSpan = text.parse::<ArrayLayout>().unwrap_err().span().unwrap();
+/// assert_eq!(&text[span.start..span.end], "1"); // the repeated dimension
+/// assert_eq!(ByteSpan::new(4, 5).to(ByteSpan::new(6, 7)), ByteSpan::new(4, 7));
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 pub struct ByteSpan {
     /// First byte of the offending part.
@@ -44,6 +52,16 @@ impl ByteSpan {
 
 /// Which part of a shape an error is about, before it is mapped to a byte
 /// span by the parser (builder APIs have no text, so they keep only this).
+///
+/// ```
+/// use tessera::{Layout, Locus, PrimitiveType, Shape};
+/// let shape = Shape::new(PrimitiveType::F32, &[3, 5])?;
+/// let err = shape.with_layout(Layout::new(&[1, 1])?).unwrap_err();
+/// // Built without text: no span, but the part, `minor_to_major` entry 1.
+/// assert_eq!(err.locus(), Locus::MinorToMajorEntry(1));
+/// assert_eq!(err.span(), None);
+/// # Ok::<(), tessera::Error>(())
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum Locus {
@@ -73,6 +91,15 @@ pub enum Locus {
 
 /// The rule an input broke. Each variant carries the numbers its message
 /// names.
+///
+/// ```
+/// use tessera::{ArrayLayout, ErrorKind};
+/// let a: ArrayLayout = "f32[3,5]".parse()?;
+/// let err = a.try_offset(&[3, 0]).unwrap_err();
+/// assert_eq!(err.kind(), ErrorKind::IndexOutOfBounds { dim: 0, index: 3, bound: 3 });
+/// assert_eq!(err.to_string(), "index 3 is out of bounds for dimension `0` of size 3");
+/// # Ok::<(), tessera::Error>(())
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum ErrorKind {
@@ -969,6 +996,17 @@ impl std::error::Error for Error {}
 
 /// An [`Error`] shown with its input: the message, then the input, then a
 /// caret line under the offending part. Made by [`Error::report`].
+///
+/// ```
+/// use tessera::{ArrayLayout, Report};
+/// let text = "f32[2]{1}";
+/// let err = text.parse::<ArrayLayout>().unwrap_err();
+/// let report: Report<'_> = err.report(text);
+/// assert_eq!(
+///     report.to_string(),
+///     "error: dimension `1` in minor_to_major is out of range for rank 1\n  f32[2]{1}\n         ^",
+/// );
+/// ```
 #[derive(Clone, Copy, Debug)]
 pub struct Report<'a> {
     error: &'a Error,

@@ -49,6 +49,16 @@ use crate::model::tile::Tile;
 /// `RANK`: the value holds their extents, everything else is constant.
 /// Write it with `tessera::layout!`, not by hand (see the [module
 /// docs](self)).
+///
+/// ```
+/// use tessera::layout;
+/// type Rows = layout!(bf16[?,256]{1,0:T(8,128)(2,1)});
+/// let l = Rows::new([20, 256])?;
+/// assert_eq!(l.extents(), [20]); // only the `?` dim is stored
+/// assert_eq!(l.buffer_len(), 3 * 2 * 1024); // 3 tile rows of 2 tiles
+/// assert_eq!(l.offset([9, 130]), l.to_runtime().offset(&[9, 130]));
+/// # Ok::<(), tessera::Error>(())
+/// ```
 pub struct MixedLayout<const RANK: usize, const K: usize, Element, Dims, MinorToMajor, Tiles, A> {
     extents: [usize; K],
     params: Params<Element, Dims, MinorToMajor, Tiles, A>,
@@ -57,6 +67,16 @@ pub struct MixedLayout<const RANK: usize, const K: usize, Element, Dims, MinorTo
 /// One term of a mixed layout's offset: the engine's [`Term`], whose
 /// `stride` is the product of the static physical sizes more minor than
 /// it, times the tile counts of the `?` dims that `dynamic_factors` names.
+///
+/// ```
+/// use tessera::layout;
+/// type Cols = layout!(f32[4,?]{1,0:T(2,4)});
+/// // y / 2 (a tile row) moves over every tile of x: 8 slots per tile
+/// // times `ceil(x / 4)`, dynamic size 0.
+/// let t = Cols::PLAN.terms()[0];
+/// assert_eq!((t.term.dim, t.term.div, t.term.stride), (0, 2, 8));
+/// assert_eq!(t.dynamic_factors, 0b1);
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct MixedTerm {
     /// The term, with the static part of the stride.
@@ -68,6 +88,16 @@ pub struct MixedTerm {
 }
 
 /// The offset formula of a [`MixedLayout`], computed at compile time.
+///
+/// ```
+/// use tessera::layout;
+/// type Rows = layout!(f32[?,8]{1,0:T(2,4)});
+/// assert!(Rows::PLAN.separable);
+/// // One physical dim depends on the `?` dim y: its tile rows, `ceil(y / 2)`.
+/// assert_eq!(Rows::PLAN.dynamic_sizes(), [(0, 2)]);
+/// // No stride does: rows at run time cost what static rows cost.
+/// assert!(Rows::PLAN.terms().iter().all(|t| t.dynamic_factors == 0));
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct MixedPlan {
     /// Whether every physical dim has a digit formula; when not, offsets

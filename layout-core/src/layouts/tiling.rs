@@ -49,6 +49,18 @@ use crate::model::shape::{Dim, Shape};
 /// Tiles are numbered in memory order: tile `n` is slots
 /// `n * tile_len() .. (n + 1) * tile_len()`. Indices into the grid
 /// ("tile-grid indices") have one entry per logical dimension.
+///
+/// ```
+/// use tessera::{ArrayLayout, TileGrid};
+/// let a: ArrayLayout = "f32[20,300]{1,0:T(8,128)}".parse()?;
+/// let grid: TileGrid = a.tile_grid()?;
+/// assert_eq!(grid.counts().as_slice(), &[3, 3]); // tile rows (y), tile columns (x)
+/// assert_eq!(grid.tile_len(), 8 * 128);
+/// // Tile 4 is slots 4096..5120 and starts at (y, x) = (8, 128).
+/// assert_eq!(grid.origin(grid.grid_index(4).as_slice()).as_slice(), &[8, 128]);
+/// assert_eq!(a.offset(&[8, 128]), 4 * 1024);
+/// # Ok::<(), tessera::Error>(())
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct TileGrid {
     rank: usize,
@@ -470,6 +482,20 @@ impl<const R: usize, P: KnownLayout + HasRank<R>> HasRank<R> for TileOf<P> {}
 /// parent's are zero-sized readers of compile-time constants: handing out
 /// a tile then costs a counter step, and a tile's grid index, origin and
 /// extent are arithmetic on constants.
+///
+/// ```
+/// use tessera::{AnyLayout, ArrayLayout, TilePlacement, TiledLayout, layout};
+/// /// Rows (y) in one tile, for any tiled layout.
+/// fn tile_rows<L: TiledLayout>(l: &L) -> usize {
+///     l.tiling().map_or(0, |(_grid, tile)| tile.size(0))
+/// }
+/// let rt: ArrayLayout = "f32[20,300]{1,0:T(8,128)}".parse()?;
+/// assert_eq!(tile_rows(&rt), 8);
+/// assert_eq!(tile_rows(&<layout!(f32[20,300]{1,0:T(8,128)})>::NEW), 8);
+/// let (grid, _) = rt.tiling()?;
+/// assert_eq!(ArrayLayout::place(&grid, 8).extent().as_slice(), &[4, 44]);
+/// # Ok::<(), tessera::Error>(())
+/// ```
 pub trait TiledLayout: AnyLayout {
     /// The layout of one tile's inside.
     type Tile: AnyLayout;
@@ -497,6 +523,19 @@ pub trait TiledLayout: AnyLayout {
 
 /// Where a tile sits in its parent: what a tile view reports
 /// ([`TilePlace`] and [`StaticTilePlace`] implement it).
+///
+/// ```
+/// use tessera::{ArrayLayout, TilePlacement};
+/// /// The elements a tile holds (fewer than its slots at the far edges).
+/// fn held<P: TilePlacement>(p: &P) -> usize {
+///     p.extent().iter().product()
+/// }
+/// let grid = "f32[20,300]{1,0:T(8,128)}".parse::<ArrayLayout>()?.tile_grid()?;
+/// assert_eq!(held(&grid.place(0)), 8 * 128);
+/// assert_eq!(held(&grid.place(8)), 4 * 44); // y in 16..20, x in 256..300
+/// assert_eq!(grid.place(8).origin().as_slice(), &[16, 256]);
+/// # Ok::<(), tessera::Error>(())
+/// ```
 pub trait TilePlacement: Copy + Send + Sync {
     /// The tile's number in memory order.
     fn number(&self) -> usize;
@@ -658,6 +697,17 @@ impl TilePlacement for TilePlace {
 /// A [`TileList`] with at least one level: the static layouts with tile
 /// views, so that asking an untiled static layout for tiles is an error
 /// of the type checker, not a panic.
+///
+/// ```
+/// use static_assertions::{assert_impl_all, assert_not_impl_any};
+/// use tessera::tiling::HasTiles;
+/// use tessera::typelevel::N;
+/// use tessera::{TiledLayout, layout};
+/// assert_impl_all!(((N<8>, N<128>),): HasTiles);
+/// assert_not_impl_any!((): HasTiles);
+/// // So a static layout without `T(..)` has no tile views.
+/// assert_not_impl_any!(layout!(f32[16,256]): TiledLayout);
+/// ```
 #[diagnostic::on_unimplemented(
     message = "the layout has no tiles: tile views need a `T(..)` level",
     label = "this static layout has no `T(..)` tiles",

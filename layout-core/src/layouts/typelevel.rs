@@ -43,15 +43,37 @@ use crate::model::tile::Tile;
 /// A number in a type: a dimension size, a `minor_to_major` entry, a tile
 /// entry (0 stands for `*`, as in [`TileDim::to_raw`](crate::TileDim::to_raw))
 /// or a split index.
+///
+/// ```
+/// use tessera::Dim;
+/// use tessera::typelevel::{DimSpec, N, Num};
+/// assert_eq!(<N<128> as Num>::VALUE, 128);
+/// assert_eq!(<N<128> as DimSpec>::DIM, Dim::Static(128));
+/// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct N<const V: usize>;
 
 /// A bounded dynamic dimension `<=V` in a type.
+///
+/// ```
+/// use tessera::Dim;
+/// use tessera::typelevel::{AtMost, DimSpec};
+/// assert_eq!(<AtMost<8> as DimSpec>::DIM, Dim::Bounded(8));
+/// // `layout!(f32[<=8,5])` lays out room for 8 rows (y).
+/// assert_eq!(<tessera::layout!(f32[<=8,5])>::BUFFER_LEN, 40);
+/// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct AtMost<const V: usize>;
 
 /// A dynamic dimension `?`, whose extent is known only at run time (see
 /// [`MixedLayout`](crate::MixedLayout)).
+///
+/// ```
+/// use tessera::Dim;
+/// use tessera::typelevel::{DimList, Dyn, N};
+/// // The dims of `layout!(f32[?,8])`.
+/// assert_eq!(<(Dyn, N<8>) as DimList>::DIMS, [Dim::Unbounded, Dim::Static(8)]);
+/// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Dyn;
 
@@ -196,6 +218,14 @@ impl F4e2m1fn {
 }
 
 /// A type that stands for one number.
+///
+/// ```
+/// use tessera::typelevel::{N, Num};
+/// fn value<V: Num>() -> usize {
+///     V::VALUE
+/// }
+/// assert_eq!(value::<N<5>>(), 5);
+/// ```
 pub trait Num {
     /// The number.
     const VALUE: usize;
@@ -206,6 +236,14 @@ impl<const V: usize> Num for N<V> {
 }
 
 /// A type that stands for one dimension of a shape.
+///
+/// ```
+/// use tessera::Dim;
+/// use tessera::typelevel::{AtMost, DimSpec, Dyn, N};
+/// assert_eq!(<N<3> as DimSpec>::DIM, Dim::Static(3));
+/// assert_eq!(<AtMost<3> as DimSpec>::DIM, Dim::Bounded(3));
+/// assert_eq!(<Dyn as DimSpec>::DIM, Dim::Unbounded);
+/// ```
 pub trait DimSpec {
     /// The dimension.
     const DIM: Dim;
@@ -224,27 +262,65 @@ impl DimSpec for Dyn {
 }
 
 /// A tuple of [`Num`]s: `(N<1>, N<0>)`.
+///
+/// ```
+/// use tessera::typelevel::{N, NumList};
+/// // The `minor_to_major` of `layout!(f32[3,5]{1,0})`.
+/// assert_eq!(<(N<1>, N<0>) as NumList>::VALUES, [1, 0]);
+/// ```
 pub trait NumList {
     /// The numbers, in order.
     const VALUES: &'static [usize];
 }
 
 /// A tuple of [`DimSpec`]s: the dimensions of a shape.
+///
+/// ```
+/// use tessera::Dim;
+/// use tessera::typelevel::{AtMost, DimList, N};
+/// // The dims of `layout!(f32[<=8,5])`.
+/// assert_eq!(<(AtMost<8>, N<5>) as DimList>::DIMS, [Dim::Bounded(8), Dim::Static(5)]);
+/// ```
 pub trait DimList {
     /// The dimensions, by logical index.
     const DIMS: &'static [Dim];
 }
 
 /// A tuple of [`NumList`]s, one per tile level: `((N<8>, N<128>), (N<2>, N<1>))`.
+///
+/// ```
+/// use tessera::typelevel::{N, TileList};
+/// let tiles = <((N<8>, N<128>), (N<2>, N<1>)) as TileList>::TILES;
+/// assert_eq!(tiles.len(), 2);
+/// assert_eq!(tiles[0].to_string(), "(8,128)");
+/// assert_eq!(<((N<2>, N<0>, N<128>),) as TileList>::TILES[0].to_string(), "(2,*,128)");
+/// ```
 pub trait TileList {
     /// The tile levels, built by [`Tile::from_raw`].
     const TILES: &'static [Tile];
 }
 
 /// One `SC(d:i,j,...)` entry in a type.
+///
+/// ```
+/// use tessera::SplitConfig;
+/// use tessera::typelevel::{N, Split, SplitSpec};
+/// // `SC(1:4,5)`: physical dim 1 split at 4 and 5.
+/// type S = Split<1, (N<4>, N<5>)>;
+/// assert_eq!(S::SPLIT, SplitConfig::new(1, &[4, 5])?);
+/// # Ok::<(), tessera::Error>(())
+/// ```
 pub struct Split<const DIMENSION: usize, Indices>(PhantomData<fn() -> Indices>);
 
 /// A type that stands for one [`SplitConfig`].
+///
+/// ```
+/// use tessera::typelevel::{N, Split, SplitSpec};
+/// fn dimension<S: SplitSpec>() -> usize {
+///     S::SPLIT.dimension()
+/// }
+/// assert_eq!(dimension::<Split<0, (N<10>,)>>(), 0);
+/// ```
 pub trait SplitSpec {
     /// The split config.
     const SPLIT: SplitConfig;
@@ -255,21 +331,52 @@ impl<const DIMENSION: usize, I: NumList> SplitSpec for Split<DIMENSION, I> {
 }
 
 /// A tuple of [`SplitSpec`]s: the `SC(..)` attribute.
+///
+/// ```
+/// use tessera::typelevel::{N, Split, SplitList};
+/// // `SC(0:10)(1:4,5)`.
+/// let splits = <(Split<0, (N<10>,)>, Split<1, (N<4>, N<5>)>) as SplitList>::SPLITS;
+/// assert_eq!(splits.len(), 2);
+/// assert_eq!(splits[1].split_indices(), &[4, 5]);
+/// ```
 pub trait SplitList {
     /// The split configs, in order.
     const SPLITS: &'static [SplitConfig];
 }
 
 /// No `pad(..)` attribute.
+///
+/// ```
+/// use tessera::typelevel::{NoPad, PaddingSpec};
+/// assert_eq!(NoPad::PADDING, None);
+/// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct NoPad;
 
 /// Tessera's `pad(..)` attribute in a type: `VALUE` numbers the
 /// [`PaddingValue`] ([`padding_value_code`]), `Widths` is a [`NumList`]
 /// of padded widths by logical dimension.
+///
+/// ```
+/// use tessera::PaddingValue;
+/// use tessera::typelevel::{N, Pad, PaddingSpec, padding_value_code};
+/// // `pad(4,8:zero)`: y padded to 4 rows, x to 8 columns.
+/// const ZERO: u8 = padding_value_code(PaddingValue::Zero);
+/// let p = <Pad<ZERO, (N<4>, N<8>)> as PaddingSpec>::PADDING.unwrap();
+/// assert_eq!((p.padded_dims(), p.value()), (&[4, 8][..], PaddingValue::Zero));
+/// ```
 pub struct Pad<const VALUE: u8, Widths>(PhantomData<fn() -> Widths>);
 
 /// A type that stands for an optional [`Padding`].
+///
+/// ```
+/// use tessera::typelevel::{N, NoPad, Pad, PaddingSpec};
+/// fn is_padded<P: PaddingSpec>() -> bool {
+///     P::PADDING.is_some()
+/// }
+/// assert!(!is_padded::<NoPad>());
+/// assert!(is_padded::<Pad<0, (N<4>, N<8>)>>());
+/// ```
 pub trait PaddingSpec {
     /// The padding, if any.
     const PADDING: Option<Padding>;
@@ -314,6 +421,15 @@ pub struct Attrs<const L: usize, const E: u32, const S: u32, const M: usize, Sc,
 pub struct DefaultAttrs;
 
 /// A type that stands for the attributes of a layout.
+///
+/// ```
+/// use tessera::typelevel::{AttrSpec, Attrs, DefaultAttrs, NoPad};
+/// fn memory_space<A: AttrSpec>() -> u32 {
+///     A::MEMORY_SPACE
+/// }
+/// assert_eq!(memory_space::<DefaultAttrs>(), 0);
+/// assert_eq!(memory_space::<Attrs<1, 0, 1, 0, (), NoPad>>(), 1); // `S(1)`
+/// ```
 pub trait AttrSpec {
     /// `L(n)`: tail padding alignment in elements.
     const TAIL_PADDING_ALIGNMENT: usize;
@@ -440,12 +556,26 @@ const fn split_config(dimension: usize, indices: &[usize]) -> SplitConfig {
 /// Implemented when every dimension is a number typenum maps from a const
 /// generic ([`typenum::generic_const_mappings`]: 0 to 1024, and powers of
 /// two and of ten); bounded dimensions count at their bound.
+///
+/// ```
+/// use tessera::typelevel::{AtMost, N, TypenumCount};
+/// use tessera::typenum::Unsigned;
+/// assert_eq!(<(N<4>, N<6>) as TypenumCount>::Count::USIZE, 24);
+/// assert_eq!(<(AtMost<8>, N<5>) as TypenumCount>::Count::USIZE, 40);
+/// ```
 pub trait TypenumCount {
     /// The product of the dimensions.
     type Count: typenum::Unsigned;
 }
 
 /// A dimension as a typenum number (see [`TypenumCount`]).
+///
+/// ```
+/// use tessera::typelevel::{AtMost, N, TypenumDim};
+/// use tessera::typenum::Unsigned;
+/// assert_eq!(<N<128> as TypenumDim>::Size::USIZE, 128);
+/// assert_eq!(<AtMost<8> as TypenumDim>::Size::USIZE, 8);
+/// ```
 pub trait TypenumDim {
     /// The size (the bound for `<=V`).
     type Size: typenum::Unsigned;

@@ -13,6 +13,15 @@ use crate::model::tile::Tile;
 
 /// What padding slots of tessera's `pad(...)` extension hold (XLA's old
 /// `PaddingValue`).
+///
+/// ```
+/// use tessera::{ArrayLayout, PaddingValue};
+/// let a: ArrayLayout = "f32[3,5]{1,0:pad(4,8:lowest)}".parse()?;
+/// assert_eq!(a.layout().padding().unwrap().value(), PaddingValue::Lowest);
+/// assert_eq!(PaddingValue::from_name("lowest"), Some(PaddingValue::Lowest));
+/// assert_eq!(PaddingValue::default().name(), ""); // `Unspecified`, not written
+/// # Ok::<(), tessera::Error>(())
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 pub enum PaddingValue {
     /// Nothing is promised about padding slots (the default; also what
@@ -66,6 +75,17 @@ impl PaddingValue {
 /// Written `pad(8,16)` or `pad(8,16:zero)` at the end of the layout's
 /// attributes. XLA has no text for it, and lower-case attribute names
 /// cannot collide with XLA's upper-case letters.
+///
+/// ```
+/// use tessera::{ArrayLayout, PaddingValue};
+/// let a: ArrayLayout = "f32[3,5]{1,0:pad(4,8:zero)}".parse()?;
+/// let p = a.layout().padding().unwrap();
+/// assert_eq!((p.padded_dims(), p.value()), (&[4, 8][..], PaddingValue::Zero));
+/// // y is padded to 4 rows, x to 8 columns: rows are 8 slots apart.
+/// assert_eq!(a.buffer_len(), 32);
+/// assert_eq!(a.offset(&[1, 0]), 8);
+/// # Ok::<(), tessera::Error>(())
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Padding {
     rank: u8,
@@ -117,6 +137,15 @@ impl Padding {
 /// compares split configs and uses them in [`xla_array_size_bytes`]; they do
 /// not move elements.
 ///
+/// ```
+/// use tessera::{Layout, SplitConfig};
+/// let l: Layout = "{1,0:SC(0:10)(1:4,5)}".parse()?;
+/// assert_eq!(l.split_configs(), [SplitConfig::new(0, &[10])?, SplitConfig::new(1, &[4, 5])?]);
+/// assert_eq!(l.split_configs()[1].dimension(), 1);
+/// assert_eq!(l.split_configs()[1].split_indices(), &[4, 5]);
+/// # Ok::<(), tessera::Error>(())
+/// ```
+///
 /// [`xla_array_size_bytes`]: crate::xla::layout_util::xla_array_size_bytes
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct SplitConfig {
@@ -164,6 +193,16 @@ impl SplitConfig {
 /// shape that stores a sparse array. Only sparse layouts use it and tessera
 /// does not support them, so validation against a shape rejects it; it is
 /// stored so that XLA layouts can be represented, printed and compared.
+///
+/// ```
+/// use tessera::{Layout, PrimitiveType, Shape, SparsePhysicalShape};
+/// let l: Layout = "{0:P(s32[10,20]{1,0})}".parse()?;
+/// let p = l.sparse_physical_shape().unwrap();
+/// assert_eq!(p, SparsePhysicalShape::new(PrimitiveType::S32, &[10, 20], &[1, 0])?);
+/// assert_eq!(l.to_string(), "{0:P(s32[10,20]{1,0})}");
+/// assert!("f32[8]{0:P(s32[10,20]{1,0})}".parse::<Shape>().is_err()); // sparse
+/// # Ok::<(), tessera::Error>(())
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct SparsePhysicalShape {
     element_type: PrimitiveType,
@@ -215,6 +254,17 @@ impl SparsePhysicalShape {
 
 /// Which fields [`Layout::equal_ignoring`] leaves out (XLA's
 /// `Layout::Equal` builder).
+///
+/// ```
+/// use tessera::{Layout, LayoutEquality};
+/// let tiled: Layout = "{1,0:T(8,128)}".parse()?;
+/// let plain: Layout = "{1,0}".parse()?;
+/// assert!(!tiled.equal_ignoring(&plain, LayoutEquality::XLA));
+/// assert!(tiled.equal_ignoring(&plain, LayoutEquality::MINOR_TO_MAJOR_ONLY));
+/// let no_tiles = LayoutEquality { ignore_tiles: true, ..LayoutEquality::XLA };
+/// assert!(tiled.equal_ignoring(&plain, no_tiles));
+/// # Ok::<(), tessera::Error>(())
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 pub struct LayoutEquality {
     /// Ignore tiles (`IgnoreTiles`).

@@ -7,6 +7,16 @@ use crate::limits::{MAX_DIM_SIZE, MAX_RANK};
 use crate::model::layout::Layout;
 
 /// One dimension of a shape: a size, or XLA's dynamic forms.
+///
+/// ```
+/// use tessera::{Dim, Shape};
+/// let s: Shape = "f32[<=8,?,5]".parse()?;
+/// assert_eq!(s.dims(), [Dim::Bounded(8), Dim::Unbounded, Dim::Static(5)]);
+/// assert_eq!(s.dims()[0].size(), Some(8)); // laid out with room for 8
+/// assert_eq!(s.dims()[1].size(), None);
+/// assert!(s.dims()[1].is_dynamic() && !s.dims()[2].is_dynamic());
+/// # Ok::<(), tessera::Error>(())
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Dim {
     /// A size known when the shape is written, e.g. `5`.

@@ -6,6 +6,16 @@ use crate::limits::MAX_RANK;
 /// One entry of a [`Tile`]: a size, or `*`, which combines that dimension
 /// into the next more-minor one before tiling (XLA's
 /// `Tile::kCombineDimension`).
+///
+/// ```
+/// use tessera::{Layout, TileDim};
+/// let l: Layout = "{2,1,0:T(2,*,128)}".parse()?;
+/// let t = l.tiles()[0];
+/// assert_eq!(t.dim(0), TileDim::Size(2));
+/// assert_eq!(t.dim(1), TileDim::Combined);
+/// assert_eq!(TileDim::Combined.to_raw(), 0); // how types and tables write `*`
+/// # Ok::<(), tessera::Error>(())
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum TileDim {
     /// A tile extent of at least 1.

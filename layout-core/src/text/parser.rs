@@ -14,6 +14,15 @@ use crate::model::tile::Tile;
 
 /// Byte spans of the parts of a parsed shape, so that a rule broken by the
 /// shape can point at the offending text.
+///
+/// ```
+/// use tessera::text::parse_shape;
+/// let text = "f32[3,5]{1,0:T(2,2)}";
+/// let spans = parse_shape(text)?.spans;
+/// assert_eq!(&text[spans.dim[1].start..spans.dim[1].end], "5"); // x
+/// assert_eq!(&text[spans.tile[0].start..spans.tile[0].end], "(2,2)");
+/// # Ok::<(), tessera::Error>(())
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub struct SpanTable {
     /// The whole shape.
@@ -99,6 +108,15 @@ impl SpanTable {
 }
 
 /// A parsed shape with the spans of its parts.
+///
+/// ```
+/// use tessera::text::{ParsedShape, parse_shape};
+/// let text = "bf16[8,128]{1,0:T(8,128)(2,1)}";
+/// let p: ParsedShape = parse_shape(text)?;
+/// assert_eq!(p.shape.to_string(), text);
+/// assert_eq!(&text[p.spans.layout.start..p.spans.layout.end], "{1,0:T(8,128)(2,1)}");
+/// # Ok::<(), tessera::Error>(())
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ParsedShape {
     /// The shape, with its layout (the default one when the text has none).
@@ -108,6 +126,17 @@ pub struct ParsedShape {
 }
 
 /// One step of walking a possibly nested shape ([`parse_shape_tree`]).
+///
+/// ```
+/// use tessera::text::{TreeEvent, parse_shape_tree};
+/// let mut events = Vec::new();
+/// parse_shape_tree("(f32[2]{0}, b(s32[]))", &mut |e| events.push(e))?;
+/// assert_eq!(events.len(), 6);
+/// assert_eq!(events[0], TreeEvent::TupleStart);
+/// assert_eq!(events[2], TreeEvent::BufferStart);
+/// assert!(matches!(events[1], TreeEvent::Leaf(s) if s.to_string() == "f32[2]{0}"));
+/// # Ok::<(), tessera::Error>(())
+/// ```
 #[allow(
     clippy::large_enum_variant,
     reason = "events are handed to the visitor one at a time; boxing would need an allocator"

@@ -116,6 +116,16 @@ impl Display for Shape {
 
 /// A shape printed without its layout (XLA's `HumanString`), made by
 /// [`Shape::without_layout_display`].
+///
+/// ```
+/// use tessera::Shape;
+/// use tessera::text::HumanString;
+/// let s: Shape = "f32[3,5]{0,1}".parse()?;
+/// let h: HumanString<'_> = s.without_layout_display();
+/// assert_eq!(h.to_string(), "f32[3,5]");
+/// assert_eq!(s.to_string(), "f32[3,5]{0,1}");
+/// # Ok::<(), tessera::Error>(())
+/// ```
 #[derive(Clone, Copy, Debug)]
 pub struct HumanString<'a>(&'a Shape);
 

@@ -8,6 +8,18 @@ use crate::walk::slot_runs::SlotRuns;
 
 /// The elements of a layout in logical order with their offsets, counted
 /// incrementally ([`ArrayLayout::elements`]).
+///
+/// ```
+/// use tessera::ArrayLayout;
+/// let a: ArrayLayout = "f32[2,3]{0,1}".parse()?;
+/// // Row by row (y, then x), in a column-major buffer.
+/// let offsets: Vec<usize> = a.elements().map(|(_, offset)| offset).collect();
+/// assert_eq!(offsets, [0, 2, 4, 1, 3, 5]);
+/// let mut e = a.elements();
+/// e.nth(2); // (0, 2)
+/// assert_eq!((e.next_offset(), e.index()), (Some(1), &[1, 0][..]));
+/// # Ok::<(), tessera::Error>(())
+/// ```
 #[derive(Clone)]
 pub struct Elements {
     layout: ArrayLayout,
@@ -134,6 +146,16 @@ impl core::iter::FusedIterator for Elements {}
 /// counted incrementally ([`ArrayLayout::slots`]): the buffer goes in
 /// runs of the innermost physical dim ([`SlotRuns`]), each run's first
 /// index read from the physical dims and the rest of the run counted.
+///
+/// ```
+/// use tessera::{ArrayLayout, DimVec, Slot};
+/// let a: ArrayLayout = "f32[3,2]{1,0:T(2,2)}".parse()?;
+/// let slots: Vec<Slot> = a.slots().collect();
+/// assert_eq!(slots.len(), 8); // two 2x2 tiles
+/// assert_eq!(slots[5], Slot::Element(DimVec::from_slice(&[2, 1])));
+/// assert_eq!(slots[6..], [Slot::Padding, Slot::Padding]); // y = 3 does not exist
+/// # Ok::<(), tessera::Error>(())
+/// ```
 #[derive(Clone)]
 pub struct Slots {
     layout: ArrayLayout,

@@ -12,6 +12,17 @@ pub const MAX_LOOP_LEVELS: usize = 2 * MAX_PHYSICAL_RANK;
 /// One counter of a [`LoopNest`]: the digit `(index[dim] / div) % extent`
 /// of the logical index, and how far each buffer's offset moves when it
 /// counts up by one.
+///
+/// ```
+/// use tessera::{walk::{Level, LoopNest}, ArrayLayout};
+/// let a: ArrayLayout = "f32[4,6]{0,1}".parse()?;
+/// let nest = LoopNest::logical(&a).unwrap();
+/// // The outer counter walks y: 4 steps of 1 slot in this column-major buffer.
+/// let y: Level = nest.levels()[0];
+/// assert_eq!((y.dim, y.div, y.extent, y.strides), (0, 1, 4, [1, 0]));
+/// assert_eq!(nest.levels()[1].strides, [4, 0]); // x steps over a column of 4
+/// # Ok::<(), tessera::Error>(())
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Level {
     /// The logical dimension this level counts.
@@ -146,6 +157,18 @@ pub(super) const fn chain(layout: &ArrayLayout, dims: &PhysicalDims, dim: usize)
 
 /// Counters over the elements of one layout, or of two layouts of the same
 /// logical shape, outermost first (see the [module docs](super)).
+///
+/// ```
+/// use tessera::{walk::LoopNest, ArrayLayout};
+/// let src: ArrayLayout = "f32[2,3]{1,0}".parse()?;
+/// let dst: ArrayLayout = "f32[2,3]{0,1}".parse()?;
+/// let nest = LoopNest::relayout(&src, &dst)?.unwrap();
+/// let (from, mut to) = ([0.0, 1.0, 2.0, 3.0, 4.0, 5.0], [0.0; 6]);
+/// let [ss, ds] = nest.inner_strides();
+/// nest.for_each_run(|[s, d], len| (0..len).for_each(|i| to[d + i * ds] = from[s + i * ss]));
+/// assert_eq!(to, [0.0, 3.0, 1.0, 4.0, 2.0, 5.0]); // transposed
+/// # Ok::<(), tessera::Error>(())
+/// ```
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct LoopNest {
     pub(super) len: usize,
@@ -401,7 +424,7 @@ impl LoopNest {
     /// If `from` or `to` is not below `levels().len()`.
     ///
     /// ```
-    /// use layout_core::{walk::LoopNest, ArrayLayout};
+    /// use tessera::{walk::LoopNest, ArrayLayout};
     /// let src: ArrayLayout = "f32[4,6]{1,0}".parse().unwrap();
     /// let dst: ArrayLayout = "f32[4,6]{0,1:T(2,2)}".parse().unwrap();
     /// let nest = LoopNest::relayout(&src, &dst).unwrap().unwrap();

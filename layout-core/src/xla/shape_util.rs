@@ -987,6 +987,17 @@ pub const fn last_dim_is_minor_most(shape: &Shape) -> bool {
 // ----------------------------------------------------------- comparison
 
 /// What [`equal_with`] compares (XLA's `Shape::Equal` builder).
+///
+/// ```
+/// use tessera::Shape;
+/// use tessera::shape_util::{ShapeEquality, equal_with};
+/// let rows: Shape = "f32[8,128]{1,0}".parse()?;
+/// let cols: Shape = "f32[8,128]{0,1}".parse()?;
+/// assert!(!equal_with(&rows, &cols, ShapeEquality::XLA));
+/// assert!(equal_with(&rows, &cols, ShapeEquality::COMPATIBLE)); // layouts ignored
+/// assert!(equal_with(&rows, &cols, ShapeEquality { ignore_layout: true, ..ShapeEquality::XLA }));
+/// # Ok::<(), tessera::Error>(())
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct ShapeEquality {
     /// Ignore the element type (`IgnoreElementType`).

@@ -14,6 +14,15 @@ use crate::runs::{Position, Run};
 /// ([`PackedBase::iter`]). Its state is a few words (as
 /// [`Iter`](crate::Iter)'s): an offset is computed once per run of the
 /// last dimension, and each element is a shift and a mask.
+///
+/// ```
+/// use tessera::{Packed, layout};
+/// type W = layout!(s4[2,3]{0,1:E(4)}); // column-major: [0,0] [1,0] in byte 0
+/// let w = Packed::<W, { W::PHYSICAL_BYTE_SIZE }>::from_bytes([0x14, 0x25, 0x3F]);
+/// let it = w.iter();
+/// assert_eq!(it.len(), 6);
+/// assert_eq!(it.collect::<Vec<i8>>(), [1, 2, 3, 4, 5, -1]); // row-major order
+/// ```
 pub struct PackedIter<'a, E, L> {
     pub(super) bytes: &'a [u8],
     pub(super) layout: &'a L,

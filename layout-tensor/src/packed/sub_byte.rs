@@ -19,6 +19,20 @@ mod sealed {
 /// to its bits. Implemented by the sub-byte markers only.
 ///
 /// The element type is the marker's [`ElementSpec::TYPE`].
+///
+/// ```
+/// use tessera::packed::{S4, U2};
+/// use tessera::{Error, SubByte};
+/// /// A value to its bits and back, as packed storage writes and reads it.
+/// fn round_trip<E: SubByte>(v: E::Value) -> Result<E::Value, Error> {
+///     Ok(E::from_bits(E::to_bits(v)?))
+/// }
+/// assert_eq!(S4::to_bits(-1)?, 0b1111); // the low 4 bits
+/// assert_eq!(round_trip::<S4>(-8)?, -8); // sign-extended back
+/// assert_eq!(round_trip::<U2>(3)?, 3);
+/// assert!(round_trip::<S4>(8).is_err()); // `s4` is -8..=7
+/// # Ok::<(), tessera::Error>(())
+/// ```
 pub trait SubByte: sealed::Sealed + ElementSpec {
     /// The Rust type values are read and written as: `i8` for signed
     /// integers, `u8` for unsigned ones and the raw bits of `f4e2m1fn`,

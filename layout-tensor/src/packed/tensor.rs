@@ -66,6 +66,15 @@ pub struct PackedBase<S, L, E> {
 /// time). Its constructors are `const fn`, so it can sit in a `static`
 /// (see [`PackedBase`]).
 ///
+/// ```
+/// use tessera::Packed;
+/// type M = tessera::layout!(pred[2,8]{1,0:E(1)}); // a bit each
+/// static MASK: Packed<M, { M::PHYSICAL_BYTE_SIZE }> = Packed::from_bytes([0b1000_0001, 0xFF]);
+/// assert_eq!(M::PHYSICAL_BYTE_SIZE, 2);
+/// assert_eq!((MASK.get([0, 0]), MASK.get([0, 1])), (Some(true), Some(false)));
+/// assert_eq!(MASK.iter().filter(|&b| b).count(), 10);
+/// ```
+///
 /// A wrong byte count does not compile:
 ///
 /// ```compile_fail
@@ -84,12 +93,44 @@ pub struct PackedBase<S, L, E> {
 pub type Packed<L, const N: usize, E = <L as SubByteLayout>::Elem> = PackedBase<[u8; N], L, E>;
 
 /// A packed tensor borrowing its bytes.
+///
+/// ```
+/// use tessera::{PackedView, layout};
+/// type W = layout!(s4[2,3]{1,0:E(4)}); // two elements a byte, high nibble first
+/// let bytes = [0x12, 0x3F, 0xE0];
+/// let w: PackedView<'_, W> = PackedView::new(W::NEW, &bytes[..])?;
+/// assert_eq!(w.get([1, 0]), Some(-1)); // the low nibble of byte 1
+/// assert_eq!(w.iter().collect::<Vec<i8>>(), [1, 2, 3, -1, -2, 0]);
+/// # Ok::<(), tessera::Error>(())
+/// ```
 pub type PackedView<'a, L, E = <L as SubByteLayout>::Elem> = PackedBase<&'a [u8], L, E>;
 
 /// A packed tensor borrowing its bytes mutably.
+///
+/// ```
+/// use tessera::{PackedViewMut, layout};
+/// type W = layout!(u4[2,2]{1,0:E(4)});
+/// let mut bytes = [0; 2];
+/// let mut w: PackedViewMut<'_, W> = PackedViewMut::new(W::NEW, &mut bytes[..])?;
+/// w.set([0, 1], 0xA)?;
+/// w.set([1, 0], 3)?;
+/// assert!(w.set([1, 1], 16).is_err()); // `u4` is 0..=15
+/// assert_eq!(bytes, [0x0A, 0x30]);
+/// # Ok::<(), tessera::Error>(())
+/// ```
 pub type PackedViewMut<'a, L, E = <L as SubByteLayout>::Elem> = PackedBase<&'a mut [u8], L, E>;
 
 /// A packed tensor owning its bytes in a `Vec`.
+///
+/// ```
+/// use tessera::{PackedBuf, PreparedLayout};
+/// use tessera::packed::S4;
+/// let l = PreparedLayout::parse("s4[2,3]{1,0:E(4)}")?;
+/// let t = PackedBuf::<_, S4>::from_fn(l, |i| i[1] as i8 - i[0] as i8)?;
+/// assert_eq!(t.get([1, 0]), Some(-1));
+/// assert_eq!(t.as_bytes(), &[0x01, 0x2F, 0x01]); // 0 1 | 2 -1 | 0 1
+/// # Ok::<(), tessera::Error>(())
+/// ```
 #[cfg(feature = "alloc")]
 pub type PackedBuf<L, E = <L as SubByteLayout>::Elem> = PackedBase<alloc::vec::Vec<u8>, L, E>;
 

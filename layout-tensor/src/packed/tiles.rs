@@ -73,13 +73,46 @@ fn packed_tile<S, P: TiledLayout, E>(
 }
 
 /// A packed tile view borrowing its bytes, of a tensor in layout `L`.
+///
+/// ```
+/// use tessera::packed::U2;
+/// use tessera::{PackedBuf, PackedTileView, layout};
+/// type M = layout!(u2[4,4]{1,0:T(2,2)E(2)}); // a tile of four 2-bit values is a byte
+/// let m = PackedBuf::from_fn(M::NEW, |i| (i[0] + i[1]) as u8 % 4)?;
+/// let tile: PackedTileView<'_, M, U2> = m.tile(&[1, 1]).unwrap();
+/// assert_eq!(tile.origin().as_slice(), &[2, 2]);
+/// assert_eq!(tile.get([1, 1]), Some(2)); // the parent's [3, 3]: 6 % 4
+/// assert_eq!(tile.as_bytes(), &[0b00_01_01_10]);
+/// # Ok::<(), tessera::Error>(())
+/// ```
 pub type PackedTileView<'a, L, E> = PackedTile<&'a [u8], L, E>;
 
 /// A packed tile view borrowing its bytes mutably, of a tensor in layout
 /// `L`.
+///
+/// ```
+/// use tessera::packed::Pred;
+/// use tessera::{PackedBuf, PackedTileViewMut, layout};
+/// type M = layout!(pred[4,16]{1,0:T(2,8)E(1)}); // a tile of 2x8 bits is two bytes
+/// let mut m = PackedBuf::zeroed(M::NEW)?;
+/// let mut tile: PackedTileViewMut<'_, M, Pred> = m.tile_mut(&[1, 0]).unwrap();
+/// tile.as_bytes_mut().fill(0xFF); // rows 2..4, columns 0..8 of the parent
+/// assert_eq!(m.get([3, 7]), Some(true));
+/// assert_eq!(m.iter().filter(|&b| b).count(), 16);
+/// # Ok::<(), tessera::Error>(())
+/// ```
 pub type PackedTileViewMut<'a, L, E> = PackedTile<&'a mut [u8], L, E>;
 
 /// The tiles of a packed tensor in memory order ([`PackedBase::tiles`]).
+///
+/// ```
+/// use tessera::{PackedBuf, layout};
+/// type M = layout!(u2[4,4]{1,0:T(2,2)E(2)}); // a tile of four 2-bit values is a byte
+/// let m = PackedBuf::from_fn(M::NEW, |i| i[1] as u8)?;
+/// let bytes: Vec<u8> = m.tiles().map(|tile| tile.as_bytes()[0]).collect();
+/// assert_eq!(bytes, [0b00_01_00_01, 0b10_11_10_11, 0b00_01_00_01, 0b10_11_10_11]);
+/// # Ok::<(), tessera::Error>(())
+/// ```
 pub struct PackedTiles<'a, L: TiledLayout, E> {
     blocks: Blocks<L, core::slice::ChunksExact<'a, u8>>,
     elem: core::marker::PhantomData<fn() -> E>,
@@ -104,6 +137,18 @@ impl<L: TiledLayout, E: SubByte> ExactSizeIterator for PackedTiles<'_, L, E> {}
 /// The tiles of a packed tensor in memory order, writable
 /// ([`PackedBase::tiles_mut`]). Each tile is its own byte range of the
 /// buffer, so the views are disjoint and may be held at once.
+///
+/// ```
+/// use tessera::{PackedBuf, layout};
+/// type W = layout!(s4[4,4]{1,0:T(2,2)E(4)}); // a tile of four int4 is two bytes
+/// let mut w = PackedBuf::zeroed(W::NEW)?;
+/// for mut tile in w.tiles_mut() {
+///     let v = tile.number() as i8 - 2;
+///     tile.fill(v)?;
+/// }
+/// assert_eq!((w.get([0, 0]), w.get([3, 3])), (Some(-2), Some(1))); // tiles 0 and 3
+/// # Ok::<(), tessera::Error>(())
+/// ```
 pub struct PackedTilesMut<'a, L: TiledLayout, E> {
     blocks: Blocks<L, core::slice::ChunksExactMut<'a, u8>>,
     elem: core::marker::PhantomData<fn() -> E>,

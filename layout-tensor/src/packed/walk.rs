@@ -310,6 +310,14 @@ const fn padding_bits(t: PrimitiveType, value: PaddingValue) -> Option<u8> {
 /// Every slot of a packed tensor's buffer in memory order, with the index
 /// it holds (`None` for padding) and its value
 /// ([`PackedBase::slots`]).
+///
+/// ```
+/// use tessera::{Packed, layout};
+/// type M = layout!(u2[3]{0:T(4)E(2)}); // three elements and a padding slot
+/// let m = Packed::<M, { M::PHYSICAL_BYTE_SIZE }>::from_bytes([0b01_10_11_00]);
+/// let slots: Vec<(Option<[usize; 1]>, u8)> = m.slots().collect();
+/// assert_eq!(slots, [(Some([0]), 1), (Some([1]), 2), (Some([2]), 3), (None, 0)]);
+/// ```
 pub struct PackedSlots<'a, E, L: AnyLayout> {
     bytes: &'a [u8],
     at: SlotCursor<'a, L>,

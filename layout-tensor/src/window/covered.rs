@@ -125,6 +125,16 @@ impl IntoIterator for &TileRange {
 }
 
 /// The tile-grid indices of a [`TileRange`], in memory order.
+///
+/// ```
+/// use tessera::{TensorBuf, layout};
+/// type A = layout!(f32[3,5]{0,1:T(2,2)}); // column-major tiles
+/// let t = TensorBuf::<A, f32>::zeroed(A::NEW)?;
+/// let r = t.window([0..3, 1..3]).tile_range()?;
+/// let order: Vec<Vec<usize>> = r.iter().map(|i| i.as_slice().to_vec()).collect();
+/// assert_eq!(order, [[0, 0], [1, 0], [0, 1], [1, 1]]); // y fastest, as in memory
+/// # Ok::<(), tessera::Error>(())
+/// ```
 #[derive(Clone, Debug)]
 pub struct TileRangeIter {
     range: TileRange,
@@ -293,6 +303,19 @@ impl<L: TiledLayout> Cover<L> {
 }
 
 /// The tiles a window covers, as read-only views ([`Window::covered_tiles`]).
+///
+/// ```
+/// use tessera::{TensorBuf, layout};
+/// type A = layout!(f32[3,5]{1,0:T(2,2)});
+/// let t = TensorBuf::from_fn(A::NEW, |i| (i[0] * 5 + i[1]) as f32)?;
+/// let w = t.window([1..3, 1..3]); // one element in each of four tiles
+/// let tiles: Vec<_> = w.covered_tiles()?.collect();
+/// assert_eq!(tiles.len(), 4);
+/// assert_eq!(tiles[0].part_origin().as_slice(), &[1, 1]); // the parent's [1, 1]
+/// assert_eq!(tiles[3].grid_index().as_slice(), &[1, 1]);
+/// assert_eq!(tiles[3][[0, 0]], 12.0); // the parent's [2, 2]
+/// # Ok::<(), tessera::Error>(())
+/// ```
 pub struct CoveredTiles<'a, T, L: TiledLayout> {
     cover: Cover<L>,
     data: &'a [T],
@@ -308,6 +331,19 @@ impl<'a, T: Element, L: TiledLayout> Iterator for CoveredTiles<'a, T, L> {
 
 /// The tiles a window covers, as writable views
 /// ([`Window::covered_tiles_mut`]); each slot is in at most one view.
+///
+/// ```
+/// use tessera::{TensorBuf, layout};
+/// type A = layout!(f32[3,5]{1,0:T(2,2)});
+/// let mut t = TensorBuf::<A, f32>::zeroed(A::NEW)?;
+/// let mut w = t.window_mut([1..3, 1..3]); // touches four tiles
+/// for mut tile in w.covered_tiles_mut()? {
+///     tile.fill(1.0); // the whole tile, not only the window's part
+/// }
+/// assert_eq!(t.iter().sum::<f32>(), 12.0); // 4 + 4 + 2 + 2 elements
+/// assert_eq!(t[[0, 4]], 0.0); // tile (0, 2) is not covered
+/// # Ok::<(), tessera::Error>(())
+/// ```
 pub struct CoveredTilesMut<'a, T, L: TiledLayout> {
     cover: Cover<L>,
     /// The slots from `rest_start` on, not yet handed out.
