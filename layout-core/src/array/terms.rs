@@ -147,7 +147,7 @@ pub(crate) const fn evaluate(terms: &[Term], index: &[usize], arithmetic: Arithm
 /// let a: ArrayLayout = "f32[3,5]{1,0:T(2,2)}".parse().unwrap();
 /// let terms = OffsetTerms::new(&a).unwrap();
 /// assert_eq!(terms.terms().len(), 4);
-/// assert_eq!(terms.offset(&[2, 3]), 17);
+/// assert_eq!(terms.offset_in_bounds(&[2, 3]), 17);
 /// let rm: ArrayLayout = "f32[3,5]".parse().unwrap();
 /// assert_eq!(OffsetTerms::new(&rm).unwrap().terms().len(), 2); // plain strides
 /// ```
@@ -211,18 +211,19 @@ impl OffsetTerms {
         self.terms.split_at(self.len).0
     }
 
-    /// The offset of `index`: exact for an index in bounds; meaningless
-    /// (but never a panic) otherwise. `index` must have an entry for every
-    /// dimension a term names.
+    /// The offset of `index`, an index the caller has bounded: exact for
+    /// an index in bounds; meaningless (but never a panic) otherwise, as
+    /// `offset_in_bounds` is on every layout type. `index` must have an
+    /// entry for every dimension a term names.
     ///
     /// # Panics
     /// If `index` is shorter than the layout's rank.
     #[inline]
-    pub const fn offset(&self, index: &[usize]) -> usize {
+    pub const fn offset_in_bounds(&self, index: &[usize]) -> usize {
         self.offset_inlined(index)
     }
 
-    /// [`OffsetTerms::offset`], always inlined: for terms that are a
+    /// [`OffsetTerms::offset_in_bounds`], always inlined: for terms that are a
     /// constant ([`TileOf`](crate::TileOf)), whose loops then unroll into
     /// immediates. Run-time terms keep the inliner's choice.
     #[inline(always)]
@@ -382,7 +383,7 @@ mod tests {
             let t = OffsetTerms::new(&a).unwrap();
             assert_eq!(t.arithmetic, arithmetic, "{text}");
             for (index, offset) in a.elements() {
-                assert_eq!(t.offset(&index), offset, "{text} {index:?}");
+                assert_eq!(t.offset_in_bounds(&index), offset, "{text} {index:?}");
             }
         }
     }

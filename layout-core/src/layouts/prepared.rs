@@ -135,7 +135,7 @@ impl AnyLayout for PreparedLayout {
     #[inline]
     fn offset_in_bounds(&self, index: &[usize]) -> usize {
         match &self.terms {
-            Some(t) if index.len() >= self.sizes.len() => t.offset(index),
+            Some(t) if index.len() >= self.sizes.len() => t.offset_in_bounds(index),
             _ => self.layout.offset_in_bounds(index),
         }
     }

@@ -67,6 +67,17 @@ use crate::model::tile::Tile;
 ///
 /// Every associated const is computed by the engine from
 /// [`StaticLayout::LAYOUT`].
+///
+/// ```
+/// use tessera::{ArrayLayout, layout};
+/// type A = layout!(f32[3,5]{0,1}); // column-major
+/// assert_eq!(core::mem::size_of::<A>(), 0);
+/// const OFF: usize = A::offset([2, 4]); // evaluated by rustc
+/// assert_eq!(OFF, 4 * 3 + 2); // x steps over whole columns of 3 rows
+/// assert_eq!(A::STRIDES, Some([1, 3]));
+/// assert_eq!(A::to_runtime(), "f32[3,5]{0,1}".parse::<ArrayLayout>()?);
+/// # Ok::<(), tessera::Error>(())
+/// ```
 pub struct StaticLayout<
     const RANK: usize,
     Element,
@@ -84,10 +95,18 @@ pub(crate) type Params<E, D, M, T, A> = PhantomData<fn() -> (E, D, M, T, A)>;
 /// The placeholder type `layout!` expands to when the layout is invalid:
 /// its const argument holds the `compile_error!`, so the one error is
 /// reported there and uses of the type add no others.
+#[doc(hidden)]
 pub struct Invalid<const ERROR: usize>;
 
 /// What a slot of the buffer holds, with a rank-typed index
 /// ([`StaticLayout::slot`]).
+///
+/// ```
+/// use tessera::{SlotOf, layout};
+/// type A = layout!(f32[3,5]{1,0:T(2,2)});
+/// assert_eq!(A::slot(17), SlotOf::Element([2, 3])); // y = 2, x = 3
+/// assert_eq!(A::slot(22), SlotOf::Padding); // row 3 does not exist
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum SlotOf<const RANK: usize> {
     /// The slot holds the element at this logical index.
@@ -266,7 +285,7 @@ impl<
         match Self::OFFSET_PLAN {
             // Constant terms: the evaluator's loop unrolls and every
             // divisor and stride is an immediate.
-            OffsetPlan::Strided | OffsetPlan::Digits => Self::OFFSET_TERMS.offset(index),
+            OffsetPlan::Strided | OffsetPlan::Digits => Self::OFFSET_TERMS.offset_in_bounds(index),
             OffsetPlan::Table => Self::OFFSET_TABLE.offset(index),
             OffsetPlan::Engine => Self::LAYOUT.offset_in_bounds(index),
         }

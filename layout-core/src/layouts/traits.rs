@@ -69,6 +69,19 @@ use crate::model::shape::Shape;
 /// Indices are slices (`&[y, x]`): on static and mixed layouts the length
 /// is checked against the rank at compile time when it is a constant, so
 /// passing an array costs nothing.
+///
+/// ```
+/// use tessera::{AnyLayout, ArrayLayout, layout};
+/// /// The offset of the last element (y, x), whatever the layout's kind.
+/// fn last<L: AnyLayout>(l: &L) -> usize {
+///     l.offset(&[l.size(0) - 1, l.size(1) - 1])
+/// }
+/// let rt: ArrayLayout = "f32[3,5]{0,1}".parse()?;
+/// assert_eq!(last(&rt), 4 * 3 + 2);
+/// assert_eq!(last(&<layout!(f32[3,5]{0,1})>::NEW), 14);
+/// assert_eq!(last(&<layout!(f32[?,5]{0,1})>::new([3, 5])?), 14);
+/// # Ok::<(), tessera::Error>(())
+/// ```
 pub trait AnyLayout: Clone {
     /// The rank, when the type fixes it (static and mixed layouts).
     const FIXED_RANK: Option<usize>;
@@ -302,8 +315,8 @@ pub fn bounds_error(sizes: &DimVec, index: &[usize]) -> Error {
 /// assert_eq!(trace(&M::NEW, &[1.0, 0.0, 0.0, 0.0, 2.0, 0.0, 0.0, 0.0, 3.0]), 6.0);
 /// ```
 #[diagnostic::on_unimplemented(
-    message = "the layout `{Self}` is not known to have the rank this index needs",
-    label = "an index of R entries needs a layout bound on `HasRank<R>`",
+    message = "the layout `{Self}` is not known to have the rank needed here",
+    label = "a kernel or an index over R dims needs a layout bound `HasRank<R>`",
     note = "a generic kernel states the rank with the bound `HasRank<R>`; a layout from `layout!` has the rank of its dims (`f32[3,5]` has rank 2, its first parameter)"
 )]
 pub trait HasRank<const R: usize>: AnyLayout {}
@@ -366,6 +379,19 @@ pub trait KnownLayout: AnyLayout + Copy + Default {
 
 /// The logical shape of a [`KnownLayout`]: element type (an
 /// [`ElementSpec`] marker) and dims, no layout.
+///
+/// ```
+/// use core::any::TypeId;
+/// use static_assertions::assert_type_eq_all;
+/// use tessera::traits::Logical;
+/// use tessera::typelevel::{F32, N};
+/// use tessera::{KnownLayout, layout};
+/// type Of<L> = <L as KnownLayout>::Logical;
+/// assert_type_eq_all!(Of<layout!(f32[3,5]{0,1:T(2,2)})>, Logical<F32, (N<3>, N<5>)>);
+/// let f32_3x5 = TypeId::of::<Of<layout!(f32[3,5])>>();
+/// assert_eq!(f32_3x5, TypeId::of::<Of<layout!(f32[3,5]{0,1})>>());
+/// assert_ne!(f32_3x5, TypeId::of::<Of<layout!(f32[5,3])>>());
+/// ```
 pub struct Logical<Element, Dims>(PhantomData<fn() -> (Element, Dims)>);
 
 /// A layout whose offsets are `0..ELEMENT_COUNT` in row-major order with no
@@ -411,6 +437,14 @@ where
 
 /// Two typenum element counts that are equal: `(C, C)`. The bound behind
 /// [`SameElementCount`], so that a mismatch says what is wrong.
+///
+/// ```
+/// use static_assertions::{assert_impl_all, assert_not_impl_any};
+/// use tessera::traits::EqualCounts;
+/// use tessera::typenum::{U24, U25};
+/// assert_impl_all!((U24, U24): EqualCounts);
+/// assert_not_impl_any!((U24, U25): EqualCounts);
+/// ```
 #[diagnostic::on_unimplemented(
     message = "the two layouts have different element counts",
     label = "the element count differs from the other layout's"
@@ -420,6 +454,13 @@ pub trait EqualCounts {}
 impl<C> EqualCounts for (C, C) {}
 
 /// The element count of a [`KnownLayout`] as a typenum number.
+///
+/// ```
+/// use tessera::layout;
+/// use tessera::traits::ElementCountOf;
+/// use tessera::typenum::Unsigned;
+/// assert_eq!(ElementCountOf::<layout!(f32[4,6]{0,1:T(2,2)})>::USIZE, 24);
+/// ```
 pub type ElementCountOf<L> = <<L as KnownLayout>::Dims as TypenumCount>::Count;
 
 // ---------------------------------------------------------------------
