@@ -17,12 +17,12 @@
 #![allow(unsafe_code)]
 
 use core::arch::x86_64::{
-    __m128i, __m256i, _mm_loadu_si128, _mm_storeu_si128, _mm_unpackhi_epi8, _mm_unpackhi_epi16,
-    _mm_unpackhi_epi32, _mm_unpackhi_epi64, _mm_unpacklo_epi8, _mm_unpacklo_epi16,
-    _mm_unpacklo_epi32, _mm_unpacklo_epi64, _mm256_loadu_si256, _mm256_permute2x128_si256,
-    _mm256_storeu_si256, _mm256_unpackhi_epi8, _mm256_unpackhi_epi16, _mm256_unpackhi_epi32,
-    _mm256_unpackhi_epi64, _mm256_unpacklo_epi8, _mm256_unpacklo_epi16, _mm256_unpacklo_epi32,
-    _mm256_unpacklo_epi64,
+    __m128i, __m256i, _mm_loadu_si128, _mm_storel_epi64, _mm_storeu_si128, _mm_unpackhi_epi8,
+    _mm_unpackhi_epi16, _mm_unpackhi_epi32, _mm_unpackhi_epi64, _mm_unpacklo_epi8,
+    _mm_unpacklo_epi16, _mm_unpacklo_epi32, _mm_unpacklo_epi64, _mm256_castsi256_si128,
+    _mm256_extracti128_si256, _mm256_loadu_si256, _mm256_permute2x128_si256, _mm256_storeu_si256,
+    _mm256_unpackhi_epi8, _mm256_unpackhi_epi16, _mm256_unpackhi_epi32, _mm256_unpackhi_epi64,
+    _mm256_unpacklo_epi8, _mm256_unpacklo_epi16, _mm256_unpacklo_epi32, _mm256_unpacklo_epi64,
 };
 use core::sync::atomic::{AtomicU8, Ordering};
 
@@ -140,6 +140,13 @@ pub(crate) trait Vector: Copy {
     /// # Safety
     /// The CPU has the vector's instructions.
     unsafe fn unpack(lane: usize, high: bool, a: Self, b: Self) -> Self;
+
+    /// Stores the low half of `v` at `lo` and the high half at `hi`.
+    ///
+    /// # Safety
+    /// `lo` and `hi` are each valid for `BYTES / 2` bytes of writes; the
+    /// CPU has the vector's instructions.
+    unsafe fn store_halves(lo: *mut u8, hi: *mut u8, v: Self);
 }
 
 impl Vector for __m128i {
@@ -175,6 +182,16 @@ impl Vector for __m128i {
                 (_, false) => _mm_unpacklo_epi64(a, b),
                 (_, true) => _mm_unpackhi_epi64(a, b),
             }
+        }
+    }
+
+    #[inline(always)]
+    unsafe fn store_halves(lo: *mut u8, hi: *mut u8, v: __m128i) {
+        // SAFETY: the caller's contract: 8 bytes at each of `lo` and
+        // `hi`; SSE2's moves.
+        unsafe {
+            _mm_storel_epi64(lo.cast(), v);
+            _mm_storel_epi64(hi.cast(), _mm_unpackhi_epi64(v, v));
         }
     }
 }
@@ -214,6 +231,16 @@ impl Vector for __m256i {
                 (_, false) => _mm256_permute2x128_si256::<0x20>(a, b),
                 (_, true) => _mm256_permute2x128_si256::<0x31>(a, b),
             }
+        }
+    }
+
+    #[inline(always)]
+    unsafe fn store_halves(lo: *mut u8, hi: *mut u8, v: __m256i) {
+        // SAFETY: the caller's contract: 16 bytes at each of `lo` and
+        // `hi`, and AVX2.
+        unsafe {
+            _mm_storeu_si128(lo.cast(), _mm256_castsi256_si128(v));
+            _mm_storeu_si128(hi.cast(), _mm256_extracti128_si256::<1>(v));
         }
     }
 }

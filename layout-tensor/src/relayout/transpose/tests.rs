@@ -164,6 +164,36 @@ fn check_sizes<T: bytemuck::NoUninit + PartialEq + core::fmt::Debug>(make: fn(us
     }
 }
 
+/// Bytes in whole squares of 32 rows, which AVX2 copies in half
+/// squares (32 rows of 16 runs, `half_squares_plane`): every group of
+/// runs and rows, the rows and runs past them, more runs than one band
+/// of 128, and strides that are not the block's own, under Miri too.
+#[test]
+fn byte_squares_transpose_like_the_definition() {
+    let shapes: &[[usize; 2]] = if cfg!(miri) {
+        &[[33, 17]]
+    } else {
+        &[[32, 16], [33, 17], [64, 47], [35, 130], [96, 300]]
+    };
+    for &[rows, len] in shapes {
+        for gap in [0, 3] {
+            let grid = TransposeGrid {
+                start: [1, 2],
+                counts: [1, 1],
+                strides: [[0, 0]; 2],
+                rows,
+                len,
+                run_stride: rows + gap,
+                row_stride: len + 2 * gap,
+            };
+            let n = grid.ends().unwrap();
+            let src: Vec<u8> = (0..n[0]).map(|i| (i * 7 + i / 251) as u8).collect();
+            let mut out: Vec<u8> = (0..n[1] + 5).map(|i| (i * 13) as u8).collect();
+            check_grid(&src, &mut out, grid, false);
+        }
+    }
+}
+
 /// Units of 2 and 4 elements, taken from buffers of a length that is
 /// not a whole number of units, transpose as the elements they hold.
 #[test]

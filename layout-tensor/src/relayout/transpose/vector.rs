@@ -372,6 +372,11 @@ fn merged<T: NoUninit, X: Vector, const V: usize, const W: usize, const STREAMIN
             let one_set = uncrowded < (x.per * x.blocks).min(16);
             match direct {
                 Some(kind) if !one_set => match kind {
+                    // Bytes in 32-byte vectors: squares of 32 would take
+                    // 32 registers of the 16 there are.
+                    Direct::Squares(n) if n == W && W == 32 => {
+                        half_squares_plane::<T, X, 16, 32>(src, dst, at, [x, i], strides)
+                    }
                     Direct::Squares(n) if n == W => {
                         direct_plane::<T, X, W, false>(src, dst, at, [x, i], strides, uncrowded)
                     }
@@ -574,6 +579,147 @@ fn direct_plane<T: NoUninit, X: Vector, const W: usize, const ACROSS: bool>(
             edge(m0..m0 + mn, j0 + jv..j0 + jn);
         }
     }
+}
+
+/// Destination bytes per row that [`half_squares_plane`] writes of each
+/// group of rows before the next group: two cache lines.
+const HALF_SQUARE_BAND_BYTES: usize = 128;
+
+/// A plane as [`direct_plane`] copies it, in half squares: `W` rows of
+/// `V = W / 2` runs at a time, one vector of `W` elements from each run,
+/// transposed within each 16-byte half ([`half_square`]) and stored a
+/// half (`V` elements) to each of the `W` destination rows. For bytes
+/// in 32-byte vectors, where a whole square is 32 vectors and the 16
+/// registers do not hold it (the square went through the stack, and an
+/// `u8[1024,1024]` transpose took 1.5–1.7 times as long as this in a
+/// scratch harness, in turns). Runs go in bands of
+/// [`HALF_SQUARE_BAND_BYTES`] of each destination row, `W` rows at a
+/// time, so that each destination line is written whole before the
+/// next group of rows. The caller checks that blocks are whole squares
+/// of `W` (or the axis one block); the edges take the plain loop.
+#[inline(always)]
+fn half_squares_plane<T: NoUninit, X: Vector, const V: usize, const W: usize>(
+    src: &[T],
+    dst: &mut [T],
+    [s, d]: [usize; 2],
+    [x, i]: [Axis; 2],
+    [run_stride, row_stride]: [usize; 2],
+) {
+    let size = core::mem::size_of::<T>();
+    // Bytes in 32-byte vectors: the stores below are unrolled for 16.
+    const { assert!(V == 16 && W == 2 * V) };
+    debug_assert!(X::BYTES == W * size);
+    // `[source, destination]` offsets of row `m` and of run `j`.
+    let row_at = |m: usize| {
+        let (b, e) = (m / x.per, m % x.per);
+        [b * x.stride[0] + e, b * x.stride[1] + e * row_stride]
+    };
+    let run_at = |j: usize| {
+        let (b, e) = (j / i.per, j % i.per);
+        [b * i.stride[0] + e * run_stride, b * i.stride[1] + e]
+    };
+    let (rows, runs) = (x.per * x.blocks, i.per * i.blocks);
+    // A band is at most `BAND_GROUPS` groups of `V` runs (`128 / size`
+    // elements, `16 / size` to a group), whose offsets are worked out
+    // once per band.
+    const BAND_GROUPS: usize = 8;
+    let band = (HALF_SQUARE_BAND_BYTES / size).max(V);
+    debug_assert!(band / V <= BAND_GROUPS);
+    let mut runs_at = [[0usize; 2]; BAND_GROUPS];
+    let mv = rows - rows % W;
+    for j0 in (0..runs).step_by(band) {
+        let jn = band.min(runs - j0);
+        let jv = jn - jn % V;
+        for (g, at) in runs_at[..jv / V].iter_mut().enumerate() {
+            *at = run_at(j0 + g * V);
+        }
+        for m0 in (0..mv).step_by(W) {
+            let [ms, md] = row_at(m0);
+            for &[js, jd] in &runs_at[..jv / V] {
+                // SAFETY: the grid was checked against both buffers
+                // (`TransposeGrid::check`) and every `(m, j)`, `m <
+                // rows`, `j < runs`, is one of its elements, at `src[s +
+                // row_at(m)[0] + run_at(j)[0]]` and `dst[d + row_at(m)[1]
+                // + run_at(j)[1]]`. Rows `m0..m0 + W` lie in one block of
+                // `x` and runs `j..j + V` in one of `i` (blocks are whole
+                // squares of `W`, or the axis one block; `m0` is a
+                // multiple of `W`, `j` of `V`), so row `m0 + r` is at
+                // `row_at(m0) + [r, r * row_stride]` and run `j + k` at
+                // `run_at(j) + [k * run_stride, k]`: the `W` elements
+                // loaded from each run, and the `V` stored to each of the
+                // `W` rows, are grid elements, in bounds. The buffers do
+                // not overlap; `T: NoUninit` has no uninitialised bytes.
+                // The CPU has `X`'s instructions (`transpose_grid_on`).
+                unsafe {
+                    let mut from = src.as_ptr().add(s + ms + js);
+                    let v: [X; V] = array(X::ZERO, |_| {
+                        let v = X::load(from.cast());
+                        from = from.wrapping_add(run_stride);
+                        v
+                    });
+                    let v = half_square::<X, V>(v);
+                    // Unrolled, so that the vectors stay in registers,
+                    // and row by row, so that the two rows' addresses
+                    // step by the stride (a loop over `k` kept the
+                    // vectors on the stack, and offsets per row kept 32
+                    // addresses there).
+                    let out = dst.as_mut_ptr();
+                    let (mut lo, mut hi) =
+                        (out.add(d + md + jd), out.add(d + md + V * row_stride + jd));
+                    let mut store = |r: usize| {
+                        // Row `r` is vector `k` with `square_row(k) ==
+                        // r`: the bit reversal is its own inverse.
+                        let k = square_row::<__m128i, V>(r);
+                        X::store_halves(lo.cast(), hi.cast(), v[k]);
+                        (lo, hi) = (lo.wrapping_add(row_stride), hi.wrapping_add(row_stride));
+                    };
+                    store(0);
+                    store(1);
+                    store(2);
+                    store(3);
+                    store(4);
+                    store(5);
+                    store(6);
+                    store(7);
+                    store(8);
+                    store(9);
+                    store(10);
+                    store(11);
+                    store(12);
+                    store(13);
+                    store(14);
+                    store(15);
+                }
+            }
+        }
+        // The plain loop: the rows past the half squares for the runs
+        // they took, then the runs past them.
+        for j in j0..j0 + jn {
+            let first = match j < j0 + jv {
+                true => mv,
+                false => 0,
+            };
+            let [js, jd] = run_at(j);
+            for m in first..rows {
+                let [ms, md] = row_at(m);
+                dst[d + md + jd] = src[s + ms + js];
+            }
+        }
+    }
+}
+
+/// `V` vectors of `2 * V` elements transposed within each 16-byte half:
+/// vector `k` holds, in its low half, row [`square_row(k)`](square_row)
+/// (of 16-byte squares) of the `V × V` square of the inputs' low halves,
+/// and in its high half that row of the square of their high halves.
+/// The rounds of [`square`] but the last, which swaps halves.
+#[inline(always)]
+fn half_square<X: Vector, const V: usize>(x: [X; V]) -> [X; V] {
+    let e = 16 / V;
+    let x = unpack_round(x, e);
+    let x = if V >= 4 { unpack_round(x, 2 * e) } else { x };
+    let x = if V >= 8 { unpack_round(x, 4 * e) } else { x };
+    if V >= 16 { unpack_round(x, 8 * e) } else { x }
 }
 
 /// One plane: element `(m, j)` of axes `x` (source-contiguous, the
