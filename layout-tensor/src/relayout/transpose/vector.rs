@@ -247,6 +247,15 @@ struct Axis {
 }
 
 impl Axis {
+    /// The `[source, destination]` offsets of element `n` of the axis,
+    /// with `within` (each `[source, destination]`) between the elements
+    /// of a block.
+    #[inline(always)]
+    fn at(&self, n: usize, within: [usize; 2]) -> [usize; 2] {
+        let (block, e) = (n / self.per, n % self.per);
+        [0, 1].map(|b| block * self.stride[b] + e * within[b])
+    }
+
     /// Offsets in buffer `b` (0 source, 1 destination) of elements
     /// `first..first + out.len()` of the axis, from `base`, with
     /// `within` between the elements of a block.
@@ -470,14 +479,8 @@ fn direct_plane<T: NoUninit, X: Vector, const W: usize, const ACROSS: bool>(
     let block = (128 / size).max(W);
     debug_assert!(block / W <= GROUPS && block <= EACH);
     // `[source, destination]` offsets of row `m` and of run `j`.
-    let row_at = |m: usize| {
-        let (b, e) = (m / x.per, m % x.per);
-        [b * x.stride[0] + e, b * x.stride[1] + e * row_stride]
-    };
-    let run_at = |j: usize| {
-        let (b, e) = (j / i.per, j % i.per);
-        [b * i.stride[0] + e * run_stride, b * i.stride[1] + e]
-    };
+    let row_at = |m: usize| x.at(m, [1, row_stride]);
+    let run_at = |j: usize| i.at(j, [run_stride, 1]);
     let (rows, runs) = (x.per * x.blocks, i.per * i.blocks);
     // Each run's squares in sweeps along `x` of the rows that do not
     // crowd a set ([`rows_before_crowding`]), so that the lines a sweep
@@ -610,14 +613,8 @@ fn half_squares_plane<T: NoUninit, X: Vector, const V: usize, const W: usize>(
     const { assert!(V == 16 && W == 2 * V) };
     debug_assert!(X::BYTES == W * size);
     // `[source, destination]` offsets of row `m` and of run `j`.
-    let row_at = |m: usize| {
-        let (b, e) = (m / x.per, m % x.per);
-        [b * x.stride[0] + e, b * x.stride[1] + e * row_stride]
-    };
-    let run_at = |j: usize| {
-        let (b, e) = (j / i.per, j % i.per);
-        [b * i.stride[0] + e * run_stride, b * i.stride[1] + e]
-    };
+    let row_at = |m: usize| x.at(m, [1, row_stride]);
+    let run_at = |j: usize| i.at(j, [run_stride, 1]);
     let (rows, runs) = (x.per * x.blocks, i.per * i.blocks);
     // A band is at most `BAND_GROUPS` groups of `V` runs (`128 / size`
     // elements, `16 / size` to a group), whose offsets are worked out
