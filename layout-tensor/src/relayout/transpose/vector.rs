@@ -569,17 +569,23 @@ fn direct_plane<T: NoUninit, X: Vector, const W: usize, const ACROSS: bool>(
             }
             // The plain loop: the rows past the squares for the runs
             // they took, then the runs past them.
-            let mut edge = |ms: core::ops::Range<usize>, js: core::ops::Range<usize>| {
-                for j in js {
-                    let [js, jd] = run_at(j);
-                    for m in ms.clone() {
-                        let [ms, md] = row_at(m);
-                        dst[d + md + jd] = src[s + ms + js];
-                    }
-                }
-            };
-            edge(m0 + mv..m0 + mn, j0..j0 + jv);
-            edge(m0..m0 + mn, j0 + jv..j0 + jn);
+            let (axes, strides) = ([x, i], [run_stride, row_stride]);
+            edge(
+                src,
+                dst,
+                [s, d],
+                axes,
+                strides,
+                [m0 + mv..m0 + mn, j0..j0 + jv],
+            );
+            edge(
+                src,
+                dst,
+                [s, d],
+                axes,
+                strides,
+                [m0..m0 + mn, j0 + jv..j0 + jn],
+            );
         }
     }
 }
@@ -691,16 +697,29 @@ fn half_squares_plane<T: NoUninit, X: Vector, const V: usize, const W: usize>(
         }
         // The plain loop: the rows past the half squares for the runs
         // they took, then the runs past them.
-        for j in j0..j0 + jn {
-            let first = match j < j0 + jv {
-                true => mv,
-                false => 0,
-            };
-            let [js, jd] = run_at(j);
-            for m in first..rows {
-                let [ms, md] = row_at(m);
-                dst[d + md + jd] = src[s + ms + js];
-            }
+        let (axes, strides) = ([x, i], [run_stride, row_stride]);
+        edge(src, dst, [s, d], axes, strides, [mv..rows, j0..j0 + jv]);
+        edge(src, dst, [s, d], axes, strides, [0..rows, j0 + jv..j0 + jn]);
+    }
+}
+
+/// The plain loop of the direct planes: element `(m, j)` of axes `x`
+/// and `i` for the rows `m` and runs `j` given, one at a time (the edges
+/// past their squares).
+#[inline(always)]
+fn edge<T: Copy>(
+    src: &[T],
+    dst: &mut [T],
+    [s, d]: [usize; 2],
+    [x, i]: [Axis; 2],
+    [run_stride, row_stride]: [usize; 2],
+    [rows, runs]: [core::ops::Range<usize>; 2],
+) {
+    for j in runs {
+        let [js, jd] = i.at(j, [run_stride, 1]);
+        for m in rows.clone() {
+            let [ms, md] = x.at(m, [1, row_stride]);
+            dst[d + md + jd] = src[s + ms + js];
         }
     }
 }
