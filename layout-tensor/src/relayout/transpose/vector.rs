@@ -384,7 +384,7 @@ fn merged<T: NoUninit, X: Vector, const V: usize, const W: usize, const STREAMIN
                     // Bytes in 32-byte vectors: squares of 32 would take
                     // 32 registers of the 16 there are.
                     Direct::Squares(n) if n == W && W == 32 => {
-                        half_squares_plane::<T, X, 16, 32>(src, dst, at, [x, i], strides)
+                        half_squares_plane::<T, X, 16, 32, false>(src, dst, at, [x, i], strides)
                     }
                     Direct::Squares(n) if n == W => {
                         direct_plane::<T, X, W, false>(src, dst, at, [x, i], strides, uncrowded)
@@ -397,6 +397,9 @@ fn merged<T: NoUninit, X: Vector, const V: usize, const W: usize, const STREAMIN
                         strides,
                         uncrowded,
                     ),
+                    Direct::Across if W == 32 => {
+                        half_squares_plane::<T, X, 16, 32, true>(src, dst, at, [x, i], strides)
+                    }
                     Direct::Across => {
                         direct_plane::<T, X, W, true>(src, dst, at, [x, i], strides, uncrowded)
                     }
@@ -606,8 +609,20 @@ const HALF_SQUARE_BAND_BYTES: usize = 128;
 /// time, so that each destination line is written whole before the
 /// next group of rows. The caller checks that blocks are whole squares
 /// of `W` (or the axis one block); the edges take the plain loop.
+///
+/// With `ACROSS`, half squares may cross blocks, as in [`direct_plane`]:
+/// each run's source offset and each row's destination offset come from
+/// tables, of the band and of the group of rows. For the 4-row byte tiles
+/// of an `s4` transpose into `T(8,128)(2,1)E(4)`, whose whole squares went
+/// through the stack as above.
 #[inline(always)]
-fn half_squares_plane<T: NoUninit, X: Vector, const V: usize, const W: usize>(
+fn half_squares_plane<
+    T: NoUninit,
+    X: Vector,
+    const V: usize,
+    const W: usize,
+    const ACROSS: bool,
+>(
     src: &[T],
     dst: &mut [T],
     [s, d]: [usize; 2],
@@ -629,6 +644,10 @@ fn half_squares_plane<T: NoUninit, X: Vector, const V: usize, const W: usize>(
     let band = (HALF_SQUARE_BAND_BYTES / size).max(V);
     debug_assert!(band / V <= BAND_GROUPS);
     let mut runs_at = [[0usize; 2]; BAND_GROUPS];
+    // With `ACROSS`: each run's source offset in the band, each row's
+    // destination offset in the group of `W`.
+    let mut run_src = [0usize; HALF_SQUARE_BAND_BYTES];
+    let mut row_dst = [0usize; W];
     let mv = rows - rows % W;
     for j0 in (0..runs).step_by(band) {
         let jn = band.min(runs - j0);
@@ -636,9 +655,19 @@ fn half_squares_plane<T: NoUninit, X: Vector, const V: usize, const W: usize>(
         for (g, at) in runs_at[..jv / V].iter_mut().enumerate() {
             *at = run_at(j0 + g * V);
         }
+        if ACROSS {
+            for (k, at) in run_src[..jv].iter_mut().enumerate() {
+                *at = run_at(j0 + k)[0];
+            }
+        }
         for m0 in (0..mv).step_by(W) {
             let [ms, md] = row_at(m0);
-            for &[js, jd] in &runs_at[..jv / V] {
+            if ACROSS {
+                for (r, at) in row_dst.iter_mut().enumerate() {
+                    *at = row_at(m0 + r)[1];
+                }
+            }
+            for (g, &[js, jd]) in runs_at[..jv / V].iter().enumerate() {
                 // SAFETY: the grid was checked against both buffers
                 // (`TransposeGrid::check`) and every `(m, j)`, `m <
                 // rows`, `j < runs`, is one of its elements, at `src[s +
@@ -648,17 +677,26 @@ fn half_squares_plane<T: NoUninit, X: Vector, const V: usize, const W: usize>(
                 // squares of `W`, or the axis one block; `m0` is a
                 // multiple of `W`, `j` of `V`), so row `m0 + r` is at
                 // `row_at(m0) + [r, r * row_stride]` and run `j + k` at
-                // `run_at(j) + [k * run_stride, k]`: the `W` elements
-                // loaded from each run, and the `V` stored to each of the
-                // `W` rows, are grid elements, in bounds. The buffers do
-                // not overlap; `T: NoUninit` has no uninitialised bytes.
-                // The CPU has `X`'s instructions (`transpose_grid_on`).
+                // `run_at(j) + [k * run_stride, k]`. With `ACROSS`, rows
+                // and runs may cross blocks, but row `m0 + r` is at
+                // `row_at(m0)[0] + r` in the source and run `j + k` at
+                // `run_at(j)[1] + k` in the destination (the caller's
+                // check: blocks continue each other there), and `run_src`
+                // and `row_dst` hold `run_at(j + k)[0]` and `row_at(m0 +
+                // r)[1]`. Either way the `W` elements loaded from each
+                // run, and the `V` stored to each of the `W` rows, are
+                // grid elements, in bounds. The buffers do not overlap;
+                // `T: NoUninit` has no uninitialised bytes. The CPU has
+                // `X`'s instructions (`transpose_grid_on`).
                 unsafe {
                     let mut from = src.as_ptr().add(s + ms + js);
-                    let v: [X; V] = array(X::ZERO, |_| {
-                        let v = X::load(from.cast());
+                    let v: [X; V] = array(X::ZERO, |k| {
+                        let at = match ACROSS {
+                            true => src.as_ptr().add(s + ms + run_src[g * V + k]),
+                            false => from,
+                        };
                         from = from.wrapping_add(run_stride);
-                        v
+                        X::load(at.cast())
                     });
                     let v = half_square::<X, V>(v);
                     // Unrolled, so that the vectors stay in registers,
@@ -667,12 +705,20 @@ fn half_squares_plane<T: NoUninit, X: Vector, const V: usize, const W: usize>(
                     // vectors on the stack, and offsets per row kept 32
                     // addresses there).
                     let out = dst.as_mut_ptr();
-                    let (mut lo, mut hi) =
-                        (out.add(d + md + jd), out.add(d + md + V * row_stride + jd));
+                    // (With `ACROSS`, each store takes its rows from
+                    // `row_dst`.)
+                    let (mut lo, mut hi) = match ACROSS {
+                        true => (out, out),
+                        false => (out.add(d + md + jd), out.add(d + md + V * row_stride + jd)),
+                    };
                     let mut store = |r: usize| {
                         // Row `r` is vector `k` with `square_row(k) ==
                         // r`: the bit reversal is its own inverse.
                         let k = square_row::<__m128i, V>(r);
+                        if ACROSS {
+                            lo = out.add(d + row_dst[r] + jd);
+                            hi = out.add(d + row_dst[r + V] + jd);
+                        }
                         X::store_halves(lo.cast(), hi.cast(), v[k]);
                         (lo, hi) = (lo.wrapping_add(row_stride), hi.wrapping_add(row_stride));
                     };
