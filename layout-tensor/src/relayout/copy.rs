@@ -113,13 +113,19 @@ fn copy_volumes<T: NoUninit, S: Sink<T>>(
             nest.for_each_volume(
                 #[inline(always)]
                 |start, [outers, steps, rows, len]| {
+                    let next = match S::STREAMING {
+                        true => next_run::<T>(len, [outers, steps, rows], blocks),
+                        false => 0,
+                    };
                     for_each_run_start(
                         start,
                         [outers, steps, rows],
                         blocks,
                         #[inline(always)]
                         |[s, d]| {
-                            if band > 0 {
+                            if next > 0 {
+                                stream::prefetch(src, s.saturating_add(next), len);
+                            } else if band > 0 {
                                 stream::prefetch(src, s + band, len);
                             }
                             out.run(&src[s..s + len], d);
@@ -249,13 +255,43 @@ fn transpose_volume<T: NoUninit>(
 /// still in the caches when the copy gets there; 0 for no prefetch. With
 /// streaming stores the copy runs at the speed of memory, and the
 /// hardware prefetcher, which follows one stream, does not keep up with
-/// the rows of a band read side by side. (The interleave kernels
+/// the rows of a band read side by side. (Runs of a page or more
+/// prefetch their successor instead, [`next_run`]; the interleave kernels
 /// prefetch by `stream::ReadAhead`, the next band in address order.)
 fn read_ahead<T>(nest: &LoopNest) -> usize {
     let size = core::mem::size_of::<T>();
     match nest.levels().iter().find(|level| level.extent > 1) {
         Some(level) if level.strides[0].saturating_mul(size) <= 256 << 10 => level.strides[0],
         _ => 0,
+    }
+}
+
+/// Bytes of a contiguous run from which, when streaming, [`copy_volumes`]
+/// prefetches each run's successor while it copies the run, rather than
+/// the next band ([`read_ahead`]): a page, so that every run starts on a
+/// page of its own, where the hardware's prefetchers, which stay within a
+/// page, start over. The permutation `f32[64,64,1024]{2,1,0}` →
+/// `{2,0,1}` (runs of 4 KiB, 256 KiB apart in the source) went from 1.52–1.65
+/// times `memcpy`'s time to 1.19–1.21 at 16 MiB, and from 1.74–1.80 to
+/// 1.49–1.60 at 256 MiB (two rounds each, in turns). At 1 MiB, where the
+/// source comes from the last-level cache, it measured 1.22–1.51 against
+/// 1.22–1.40 without, so runs below the streaming threshold take no
+/// prefetch.
+const PAGE_BYTES: usize = 4096;
+
+/// Where the run after each one starts in the source, in elements from
+/// its start, when runs are at least [`PAGE_BYTES`] long: the stride of
+/// the innermost level of run starts that takes more than one step
+/// (`[outers, steps, rows]`, strides `[outer, step, row]`); 0 otherwise.
+/// The last run of that level prefetches past it, a wasted hint.
+#[inline(always)]
+fn next_run<T>(len: usize, counts: [usize; 3], strides: [[usize; 2]; 3]) -> usize {
+    if len.saturating_mul(core::mem::size_of::<T>()) < PAGE_BYTES {
+        return 0;
+    }
+    match (0..3).rev().find(|&k| counts[k] > 1) {
+        Some(k) => strides[k][0],
+        None => 0,
     }
 }
 
@@ -286,8 +322,23 @@ fn strided_volume<T: Copy>(
 
 #[cfg(test)]
 mod tests {
-    use super::read_ahead;
+    use super::{next_run, read_ahead};
     use crate::relayout::tests::nest;
+
+    /// The next run of the innermost level of run starts that steps, for
+    /// runs of a page or more.
+    #[test]
+    fn next_run_is_the_innermost_step_for_runs_of_a_page() {
+        let strides = [[1 << 20, 7], [1 << 16, 5], [1024, 3]];
+        assert_eq!(next_run::<f32>(1024, [4, 4, 4], strides), 1024);
+        assert_eq!(next_run::<f32>(1024, [4, 4, 1], strides), 1 << 16);
+        assert_eq!(next_run::<f32>(1024, [4, 1, 1], strides), 1 << 20);
+        assert_eq!(next_run::<f32>(1024, [1, 1, 1], strides), 0);
+        // Shorter than a page: none (the band rule applies).
+        assert_eq!(next_run::<f32>(1023, [4, 4, 4], strides), 0);
+        assert_eq!(next_run::<u8>(4096, [1, 1, 2], strides), 1024);
+        assert_eq!(next_run::<u8>(usize::MAX, [1, 1, 2], strides), 1024);
+    }
 
     /// One band ahead in the source, pack or unpack, unless a band is
     /// more than 256 KiB of it.
