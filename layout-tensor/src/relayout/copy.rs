@@ -271,9 +271,9 @@ fn read_ahead<T>(nest: &LoopNest) -> usize {
 /// the next band ([`read_ahead`]): a page, so that every run starts on a
 /// page of its own, where the hardware's prefetchers, which stay within a
 /// page, start over. The permutation `f32[64,64,1024]{2,1,0}` →
-/// `{2,0,1}` (runs of 4 KiB, 256 KiB apart in the source) went from 1.52–1.65
-/// times `memcpy`'s time to 1.19–1.21 at 16 MiB, and from 1.74–1.80 to
-/// 1.49–1.60 at 256 MiB (two rounds each, in turns). At 1 MiB, where the
+/// `{2,0,1}` (runs of 4 KiB, 256 KiB apart in the source) went from
+/// 1.43–1.65 times `memcpy`'s time to 1.09–1.33 at 16 MiB (four rounds,
+/// in turns), and from 1.74–1.80 to 1.49–1.60 at 256 MiB (two). At 1 MiB, where the
 /// source comes from the last-level cache, it measured 1.22–1.51 against
 /// 1.22–1.40 without, so runs below the streaming threshold take no
 /// prefetch.

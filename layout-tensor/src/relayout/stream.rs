@@ -248,9 +248,9 @@ pub(crate) unsafe fn stream_store(
 /// next band is prefetched in address order, a piece per block (rather
 /// than each block's rows one band further on, which touches as many
 /// streams as the copy). Contiguous runs prefetch by other rules
-/// (`relayout::read_ahead`, and `next_run` for runs of a page or more): a volume of them can be a single destination
-/// row whose source is spread over a band, where the span after it is not
-/// what is read next.
+/// (`relayout::read_ahead`, and `next_run` for runs of a page or more):
+/// a volume of them can be a single destination row whose source is
+/// spread over a band, where the span after it is not what is read next.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct ReadAhead {
     /// The first element not yet prefetched.
