@@ -504,9 +504,7 @@ fn direct_plane<T: NoUninit, X: Vector, const W: usize, const ACROSS: bool>(
             *at = run_at(j0 + g * W);
         }
         if ACROSS {
-            for (k, at) in run_src[..jv].iter_mut().enumerate() {
-                *at = run_at(j0 + k)[0];
-            }
+            i.offsets(&mut run_src[..jv], j0, 0, run_stride, 0);
         }
         for m0 in (0..rows).step_by(block) {
             let mn = block.min(rows - m0);
@@ -515,9 +513,7 @@ fn direct_plane<T: NoUninit, X: Vector, const W: usize, const ACROSS: bool>(
                 *at = row_at(m0 + g * W);
             }
             if ACROSS {
-                for (r, at) in row_dst[..mv].iter_mut().enumerate() {
-                    *at = row_at(m0 + r)[1];
-                }
+                x.offsets(&mut row_dst[..mv], m0, 1, row_stride, 0);
             }
             let squares = mv / W;
             let mut first = 0;
@@ -656,16 +652,12 @@ fn half_squares_plane<
             *at = run_at(j0 + g * V);
         }
         if ACROSS {
-            for (k, at) in run_src[..jv].iter_mut().enumerate() {
-                *at = run_at(j0 + k)[0];
-            }
+            i.offsets(&mut run_src[..jv], j0, 0, run_stride, 0);
         }
         for m0 in (0..mv).step_by(W) {
             let [ms, md] = row_at(m0);
             if ACROSS {
-                for (r, at) in row_dst.iter_mut().enumerate() {
-                    *at = row_at(m0 + r)[1];
-                }
+                x.offsets(&mut row_dst, m0, 1, row_stride, 0);
             }
             for (g, &[js, jd]) in runs_at[..jv / V].iter().enumerate() {
                 // SAFETY: the grid was checked against both buffers
