@@ -244,3 +244,39 @@ impl Vector for __m256i {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use core::arch::x86_64::{__m128i, __m256i};
+
+    use super::{Vector, has_avx2};
+
+    /// `store_halves` of `X`: the low half at `lo`, the high half at
+    /// `hi`, the bytes between them untouched.
+    fn check_store_halves<X: Vector>() {
+        let half = X::BYTES / 2;
+        let bytes: [u8; 32] = core::array::from_fn(|k| k as u8 + 1);
+        let mut out = [0u8; 64];
+        // SAFETY: `bytes` holds `BYTES <= 32` bytes, and `out` `half`
+        // bytes at 0 and at `2 * half`; the caller checked the CPU.
+        unsafe {
+            let v = X::load(bytes.as_ptr());
+            let at = out.as_mut_ptr();
+            X::store_halves(at, at.add(2 * half), v);
+        }
+        assert_eq!(out[..half], bytes[..half]);
+        assert!(out[half..2 * half].iter().all(|&b| b == 0));
+        assert_eq!(out[2 * half..3 * half], bytes[half..2 * half]);
+        assert!(out[3 * half..].iter().all(|&b| b == 0));
+    }
+
+    /// Both vectors' (SSE2's is there for the trait: the half squares
+    /// take AVX2's only).
+    #[test]
+    fn stores_each_half_where_asked() {
+        check_store_halves::<__m128i>();
+        if has_avx2() {
+            check_store_halves::<__m256i>();
+        }
+    }
+}
