@@ -580,6 +580,27 @@ fn traversal(c: &mut Criterion) {
         |t| add_one_logical(black_box(t.as_mut_slice())),
         1.0,
     );
+    // A `for` loop over a row-major tensor, whose logical order is its
+    // buffer's: one run, the slice loop's code.
+    let mut rows = TensorBuf::<Rows, f32>::filled(Rows::NEW, 1.0).unwrap();
+    in_turns_on(
+        &mut g,
+        "iter_mut_next_row_major_static_vs_slice",
+        &mut rows,
+        |t| add_one_by_next(black_box(t)),
+        |t| add_one_slice(black_box(t.as_mut_slice())),
+        1.0,
+    );
+    let mut rows_rt =
+        TensorBuf::<PreparedLayout, f32>::filled(PreparedLayout::new(Rows::LAYOUT), 1.0).unwrap();
+    in_turns_on(
+        &mut g,
+        "iter_mut_next_row_major_prepared_vs_slice",
+        &mut rows_rt,
+        |t| add_one_by_next(black_box(t)),
+        |t| add_one_slice(black_box(t.as_mut_slice())),
+        1.0,
+    );
 
     // Padding in the edge tiles: the hand-written fill writes each row of
     // each tile's valid part.

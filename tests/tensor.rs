@@ -161,6 +161,15 @@ proptest! {
         head.extend(rest);
         prop_assert_eq!(&head, &values);
         prop_assert_eq!(t.iter().len(), values.len());
+        // indexed: each element with its index, also after a partial walk.
+        let start = skip.min(values.len());
+        let mut it = t.iter();
+        it.by_ref().take(start).for_each(drop);
+        let rest: Vec<(Vec<usize>, f32)> =
+            it.indexed().map(|(i, v)| (i.as_ref().to_vec(), *v)).collect();
+        let expected: Vec<(Vec<usize>, f32)> =
+            indices[start..].iter().map(|i| (i.clone(), value_of(i))).collect();
+        prop_assert_eq!(&rest, &expected);
         // iter_mut writes where the engine says.
         for (k, v) in t.iter_mut().enumerate() {
             *v = k as f32;
@@ -345,6 +354,26 @@ fn static_tensor_in_a_static() {
     let expected: Vec<f32> = (0..15).map(|v| v as f32).collect();
     assert_eq!(rm.as_slice(), &expected[..]);
     assert!(rm == WEIGHTS);
+}
+
+/// A `for` loop over a static row-major tensor (one run of every
+/// element) writes each element once, in order; `indexed` after some
+/// `next` calls counts the indices by rows from there.
+#[test]
+fn row_major_walks_are_one_run() {
+    let mut t = tessera::Tensor::<RowMajor, f32, { RowMajor::BUFFER_LEN }>::zeroed();
+    let mut k = 0.0;
+    for v in t.iter_mut() {
+        *v = k;
+        k += 1.0;
+    }
+    let expected: Vec<f32> = (0..15).map(|v| v as f32).collect();
+    assert_eq!(t.as_slice(), &expected[..]);
+    let mut it = t.iter();
+    it.by_ref().take(7).for_each(drop);
+    let rest: Vec<([usize; 2], f32)> = it.indexed().map(|(i, v)| (i, *v)).collect();
+    let want: Vec<([usize; 2], f32)> = (7..15).map(|n| ([n / 5, n % 5], n as f32)).collect();
+    assert_eq!(rest, want);
 }
 
 #[test]

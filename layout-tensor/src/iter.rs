@@ -7,7 +7,9 @@
 //! only where a run starts (once per 128 elements for `T(8,128)`), so an
 //! iterator is a few words (88 bytes on 64-bit targets, whatever the rank
 //! or the tiling), and `fold`-based consumers (`sum`, `for_each`,
-//! `count`...) loop over each run as over a slice.
+//! `count`...) loop over each run as over a slice. A row-major dense
+//! layout is one run, so that a `for` loop over a static one is the
+//! slice loop.
 
 use layout_core::{AnyLayout, LayoutIndex, MAX_RANK};
 
@@ -42,9 +44,10 @@ impl<'a, T, L: AnyLayout> Iter<'a, T, L> {
 
     /// Pairs each element with its logical index.
     pub fn indexed(self) -> Indexed<'a, T, L> {
+        let at = self.at.into_rows(self.layout);
         Indexed {
             index: L::Index::from_slice(&[0; MAX_RANK][..self.layout.rank()]),
-            inner: self,
+            inner: Iter { at, ..self },
             in_run: 0,
         }
     }
@@ -164,15 +167,16 @@ unsafe impl<T: Sync, L: Sync> Sync for IterMut<'_, T, L> {}
 impl<'a, T, L: AnyLayout> IterMut<'a, T, L> {
     /// `data` holds at least the layout's buffer (the tensor checked it).
     pub(crate) fn new(data: &'a mut [T], layout: &'a L) -> Self {
+        let at = Position::new(layout);
         assert!(
-            data.len() >= layout.buffer_len(),
+            data.len() >= layout.buffer_len() && at.run_below(data.len()),
             "the tensor holds its whole buffer"
         );
         IterMut {
             len: data.len(),
             data: core::ptr::NonNull::from(data).cast(),
             layout,
-            at: Position::new(layout),
+            at,
             borrow: core::marker::PhantomData,
         }
     }
@@ -183,8 +187,9 @@ impl<'a, T, L: AnyLayout> Iterator for IterMut<'a, T, L> {
 
     #[inline]
     fn next(&mut self) -> Option<&'a mut T> {
-        let offset = self.at.next_offset(self.layout)?;
-        assert!(offset < self.len, "an element's offset lies in the buffer");
+        // Below `len`: the first run's offsets were checked by `new`, each
+        // later run's where it starts.
+        let offset = self.at.next_offset_below(self.layout, self.len)?;
         // SAFETY: `offset < len`, so the pointer is in the buffer borrowed
         // for `'a`. The iterator hands out each logical index once, and
         // the engine's offsets of distinct indices in bounds are distinct
@@ -411,5 +416,51 @@ mod tests {
         check("s32[4,6]{1,0:T(2,*,2)}");
         check("s32[]");
         check("s32[0,3]");
+        // Row-major dense: one run of every element from the start.
+        check("s32[5,7]");
+        check("s32[2,3,5]{2,1,0}");
+        check("s32[9]");
+        // Row-major dense with a last dimension of 1, whose runs by rows
+        // have no stride.
+        check("s32[5,1]");
+        check("s32[1,4,1]");
+    }
+
+    /// `indexed` after some `next` calls picks the walk up where they
+    /// left it, also a walk that is one run of every element (a
+    /// row-major dense layout), whose indices it counts by rows.
+    #[test]
+    fn indexed_continues_where_next_left_off() {
+        for text in [
+            "s32[3,5]",
+            "s32[2,3,4]",
+            "s32[6]",
+            "s32[]",
+            "s32[5,1]",
+            "s32[3,5]{1,0:T(2,4)}",
+        ] {
+            let layout: ArrayLayout = text.parse().unwrap();
+            let mut buf = [0i32; 64];
+            let elements: alloc::vec::Vec<_> = layout.elements().collect();
+            for (k, (_, o)) in elements.iter().enumerate() {
+                buf[*o] = k as i32;
+            }
+            let t = crate::TensorView::new(PreparedLayout::new(layout), &buf[..]).unwrap();
+            for skip in 0..=elements.len() {
+                let mut it = t.iter();
+                for k in 0..skip {
+                    assert_eq!(it.next(), Some(&(k as i32)), "{text}");
+                }
+                let rest: alloc::vec::Vec<_> = it
+                    .indexed()
+                    .map(|(i, v)| (i.as_ref().to_vec(), *v))
+                    .collect();
+                let expected: alloc::vec::Vec<_> = elements[skip..]
+                    .iter()
+                    .map(|(i, o)| (i.as_ref().to_vec(), buf[*o]))
+                    .collect();
+                assert_eq!(rest, expected, "{text} skip {skip}");
+            }
+        }
     }
 }

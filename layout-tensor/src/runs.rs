@@ -870,29 +870,113 @@ const fn memory_nest(layout: &ArrayLayout) -> Option<LoopNest> {
 }
 
 /// Where an element iterator is: the current run and what is left.
+///
+/// A layout whose logical order is its buffer's order (row-major dense:
+/// offsets `0..element_count` in turn, [`ArrayLayout::is_row_major_dense`])
+/// is one run from the start (`flat`), so a loop over `next` is a loop
+/// over a slice: for a static layout, the run's length and the absence
+/// of any other are constants, and the compiler vectorises a `for` loop
+/// over it as it does one over the slice.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Position {
     cursor: RunCursor,
-    /// The next element's offset in the current run, the run's stride and
-    /// how many of its elements are left.
+    /// The next element's offset in the current run and how many of its
+    /// elements are left; every run moves by the stride of the cursor's
+    /// step (a constant for static layouts).
     offset: usize,
-    stride: usize,
     pub(crate) left: usize,
     /// Elements after the current run: checked only where a run starts,
     /// so handing out an element inside a run is one comparison.
     after: usize,
+    /// Whether the walk is one run of every element (`cursor` unused).
+    flat: bool,
 }
 
 impl Position {
+    /// The start of `layout`'s walk: one run of every element when its
+    /// logical order is its buffer's, else runs of its last dimension.
     #[inline(always)]
     pub(crate) fn new<L: AnyLayout>(layout: &L) -> Position {
+        let flat = match const {
+            match L::FIXED_LAYOUT {
+                Some(l) => Some(l.is_row_major_dense()),
+                None => None,
+            }
+        } {
+            Some(flat) => flat,
+            None => layout.to_array_layout().is_row_major_dense(),
+        };
+        let at = Position::by_rows(layout);
+        match flat {
+            // Offsets `0..count` one after the other. (The cursor, which
+            // `into_rows` replaces, goes unused: no run follows.)
+            true => Position {
+                cursor: RunCursor {
+                    step: Step {
+                        stride: 1,
+                        period: 0,
+                    },
+                    ..at.cursor
+                },
+                offset: 0,
+                left: at.after,
+                after: 0,
+                flat: true,
+            },
+            false => at,
+        }
+    }
+
+    /// The start of `layout`'s walk in runs of its last dimension, each
+    /// starting at the index [`Position::start_run`] writes.
+    #[inline(always)]
+    pub(crate) fn by_rows<L: AnyLayout>(layout: &L) -> Position {
         Position {
             cursor: RunCursor::new(layout),
             offset: 0,
-            stride: 0,
             left: 0,
             after: layout.element_count(),
+            flat: false,
         }
+    }
+
+    /// This position in runs of the last dimension ([`Position::by_rows`]),
+    /// between runs: for walks that count each run's first index
+    /// ([`Indexed`](crate::iter::Indexed)). A run begun is cut where it
+    /// was left, so that the next one starts at the next element (logical
+    /// order is row-major, so that element is the count handed out so far,
+    /// in mixed radix).
+    pub(crate) fn into_rows<L: AnyLayout>(self, layout: &L) -> Position {
+        if self.left == 0 && !self.flat {
+            return self;
+        }
+        let mut at = Position::by_rows(layout);
+        let remaining = self.remaining();
+        let consumed = at.after - remaining;
+        at.after = remaining;
+        let rank = layout.rank();
+        if rank > 0 && remaining > 0 {
+            // Elements are left, so the last dimension is not empty.
+            let width = layout.size(rank - 1);
+            (at.cursor.row, at.cursor.x) = (consumed / width, consumed % width);
+        }
+        at
+    }
+
+    /// Whether every offset of the current run is below `len`: its last
+    /// one is (they grow by the stride).
+    pub(crate) fn run_below(&self, len: usize) -> bool {
+        let last = self
+            .stride()
+            .checked_mul(self.left.saturating_sub(1))
+            .and_then(|d| d.checked_add(self.offset));
+        self.left == 0 || matches!(last, Some(last) if last < len)
+    }
+
+    /// The stride of every run.
+    #[inline(always)]
+    fn stride(&self) -> usize {
+        self.cursor.step.stride
     }
 
     /// Elements not yet returned, the current run's included.
@@ -915,7 +999,8 @@ impl Position {
             stride,
             len,
         } = self.cursor.next_run(layout, index);
-        (self.offset, self.stride, self.left) = (offset, stride, len);
+        debug_assert_eq!(stride, self.stride());
+        (self.offset, self.left) = (offset, len);
         self.after -= len;
     }
 
@@ -931,7 +1016,40 @@ impl Position {
             self.start_run(layout, &mut index);
         }
         let offset = self.offset;
-        self.offset = offset.wrapping_add(self.stride);
+        self.offset = offset.wrapping_add(self.stride());
+        self.left -= 1;
+        Some(offset)
+    }
+
+    /// As [`next_offset`](Self::next_offset), each offset below `len`
+    /// when the current run's are ([`run_below`](Self::run_below), which
+    /// the caller checks first): checked where each later run starts, so
+    /// that handing out an element inside a run is one comparison and a
+    /// loop over this has no other way out.
+    ///
+    /// # Panics
+    ///
+    /// If a run reaches `len` or past it: the caller's buffer does not
+    /// hold the layout's.
+    #[inline(always)]
+    pub(crate) fn next_offset_below<L: AnyLayout>(
+        &mut self,
+        layout: &L,
+        len: usize,
+    ) -> Option<usize> {
+        if self.left == 0 {
+            if self.after == 0 {
+                return None;
+            }
+            let mut index = [0usize; MAX_RANK];
+            self.start_run(layout, &mut index);
+            assert!(
+                self.run_below(len),
+                "an element's offset lies in the buffer"
+            );
+        }
+        let offset = self.offset;
+        self.offset = offset.wrapping_add(self.stride());
         self.left -= 1;
         Some(offset)
     }
@@ -950,7 +1068,7 @@ impl Position {
         }
         let run = Run {
             offset: self.offset,
-            stride: self.stride,
+            stride: self.stride(),
             len: self.left,
         };
         self.left = 0;
