@@ -39,6 +39,12 @@ fn element_counts_by_typenum() {
     assert_impl_all!(Flat: SameElementCount<Plain>, SameElementCount<Wide>);
     assert_impl_all!(Tiled: SameElementCount<layout!(s8[2,3,4]{0,1,2})>);
     assert_not_impl_any!(Flat: SameElementCount<layout!(f32[25])>);
+    // Seven digits, compared in decimal.
+    assert_impl_all!(Big: SameElementCount<layout!(s8[4096,1024]{0,1:T(8,128)})>);
+    assert_not_impl_any!(Big: SameElementCount<layout!(u8[4096,1023])>);
+    // No elements: no digits.
+    assert_impl_all!(layout!(f32[0,3]): SameElementCount<layout!(f32[4,0])>);
+    assert_not_impl_any!(layout!(f32[0,3]): SameElementCount<layout!(f32[1])>);
     assert_eq!(
         <ElementCountOf<Plain> as Unsigned>::USIZE,
         Plain::ELEMENT_COUNT

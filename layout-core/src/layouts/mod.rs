@@ -11,6 +11,8 @@
 
 // Type-level numbers, element markers and attributes.
 pub mod typelevel;
+// Type-level numbers in decimal, for compile errors (in `typelevel`).
+mod decimal;
 // The traits every layout implements (and `ArrayLayout`'s impls).
 pub mod traits;
 // `layout!`'s fully static layout type.

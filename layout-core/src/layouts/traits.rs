@@ -59,7 +59,7 @@ use core::marker::PhantomData;
 use crate::array::{ArrayLayout, DimVec, Slot};
 use crate::element::PrimitiveType;
 use crate::error::{Error, ErrorKind};
-use crate::layouts::typelevel::{DimList, ElementSpec, TypenumCount};
+use crate::layouts::typelevel::{DimList, ElementSpec, ToDecimal, TypenumCount};
 use crate::model::shape::Shape;
 
 /// A layout, known at compile time, partly, or only at run time. Generic
@@ -431,12 +431,16 @@ where
     Other: KnownLayout,
     L::Dims: TypenumCount,
     Other::Dims: TypenumCount,
-    (ElementCountOf<L>, ElementCountOf<Other>): EqualCounts,
+    ElementCountOf<L>: ToDecimal,
+    ElementCountOf<Other>: ToDecimal,
+    (DecimalCountOf<L>, DecimalCountOf<Other>): EqualCounts,
 {
 }
 
-/// Two typenum element counts that are equal: `(C, C)`. The bound behind
-/// [`SameElementCount`], so that a mismatch says what is wrong.
+/// Two element counts that are equal: `(C, C)`. The bound behind
+/// [`SameElementCount`], so that a mismatch says what is wrong; the counts
+/// are in decimal there ([`DecimalCountOf`]), so that the error shows
+/// them as `(Decimal<(D2, D5)>, Decimal<(D2, D4)>)`, 25 against 24.
 ///
 /// ```
 /// use static_assertions::{assert_impl_all, assert_not_impl_any};
@@ -462,6 +466,18 @@ impl<C> EqualCounts for (C, C) {}
 /// assert_eq!(ElementCountOf::<layout!(f32[4,6]{0,1:T(2,2)})>::USIZE, 24);
 /// ```
 pub type ElementCountOf<L> = <<L as KnownLayout>::Dims as TypenumCount>::Count;
+
+/// The element count of a [`KnownLayout`] as a [`Decimal`](crate::layouts::typelevel::Decimal),
+/// its digits as types: what a [`SameElementCount`] error shows.
+///
+/// ```
+/// use static_assertions::assert_type_eq_all;
+/// use tessera::layout;
+/// use tessera::traits::DecimalCountOf;
+/// use tessera::typelevel::{D2, D4, Decimal};
+/// assert_type_eq_all!(DecimalCountOf<layout!(f32[4,6])>, Decimal<(D2, D4)>);
+/// ```
+pub type DecimalCountOf<L> = <ElementCountOf<L> as ToDecimal>::Output;
 
 // ---------------------------------------------------------------------
 // Run-time layouts.

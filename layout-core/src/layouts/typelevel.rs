@@ -19,7 +19,9 @@
 //! - **typenum** only where a signature needs arithmetic on those numbers,
 //!   which const generics cannot do on stable Rust: the element count as a
 //!   product of dimensions ([`TypenumCount`], used by
-//!   [`SameElementCount`](crate::layouts::traits::SameElementCount)).
+//!   [`SameElementCount`](crate::layouts::traits::SameElementCount)),
+//!   compared as its decimal digits ([`Decimal`], [`ToDecimal`]) so that
+//!   an error shows the two counts rather than typenum's binary.
 //!
 //! ```
 //! use tessera::typelevel::{DefaultAttrs, ElementSpec, F32, N};
@@ -34,6 +36,10 @@
 //! to [`MAX_RANK`](crate::limits::MAX_RANK).
 
 use core::marker::PhantomData;
+
+pub use super::decimal::{
+    D0, D1, D2, D3, D4, D5, D6, D7, D8, D9, Decimal, Digit, DigitsBefore, Prepend, ToDecimal,
+};
 
 use crate::element::PrimitiveType;
 use crate::model::layout::{LayoutParts, Padding, PaddingValue, SplitConfig};
