@@ -8,8 +8,7 @@
 //! iterator is a few words (88 bytes on 64-bit targets, whatever the rank
 //! or the tiling), and `fold`-based consumers (`sum`, `for_each`,
 //! `count`...) loop over each run as over a slice. A row-major dense
-//! layout is one run, so that a `for` loop over a static one is the
-//! slice loop.
+//! layout is one run, so that a `for` loop over it is the slice loop.
 
 use layout_core::{AnyLayout, LayoutIndex, MAX_RANK};
 

@@ -1037,6 +1037,19 @@ impl Position {
         layout: &L,
         len: usize,
     ) -> Option<usize> {
+        if self.flat {
+            // One run of every element, stride 1, none after it: tested
+            // first, so that on a run-time layout (where `flat` is not a
+            // constant) the compiler takes the test out of a loop over
+            // this and keeps a copy of the loop with one way out.
+            if self.left == 0 {
+                return None;
+            }
+            let offset = self.offset;
+            self.offset = offset.wrapping_add(1);
+            self.left -= 1;
+            return Some(offset);
+        }
         if self.left == 0 {
             if self.after == 0 {
                 return None;

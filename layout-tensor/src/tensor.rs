@@ -569,11 +569,11 @@ where
     ///
     /// Consumed by a fold (`for_each`, `fold`), each run of the last
     /// dimension is a slice loop, which the compiler vectorises as it does
-    /// the hand-written one. A `for` loop goes through `next`: on a static
+    /// the hand-written one. A `for` loop goes through `next`: on a
     /// row-major layout (logical order is the buffer's) the walk is one
     /// run, and `for v in t.iter_mut() { *v += 1.0 }` compiles to the
-    /// slice loop (1.0× on `f32[1024,1024]`); on other layouts, and on
-    /// run-time ones, `next` is a scalar step per element:
+    /// slice loop (1.0× on `f32[1024,1024]`, static or run-time); on
+    /// other layouts `next` is a scalar step per element:
     /// `f32[1024,1024]{1,0:T(8,128)}` takes 4.5–6× the hand-written
     /// (vectorised) loop, `t.iter_mut().for_each(|v| *v += 1.0)` 1.0×
     /// (`BENCHMARKS.md`). Where order does not matter,
