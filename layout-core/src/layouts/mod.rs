@@ -9,10 +9,10 @@
 // Lowest first, like the layers of the crate: each file uses only the
 // ones declared before it.
 
-// Type-level numbers, element markers and attributes.
-pub mod typelevel;
 // Type-level numbers in decimal, for compile errors (in `typelevel`).
 mod decimal;
+// Type-level numbers, element markers and attributes.
+pub mod typelevel;
 // The traits every layout implements (and `ArrayLayout`'s impls).
 pub mod traits;
 // `layout!`'s fully static layout type.
