@@ -901,16 +901,21 @@ impl Position {
     /// logical order is its buffer's, else runs of its last dimension.
     #[inline(always)]
     pub(crate) fn new<L: AnyLayout>(layout: &L) -> Position {
-        let flat = match const {
+        // Constants for static layouts; one look at a run-time layout's
+        // description for both.
+        let (step, flat) = match const {
             match L::FIXED_LAYOUT {
-                Some(l) => Some(l.is_row_major_dense()),
+                Some(l) => Some((last_dim_step(&l), l.is_row_major_dense())),
                 None => None,
             }
         } {
-            Some(flat) => flat,
-            None => layout.to_array_layout().is_row_major_dense(),
+            Some(walk) => walk,
+            None => {
+                let l = layout.to_array_layout();
+                (last_dim_step(&l), l.is_row_major_dense())
+            }
         };
-        let at = Position::by_rows(layout);
+        let at = Position::rows_with(layout, step);
         match flat {
             // Offsets `0..count` one after the other. (The cursor, which
             // `into_rows` replaces, goes unused: no run follows.)
@@ -935,8 +940,14 @@ impl Position {
     /// starting at the index [`Position::start_run`] writes.
     #[inline(always)]
     pub(crate) fn by_rows<L: AnyLayout>(layout: &L) -> Position {
+        Position::rows_with(layout, step_of(layout))
+    }
+
+    /// [`Position::by_rows`] with the layout's [`Step`] given.
+    #[inline(always)]
+    fn rows_with<L: AnyLayout>(layout: &L, step: Step) -> Position {
         Position {
-            cursor: RunCursor::new(layout),
+            cursor: RunCursor { row: 0, x: 0, step },
             offset: 0,
             left: 0,
             after: layout.element_count(),
