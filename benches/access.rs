@@ -28,6 +28,9 @@ const N: usize = 1024;
 /// 4 MiB of f32 in TPU tiles, no padding.
 type Tiled = layout!(f32[1024,1024]{1,0:T(8,128)});
 type Rows = layout!(f32[1024,1024]);
+/// Row-major integers: a sum in any order is the same sum, so the slice
+/// loop vectorises it.
+type RowsS32 = layout!(s32[1024,1024]);
 /// Edge tiles hold padding: 1000 = 7 × 128 + 104.
 type PaddedTiled = layout!(f32[1000,1000]{1,0:T(8,128)});
 /// A matmul operand.
@@ -382,6 +385,27 @@ fn sum_by_next<L: AnyLayout>(t: &TensorBuf<L, f32>) -> f32 {
     acc
 }
 
+/// A `for` loop over `iter()` summing `i32`s (wrapping): any order gives
+/// the same sum, so the compiler may vectorise it.
+#[inline(never)]
+fn sum_s32_by_next<L: AnyLayout>(t: &TensorBuf<L, i32>) -> i32 {
+    let mut acc = 0i32;
+    for v in t.iter() {
+        acc = acc.wrapping_add(*v);
+    }
+    acc
+}
+
+/// The same loop over a slice.
+#[inline(never)]
+fn sum_s32_slice(s: &[i32]) -> i32 {
+    let mut acc = 0i32;
+    for v in s {
+        acc = acc.wrapping_add(*v);
+    }
+    acc
+}
+
 /// `iter().indexed()` through a fold: each element weighted by `y + x`,
 /// summed in logical order.
 #[inline(never)]
@@ -599,6 +623,38 @@ fn traversal(c: &mut Criterion) {
         &mut rows_rt,
         |t| add_one_by_next(black_box(t)),
         |t| add_one_slice(black_box(t.as_mut_slice())),
+        1.0,
+    );
+    // A `for` loop over `iter()` of a row-major tensor, summing integers:
+    // one run, the slice loop's code.
+    let ints = TensorBuf::<RowsS32, i32>::from_fn(RowsS32::NEW, |i| (i[0] ^ i[1]) as i32).unwrap();
+    assert_eq!(sum_s32_by_next(&ints), sum_s32_slice(ints.as_slice()));
+    in_turns(
+        &mut g,
+        "iter_next_sum_row_major_static_vs_slice",
+        || {
+            black_box(sum_s32_by_next(black_box(&ints)));
+        },
+        || {
+            black_box(sum_s32_slice(black_box(&ints).as_slice()));
+        },
+        1.0,
+    );
+    let ints_rt =
+        TensorBuf::<PreparedLayout, i32>::from_fn(PreparedLayout::new(RowsS32::LAYOUT), |i| {
+            (i[0] ^ i[1]) as i32
+        })
+        .unwrap();
+    assert_eq!(sum_s32_by_next(&ints_rt), sum_s32_slice(ints_rt.as_slice()));
+    in_turns(
+        &mut g,
+        "iter_next_sum_row_major_prepared_vs_slice",
+        || {
+            black_box(sum_s32_by_next(black_box(&ints_rt)));
+        },
+        || {
+            black_box(sum_s32_slice(black_box(&ints_rt).as_slice()));
+        },
         1.0,
     );
 

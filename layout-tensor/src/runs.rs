@@ -1023,6 +1023,14 @@ impl Position {
     /// one is used up.
     #[inline(always)]
     pub(crate) fn next_offset<L: AnyLayout>(&mut self, layout: &L) -> Option<usize> {
+        if const { L::FIXED_LAYOUT.is_none() } && self.flat {
+            // Tested first on a run-time layout, as in
+            // `next_offset_below`. (A static layout's walk is one run
+            // of constant length with no run after it, or never flat:
+            // the test in this place measured slower for the tiled walk
+            // and `Packed::iter`.)
+            return self.next_flat();
+        }
         if self.left == 0 {
             if self.after == 0 {
                 return None;
@@ -1053,17 +1061,10 @@ impl Position {
         len: usize,
     ) -> Option<usize> {
         if self.flat {
-            // One run of every element, stride 1, none after it: tested
-            // first, so that on a run-time layout (where `flat` is not a
-            // constant) the compiler takes the test out of a loop over
-            // this and keeps a copy of the loop with one way out.
-            if self.left == 0 {
-                return None;
-            }
-            let offset = self.offset;
-            self.offset = offset.wrapping_add(1);
-            self.left -= 1;
-            return Some(offset);
+            // Tested first, so that on a run-time layout (where `flat` is
+            // not a constant) the compiler takes the test out of a loop
+            // over this and keeps a copy of the loop with one way out.
+            return self.next_flat();
         }
         if self.left == 0 {
             if self.after == 0 {
@@ -1078,6 +1079,19 @@ impl Position {
         }
         let offset = self.offset;
         self.offset = offset.wrapping_add(self.stride());
+        self.left -= 1;
+        Some(offset)
+    }
+
+    /// The next offset of a `flat` walk: one run of every element, stride
+    /// 1, none after it.
+    #[inline(always)]
+    fn next_flat(&mut self) -> Option<usize> {
+        if self.left == 0 {
+            return None;
+        }
+        let offset = self.offset;
+        self.offset = offset.wrapping_add(1);
         self.left -= 1;
         Some(offset)
     }
