@@ -117,6 +117,12 @@ impl RelayoutKernel {
         };
         let [_, step, row, [si, di]] = nest.volume_strides();
         if si == 1 && di == 1 {
+            // Only runs of 2, 4 or 8 elements can be units of a transpose:
+            // asked first, since the nest in units is a copy of the nest.
+            match nest.levels().last() {
+                Some(run) if matches!(run.extent, 2 | 4 | 8) => {}
+                _ => return RelayoutKernel::ContiguousRuns,
+            }
             match nest.by_units() {
                 Some((units, unit))
                     if matches!(unit, 2 | 4 | 8)

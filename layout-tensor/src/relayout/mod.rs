@@ -134,6 +134,7 @@ where
         };
         let src = self.as_slice();
         let mut built;
+        let per_call;
         let nest = match plan {
             // A constant nest: `copy_nest` is inlined here, with its levels
             // and sizes folded into the code instead of read at run time.
@@ -152,8 +153,13 @@ where
                 built.as_ref()
             }
             NestPlan::PerCall => {
-                built = LoopNest::relayout(&self.to_array_layout(), &dst.to_array_layout())?;
-                built.as_ref()
+                // Read where it was built: moving the nest out of the
+                // `Result` copied its 4.9 KB once more.
+                per_call = LoopNest::relayout(&self.to_array_layout(), &dst.to_array_layout());
+                match &per_call {
+                    Ok(nest) => nest.as_ref(),
+                    Err(e) => return Err(*e),
+                }
             }
         };
         match nest {
