@@ -1025,10 +1025,10 @@ impl Position {
     pub(crate) fn next_offset<L: AnyLayout>(&mut self, layout: &L) -> Option<usize> {
         if const { L::FIXED_LAYOUT.is_none() } && self.flat {
             // Tested first on a run-time layout, as in
-            // `next_offset_below`. (A static layout's walk is one run
-            // of constant length with no run after it, or never flat:
-            // the test in this place measured slower for the tiled walk
-            // and `Packed::iter`.)
+            // `next_offset_below`. (On a static layout the run tests
+            // below fold to constants for a one-run walk; tested first
+            // there too, it measured slower for the tiled walk and for
+            // `Packed::iter`.)
             return self.next_flat();
         }
         if self.left == 0 {

@@ -456,12 +456,11 @@ where
     /// A `for` loop goes through `next`. On a row-major layout the walk
     /// is one run, and a loop the compiler would vectorise over the
     /// slice it vectorises over this too (an `i32` sum over
-    /// `s32[1024,1024]`: 0.9–1.0× the slice loop on a static layout; on a
-    /// run-time one the same vectorised loop, 1.0× with loops aligned and
-    /// 1.3–2.0× where the link put it across a cache line,
-    /// `BENCHMARKS.md`); on other layouts
-    /// `next` is a scalar step per element, and the folds are the fast
-    /// path.
+    /// `s32[1024,1024]`: 0.9–1.0× the slice loop on a static layout; on
+    /// a run-time one the same vectorised loop, 1.0× with loops aligned
+    /// and 1.3–2.0× where the link put it across a cache line,
+    /// `BENCHMARKS.md`); on other layouts `next` is a scalar step per
+    /// element, and the folds are the fast path.
     ///
     /// ```
     /// use tessera::{Tensor, layout};
