@@ -46,7 +46,10 @@
 //! the tile transposed into a staging buffer in the L1 cache, and each
 //! destination row's line written whole from it, with streaming stores
 //! when the destination is [`STREAM_FROM_BYTES`](super::stream::STREAM_FROM_BYTES)
-//! or more and the line is one of the destination's. Power-of-two row
+//! or more and the line is one of the destination's. Where the
+//! destination's rows run on for 2 KiB or more (plain transposes), a tile
+//! takes up to four lines' worth of source runs (as many as the element's
+//! bytes) and writes that many lines of each row at once. Power-of-two row
 //! lengths put all of a tile's source runs (or destination rows) in one
 //! set of the L1 cache; reading and writing whole lines at once keeps them
 //! from evicting each other. The next tile's source lines are prefetched.

@@ -240,6 +240,46 @@ fn transposes_like_the_definition() {
     }
 }
 
+/// Destination rows of 2 KiB or more, whose staged tiles (streaming)
+/// write up to four lines of each row at once (`run_lines`): whole
+/// tiles, a partial last one, rows past the last whole square, an odd
+/// start, and rows that stop short of a line.
+fn check_long_rows<T: bytemuck::NoUninit + PartialEq + core::fmt::Debug>(make: fn(usize) -> T) {
+    let size = core::mem::size_of::<T>();
+    let long = 2048 / size;
+    let shapes: &[(usize, usize, usize)] = match cfg!(miri) {
+        true => &[(5, long + 3, 1)],
+        false => &[(37, long + 70, 0), (9, 2 * long + 3, 5), (64, long, 1)],
+    };
+    for &(rows, len, gap) in shapes {
+        let grid = TransposeGrid {
+            start: [gap, 3 * gap],
+            counts: [1, 1],
+            strides: [[0, 0]; 2],
+            rows,
+            len,
+            run_stride: rows + gap,
+            row_stride: len + gap,
+        };
+        let [ns, nd] = grid.ends().unwrap();
+        let src: Vec<T> = (0..ns).map(make).collect();
+        let mut out: Vec<T> = (0..nd + 64).map(|i| make(i + 7000)).collect();
+        let line = out.as_ptr().align_offset(64);
+        check_grid(&src, &mut out[line..line + nd], grid, true);
+    }
+}
+
+#[test]
+fn long_rows_transpose_like_the_definition() {
+    // Under Miri (slow): the element sizes that write more than a line.
+    if !cfg!(miri) {
+        check_long_rows(|i| i as u8);
+        check_long_rows(|i| i as u64);
+    }
+    check_long_rows(|i| (i as i16).wrapping_neg());
+    check_long_rows(|i| i as f32);
+}
+
 /// Grids of whole cache tiles of the vector kernel (`128` bytes of
 /// rows by a cache line of runs) and their partial edges, for every
 /// element size: a single plane, planes whose blocks continue each

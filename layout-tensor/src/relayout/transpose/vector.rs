@@ -284,9 +284,24 @@ const CHUNK_BYTES: usize = 2048;
 /// staged tile ([`Stage`]) at most 8 KiB.
 const TILE_RUN_BYTES: usize = 128;
 
+/// Cache lines of each destination row that a tile writes ([`plane`])
+/// when the rows are long: as many as the element's bytes, at most 4
+/// (256 bytes of each row for `f32`), so that the staged tile is at most
+/// 8 KiB. The rows of a plain transpose lie a source row apart; writing
+/// more of each at once took the `f32` transposes of 16 and 256 MiB from
+/// 2.4–4.1 times `memcpy`'s time to 1.9–3.3, the `bf16` ones from
+/// 2.8–4.7 to 2.5–4.2 (`BENCHMARKS.md`). Rows cut in tiles' pieces
+/// (`{0,1:T(8,128)}`) keep a line at a time: with more, the `f32`
+/// `T(8,128)` and `bf16` `T(8,128)(2,1)` transposes into tiles read
+/// 10–20% slower.
+const fn run_lines<T>() -> usize {
+    let size = core::mem::size_of::<T>();
+    if size < 4 { size } else { 4 }
+}
+
 /// A tile of the transpose, staged between the registers' transpose
-/// and its destination rows: `TILE_RUN_BYTES / size` rows of a cache
-/// line each.
+/// and its destination rows: `TILE_RUN_BYTES / size` rows of
+/// [`run_lines`] cache lines each.
 #[repr(C, align(64))]
 struct Stage([core::mem::MaybeUninit<__m128i>; TILE_RUN_BYTES * 64 / 16]);
 
@@ -790,12 +805,38 @@ fn half_square<X: Vector, const V: usize>(x: [X; V]) -> [X; V] {
 fn plane<T: NoUninit, const V: usize, const STREAMING: bool>(
     src: &[T],
     dst: &mut [T],
+    at: [usize; 2],
+    [x, i]: [Axis; 2],
+    strides: [usize; 2],
+) {
+    // Destination elements contiguous along a row; where they are 2 KiB
+    // or more, a tile writes `run_lines` lines of each row.
+    let piece = match i.stride[1] == i.per {
+        true => i.per.saturating_mul(i.blocks),
+        false => i.per,
+    };
+    let long = piece.saturating_mul(core::mem::size_of::<T>()) >= CHUNK_BYTES;
+    // A constant number of lines in each copy of the loops, so that a
+    // tile's stage rows are indexed with constants.
+    match (long, run_lines::<T>()) {
+        (true, 4) => plane_lines::<T, V, STREAMING, 4>(src, dst, at, [x, i], strides),
+        (true, 2) => plane_lines::<T, V, STREAMING, 2>(src, dst, at, [x, i], strides),
+        _ => plane_lines::<T, V, STREAMING, 1>(src, dst, at, [x, i], strides),
+    }
+}
+
+/// [`plane`] with tiles that write `LINES` cache lines of each
+/// destination row ([`run_lines`]).
+#[inline(always)]
+fn plane_lines<T: NoUninit, const V: usize, const STREAMING: bool, const LINES: usize>(
+    src: &[T],
+    dst: &mut [T],
     [s, d]: [usize; 2],
     [x, i]: [Axis; 2],
     [run_stride, row_stride]: [usize; 2],
 ) {
     let size = core::mem::size_of::<T>();
-    let (tile_rows, tile_runs) = (TILE_RUN_BYTES / size, 64 / size);
+    let (tile_rows, tile_runs) = (TILE_RUN_BYTES / size, LINES * 64 / size);
     let mut stage = Stage([core::mem::MaybeUninit::uninit(); TILE_RUN_BYTES * 64 / 16]);
     let mut rows_at = [0; TILE_RUN_BYTES];
     // The runs of this tile and of the next, in turns.
@@ -839,7 +880,7 @@ fn plane<T: NoUninit, const V: usize, const STREAMING: bool>(
                     }
                 }
                 let offsets = [&rows_at[..nr], &runs_at[turn][..nc]];
-                tile::<T, V, STREAMING>(src, dst, &mut stage, offsets, i0);
+                tile::<T, V, STREAMING, LINES>(src, dst, &mut stage, offsets, i0);
                 (i0, nc, turn) = (next, next_nc, 1 - turn);
             }
             x0 += nr;
@@ -883,15 +924,16 @@ fn square_row<X: Vector, const W: usize>(k: usize) -> usize {
 
 /// One tile: `dst[rows_at[m] + i0 + j] = src[runs_at[j] + m]` for `m <
 /// rows_at.len()` (at most `TILE_RUN_BYTES / size`), `j <
-/// runs_at.len()` (at most a cache line). `V × V` squares of 16-byte
-/// vectors (the staged copy keeps them with AVX2: [`merged`]) transposed
-/// in registers into `stage`, then each row of the stage copied to its
-/// destination row: a whole line (with a streaming store when
-/// `STREAMING` and it is one line of the destination), or the part
-/// of one. The rows and runs past the last whole square take the
-/// plain loop.
+/// runs_at.len()` (at most `LINES` cache lines, at most [`run_lines`]).
+/// `V × V` squares
+/// of 16-byte vectors (the staged copy keeps them with AVX2:
+/// [`merged`]) transposed in registers into `stage`, then each row of
+/// the stage copied to its destination row: whole lines (with streaming
+/// stores when `STREAMING` and they are lines of the destination), or a
+/// part. The rows and runs past the last whole square take the plain
+/// loop.
 #[inline(always)]
-fn tile<T: NoUninit, const V: usize, const STREAMING: bool>(
+fn tile<T: NoUninit, const V: usize, const STREAMING: bool, const LINES: usize>(
     src: &[T],
     dst: &mut [T],
     stage: &mut Stage,
@@ -901,8 +943,10 @@ fn tile<T: NoUninit, const V: usize, const STREAMING: bool>(
     let size = core::mem::size_of::<T>();
     let (nr, nc) = (rows_at.len(), runs_at.len());
     let (nr_v, nc_v) = (nr - nr % V, nc - nc % V);
-    // Elements of `T` per stage row (a cache line).
-    let line = 64 / size;
+    // Elements of `T` per stage row: `LINES` cache lines.
+    const { assert!(LINES >= 1 && LINES <= 4) };
+    assert!(LINES <= run_lines::<T>(), "a tile's stage holds its rows");
+    let line = LINES * 64 / size;
     debug_assert!(nr * size <= TILE_RUN_BYTES && nc <= line);
     let stage = stage.0.as_mut_ptr().cast::<T>();
     for jg in (0..nc_v).step_by(V) {
@@ -914,9 +958,11 @@ fn tile<T: NoUninit, const V: usize, const STREAMING: bool>(
             // mg` are (`mg + V <= nr`), for `k < V` (`jg + V <= nc`);
             // `T: NoUninit` has no uninitialised bytes. Stage row `mg
             // + k`, elements `jg..jg + V`, is in the stage (`(mg + k) *
-            // line + jg + V <= nr * line <= TILE_RUN_BYTES * 64 /
-            // size`) and 16-byte aligned (the stage is 64-byte aligned,
-            // and `jg * size` a multiple of 16).
+            // line + jg + V <= nr * line`, and `nr * line * size <=
+            // TILE_RUN_BYTES / size * run_lines * 64 <= TILE_RUN_BYTES *
+            // 64`, the stage's bytes, as `run_lines <= size`) and
+            // 16-byte aligned (the stage is 64-byte aligned, `line *
+            // size` a multiple of 64 and `jg * size` of 16).
             unsafe {
                 let x: [__m128i; V] = array(<__m128i as Vector>::ZERO, |k| {
                     _mm_loadu_si128(src.as_ptr().add(runs_at[jg + k] + mg).cast())
@@ -934,17 +980,18 @@ fn tile<T: NoUninit, const V: usize, const STREAMING: bool>(
         // SAFETY: `to` starts `nc` elements of `dst` (sliced above);
         // the stage's row `m < nr_v`, elements `..nc_v`, was written
         // by the squares above, and does not overlap `dst`. With `nc
-        // == line`, the row is 64 bytes, four vectors; streamed only
-        // when `to` starts a line (so every store is aligned), else
-        // stored unaligned.
+        // == line`, the row is `run_lines` whole lines of 64 bytes, four
+        // vectors each; streamed only when `to` starts a line (so every
+        // store is aligned), else stored unaligned.
         unsafe {
             let from = stage.add(m * line);
             if nc == line {
+                let bytes = line * size;
                 let lines = match (to as usize).is_multiple_of(64) {
-                    true => [to as usize, to as usize + 64],
+                    true => [to as usize, to as usize + bytes],
                     false => [0, 0],
                 };
-                for k in 0..4 {
+                for k in 0..bytes / 16 {
                     let v = _mm_load_si128(from.cast::<__m128i>().add(k));
                     store_vector::<STREAMING>(to.cast::<__m128i>().add(k), v, lines);
                 }
