@@ -798,9 +798,10 @@ fn half_square<X: Vector, const V: usize>(x: [X; V]) -> [X; V] {
 /// between a block's runs, `row_stride` between its rows).
 ///
 /// In tiles of `TILE_RUN_BYTES` of each of a cache line's worth of
-/// source runs ([`tile`]): rows of the destination are written a
-/// line at a time, from the line boundary of the tile's first row on,
-/// and each source line is read whole once.
+/// source runs ([`tile`]), or up to four lines' worth where the
+/// destination's rows are long ([`run_lines`]): rows of the destination
+/// are written that many lines at a time, from the line boundary of the
+/// tile's first row on, and each source line is read whole once.
 #[inline(always)]
 fn plane<T: NoUninit, const V: usize, const STREAMING: bool>(
     src: &[T],
@@ -924,14 +925,13 @@ fn square_row<X: Vector, const W: usize>(k: usize) -> usize {
 
 /// One tile: `dst[rows_at[m] + i0 + j] = src[runs_at[j] + m]` for `m <
 /// rows_at.len()` (at most `TILE_RUN_BYTES / size`), `j <
-/// runs_at.len()` (at most `LINES` cache lines, at most [`run_lines`]).
-/// `V × V` squares
-/// of 16-byte vectors (the staged copy keeps them with AVX2:
-/// [`merged`]) transposed in registers into `stage`, then each row of
-/// the stage copied to its destination row: whole lines (with streaming
-/// stores when `STREAMING` and they are lines of the destination), or a
-/// part. The rows and runs past the last whole square take the plain
-/// loop.
+/// runs_at.len()` (at most `LINES` cache lines, `LINES` at most
+/// [`run_lines`]). `V × V` squares of 16-byte vectors (the staged copy
+/// keeps them with AVX2: [`merged`]) transposed in registers into
+/// `stage`, then each row of the stage copied to its destination row:
+/// whole lines (with streaming stores when `STREAMING` and they are
+/// lines of the destination), or a part. The rows and runs past the
+/// last whole square take the plain loop.
 #[inline(always)]
 fn tile<T: NoUninit, const V: usize, const STREAMING: bool, const LINES: usize>(
     src: &[T],
@@ -959,8 +959,8 @@ fn tile<T: NoUninit, const V: usize, const STREAMING: bool, const LINES: usize>(
             // `T: NoUninit` has no uninitialised bytes. Stage row `mg
             // + k`, elements `jg..jg + V`, is in the stage (`(mg + k) *
             // line + jg + V <= nr * line`, and `nr * line * size <=
-            // TILE_RUN_BYTES / size * run_lines * 64 <= TILE_RUN_BYTES *
-            // 64`, the stage's bytes, as `run_lines <= size`) and
+            // TILE_RUN_BYTES / size * LINES * 64 <= TILE_RUN_BYTES *
+            // 64`, the stage's bytes, as `LINES <= run_lines <= size`) and
             // 16-byte aligned (the stage is 64-byte aligned, `line *
             // size` a multiple of 64 and `jg * size` of 16).
             unsafe {
@@ -980,7 +980,7 @@ fn tile<T: NoUninit, const V: usize, const STREAMING: bool, const LINES: usize>(
         // SAFETY: `to` starts `nc` elements of `dst` (sliced above);
         // the stage's row `m < nr_v`, elements `..nc_v`, was written
         // by the squares above, and does not overlap `dst`. With `nc
-        // == line`, the row is `run_lines` whole lines of 64 bytes, four
+        // == line`, the row is `LINES` whole lines of 64 bytes, four
         // vectors each; streamed only when `to` starts a line (so every
         // store is aligned), else stored unaligned.
         unsafe {
