@@ -192,8 +192,9 @@ impl<'a, T, L: AnyLayout> Iterator for IterMut<'a, T, L> {
         // SAFETY: `offset < len`, so the pointer is in the buffer borrowed
         // for `'a`. The iterator hands out each logical index once, and
         // the engine's offsets of distinct indices in bounds are distinct
-        // (tested by the conformance suite and the property tests), so no
-        // two returned references alias.
+        // (tested by the conformance suite and the property tests; every
+        // layout is the engine's, as `AnyLayout` is sealed), so no two
+        // returned references alias.
         #[allow(unsafe_code)]
         Some(unsafe { &mut *self.data.as_ptr().add(offset) })
     }

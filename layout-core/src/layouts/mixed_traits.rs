@@ -9,6 +9,17 @@ use crate::layouts::traits::{AnyLayout, HasRank, SameShape};
 use crate::layouts::typelevel::{AttrSpec, DimList, ElementSpec, NumList, TileList};
 use crate::model::shape::Shape;
 
+impl<const R: usize, const K: usize, T, D, M, Ti, A> crate::layouts::traits::sealed::Layout
+    for MixedLayout<R, K, T, D, M, Ti, A>
+where
+    T: ElementSpec,
+    D: DimList,
+    M: NumList,
+    Ti: TileList,
+    A: AttrSpec,
+{
+}
+
 impl<const R: usize, const K: usize, T, D, M, Ti, A> AnyLayout for MixedLayout<R, K, T, D, M, Ti, A>
 where
     T: ElementSpec,

@@ -86,6 +86,8 @@ impl core::fmt::Display for PreparedLayout {
     }
 }
 
+impl crate::layouts::traits::sealed::Layout for PreparedLayout {}
+
 impl AnyLayout for PreparedLayout {
     const FIXED_RANK: Option<usize> = None;
     const FIXED_LAYOUT: Option<ArrayLayout> = None;

@@ -12,6 +12,17 @@ use crate::layouts::traits::{
 use crate::layouts::typelevel::{AttrSpec, DimList, ElementSpec, NumList, TileList};
 use crate::model::shape::Shape;
 
+impl<const R: usize, T, const RMD: bool, D, M, Ti, A> crate::layouts::traits::sealed::Layout
+    for StaticLayout<R, T, RMD, D, M, Ti, A>
+where
+    T: ElementSpec,
+    D: DimList,
+    M: NumList,
+    Ti: TileList,
+    A: AttrSpec,
+{
+}
+
 impl<const R: usize, T, const RMD: bool, D, M, Ti, A> AnyLayout
     for StaticLayout<R, T, RMD, D, M, Ti, A>
 where

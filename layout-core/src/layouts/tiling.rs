@@ -406,6 +406,8 @@ impl<P> core::fmt::Debug for TileOf<P> {
     }
 }
 
+impl<P: KnownLayout> crate::layouts::traits::sealed::Layout for TileOf<P> {}
+
 impl<P: KnownLayout> AnyLayout for TileOf<P> {
     const FIXED_RANK: Option<usize> = Some(P::RANK);
     const FIXED_LAYOUT: Option<ArrayLayout> = Some(Self::LAYOUT);

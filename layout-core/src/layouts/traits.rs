@@ -70,6 +70,15 @@ use crate::model::shape::Shape;
 /// is checked against the rank at compile time when it is a constant, so
 /// passing an array costs nothing.
 ///
+/// Sealed: the layouts of this crate ([`ArrayLayout`],
+/// [`PreparedLayout`](crate::PreparedLayout), `layout!`'s static and
+/// mixed types, [`TileOf`](crate::layouts::tiling::TileOf)) are the only
+/// ones. Tensors hand out references into their buffers by these offsets
+/// (`iter_mut` gives every element its own `&mut`), which is sound only
+/// because each offset is the engine's, distinct for distinct indices and
+/// within `buffer_len`: a layout written elsewhere could break that
+/// without `unsafe`.
+///
 /// ```
 /// use tessera::{AnyLayout, ArrayLayout, layout};
 /// /// The offset of the last element (y, x), whatever the layout's kind.
@@ -82,7 +91,7 @@ use crate::model::shape::Shape;
 /// assert_eq!(last(&<layout!(f32[?,5]{0,1})>::new([3, 5])?), 14);
 /// # Ok::<(), tessera::Error>(())
 /// ```
-pub trait AnyLayout: Clone {
+pub trait AnyLayout: Clone + sealed::Layout {
     /// The rank, when the type fixes it (static and mixed layouts).
     const FIXED_RANK: Option<usize>;
     /// The whole layout, when the type fixes it (static layouts).
@@ -278,11 +287,15 @@ impl AsMut<[usize]> for DimVec {
     }
 }
 
-mod sealed {
+pub(crate) mod sealed {
     /// Only `[usize; R]` and `DimVec` are layout indices.
     pub trait Sealed {}
     impl<const R: usize> Sealed for [usize; R] {}
     impl Sealed for crate::array::DimVec {}
+
+    /// Only this crate's types are layouts ([`super::AnyLayout`]): each
+    /// implements this next to its `AnyLayout`.
+    pub trait Layout {}
 }
 
 /// Why `index` is out of bounds for `sizes`, off the hot path.
@@ -481,6 +494,8 @@ pub type DecimalCountOf<L> = <ElementCountOf<L> as ToDecimal>::Output;
 
 // ---------------------------------------------------------------------
 // Run-time layouts.
+
+impl sealed::Layout for ArrayLayout {}
 
 impl AnyLayout for ArrayLayout {
     const FIXED_RANK: Option<usize> = None;
