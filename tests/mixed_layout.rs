@@ -246,6 +246,26 @@ mod tensors {
         assert_eq!(t.as_slice()[9 * 16 + 15], 2.0);
         assert_eq!(t.get([10, 0]), None); // past the extent, inside the room
         assert_eq!(t.iter().count(), 160);
-        assert!(Tensor::<Bounded, f32, 100>::zeroed_in(l).is_err());
+        // The inline buffer must be the layout's exactly: shorter or longer.
+        for err in [
+            Tensor::<Bounded, f32, 100>::zeroed_in(l)
+                .map(|_| ())
+                .unwrap_err(),
+            Tensor::<Bounded, f32, 2000>::zeroed_in(l)
+                .map(|_| ())
+                .unwrap_err(),
+        ] {
+            let tessera::ErrorKind::InlineBufferLengthMismatch { needed, .. } = err.kind() else {
+                panic!("{err}");
+            };
+            assert_eq!(needed, 1024);
+        }
+        assert_eq!(
+            Tensor::<Bounded, f32, 2000>::zeroed_in(l)
+                .map(|_| ())
+                .unwrap_err()
+                .to_string(),
+            "the inline buffer has 2000 slots but the layout's buffer is 1024 slots, which it must be exactly"
+        );
     }
 }

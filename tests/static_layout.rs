@@ -293,3 +293,17 @@ fn every_offset_plan_agrees_with_the_engine() {
         "index 1024 is out of bounds for dimension `0` of size 1024"
     );
 }
+
+/// Byte strides that do not fit `usize` are `None`, as the run-time
+/// layout's: a dimension of size 0 leaves the others' strides large.
+#[test]
+fn byte_strides_past_usize_are_none() {
+    type Empty = layout!(f32[0, 4611686018427387904]);
+    assert_eq!(Empty::BYTE_STRIDES, None);
+    assert_eq!(
+        Empty::LAYOUT.strides().unwrap().as_slice(),
+        [4611686018427387904, 1]
+    );
+    type Fits = layout!(f32[0, 1024]);
+    assert_eq!(Fits::BYTE_STRIDES, Some([4096, 4]));
+}

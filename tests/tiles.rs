@@ -259,3 +259,14 @@ fn untiled_run_time_layouts_say_why() {
             .contains("`*`")
     );
 }
+
+/// A dimension of size 0 empties the grid, however large the others:
+/// their product alone does not fit `usize`, and is not computed.
+#[test]
+fn an_empty_dimension_empties_the_grid_of_huge_ones() {
+    let a: ArrayLayout = "f32[4611686018427387904,5,0]{2,1,0:T(1)}".parse().unwrap();
+    let grid = a.tile_grid().unwrap();
+    assert_eq!(grid.tile_count(), 0);
+    let t = TensorBuf::<_, f32>::zeroed(a).unwrap();
+    assert_eq!(t.try_tiles().unwrap().count(), 0);
+}

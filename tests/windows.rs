@@ -545,3 +545,19 @@ fn covered_tiles_at_edges_and_in_padding() {
         ErrorKind::NotTiled
     );
 }
+
+/// `row` and `column` of an index at the end of `usize`: the
+/// out-of-bounds message, not an overflow of the range's end.
+#[test]
+#[should_panic(expected = "of dimension `0` reaches past its size 3")]
+fn the_last_row_of_usize_is_out_of_bounds() {
+    let t = TensorBuf::<_, f32>::zeroed(PreparedLayout::parse("f32[3,5]").unwrap()).unwrap();
+    let _ = t.row(usize::MAX);
+}
+
+#[test]
+#[should_panic(expected = "of dimension `1` reaches past its size 5")]
+fn the_last_column_of_usize_is_out_of_bounds() {
+    let t = TensorBuf::<_, f32>::zeroed(PreparedLayout::parse("f32[3,5]").unwrap()).unwrap();
+    let _ = t.column(usize::MAX);
+}

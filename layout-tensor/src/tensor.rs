@@ -243,7 +243,7 @@ impl<L: Stores<T>, T: Element, const N: usize> TensorBase<[T; N], L> {
         let a = layout.to_array_layout();
         check_element::<T>(&a)?;
         if N != a.buffer_len() {
-            return Err(Error::new(ErrorKind::BufferTooShort {
+            return Err(Error::new(ErrorKind::InlineBufferLengthMismatch {
                 needed: a.buffer_len(),
                 found: N,
             }));

@@ -151,7 +151,7 @@ where
     where
         L: HasRank<2>,
     {
-        self.window([y..y + 1, 0..self.layout().size(1)])
+        self.window([y..y.saturating_add(1), 0..self.layout().size(1)])
     }
 
     /// Column `x` of a matrix, as a window of one column.
@@ -163,7 +163,7 @@ where
     where
         L: HasRank<2>,
     {
-        self.window([0..self.layout().size(0), x..x + 1])
+        self.window([0..self.layout().size(0), x..x.saturating_add(1)])
     }
 }
 
@@ -219,7 +219,7 @@ where
         L: HasRank<2>,
     {
         let cols = self.layout().size(1);
-        self.window_mut([y..y + 1, 0..cols])
+        self.window_mut([y..y.saturating_add(1), 0..cols])
     }
 
     /// Column `x` of a matrix, writable.
@@ -232,7 +232,7 @@ where
         L: HasRank<2>,
     {
         let rows = self.layout().size(0);
-        self.window_mut([0..rows, x..x + 1])
+        self.window_mut([0..rows, x..x.saturating_add(1)])
     }
 }
 

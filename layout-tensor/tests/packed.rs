@@ -236,7 +236,12 @@ where
     if rank > 0 {
         let mut short = vec![E::ZERO; width + 1];
         prop_assert!(t.read_row(&vec![0; rank - 1], &mut short).is_err());
-        prop_assert!(t.read_row(&vec![0; rank], &mut row).is_err());
+        // Too many entries, up to more than any rank has: the error
+        // names the row index's length and the rank.
+        for found in [rank, tessera::MAX_RANK + 1] {
+            let err = t.read_row(&vec![0; found], &mut row).map_err(|e| e.kind());
+            prop_assert_eq!(err, Err(ErrorKind::RowIndexRankMismatch { rank, found }));
+        }
         if rank > 1 && layout.element_count() > 0 {
             let mut bad = vec![0; rank - 1];
             bad[0] = layout.size(0);
@@ -1271,7 +1276,7 @@ fn error_messages() {
             PreparedLayout::parse("s4[17]{0:E(4)}").unwrap(),
             &bytes
         )),
-        "the buffer has 8 slots but the layout needs 9"
+        "the buffer has 8 bytes but the layout needs 9"
     );
 
     let l = PreparedLayout::parse("s2[2,3]{1,0:E(2)}").unwrap();
@@ -1294,13 +1299,15 @@ fn error_messages() {
     );
     assert_eq!(
         t.write_values([1, 0, -1]).unwrap_err().to_string(),
-        "the buffer has 3 slots but the layout needs 6"
+        "3 values given but the layout has 6 elements"
     );
     assert_eq!(
-        t.write_values([0; 7]).unwrap_err().kind(),
-        ErrorKind::Overflow {
-            what: "the number of values (more than the layout has elements)"
-        }
+        t.write_values([0; 7]).unwrap_err().to_string(),
+        "more values given than the layout's 6 elements"
+    );
+    assert_eq!(
+        t.read_row(&[0, 0], &mut [0; 3]).unwrap_err().to_string(),
+        "row index has 2 entries but a row of a rank-2 layout takes 1"
     );
     let other = PreparedLayout::parse("s2[2,4]{1,0:E(2)}").unwrap();
     let mut dst = PackedBuf::<_, S2>::zeroed(other).unwrap();

@@ -740,8 +740,20 @@ impl ArrayLayout {
     }
 
     /// Byte strides per logical dimension (`ShapeUtil::ByteStrides`):
-    /// element strides times the element size; `None` when not strided or
-    /// when elements are packed below a byte (`E(n)` not a multiple of 8).
+    /// element strides times the element size; `None` when not strided,
+    /// when elements are packed below a byte (`E(n)` not a multiple of 8),
+    /// or when a byte stride does not fit `usize` (a dimension of size 0
+    /// leaves the buffer empty but the strides of the others as large as
+    /// their sizes make them: `f32[0,9223372036854775807]`).
+    ///
+    /// ```
+    /// use tessera::ArrayLayout;
+    /// let a: ArrayLayout = "f32[3,5]{0,1}".parse()?;
+    /// assert_eq!(a.byte_strides().unwrap().as_slice(), [4, 12]);
+    /// let huge: ArrayLayout = "f32[0,9223372036854775807]".parse()?;
+    /// assert_eq!(huge.byte_strides(), None);
+    /// # Ok::<(), tessera::Error>(())
+    /// ```
     pub const fn byte_strides(&self) -> Option<DimVec> {
         let bits = self.element_size_in_bits();
         if !bits.is_multiple_of(8) {
@@ -752,7 +764,10 @@ impl ArrayLayout {
                 let mut v = [0usize; MAX_RANK];
                 let mut i = 0;
                 while i < self.rank() {
-                    v[i] = s.values[i].wrapping_mul(bits / 8);
+                    v[i] = match s.values[i].checked_mul(bits / 8) {
+                        Some(b) => b,
+                        None => return None,
+                    };
                     i += 1;
                 }
                 Some(DimVec::from_array(self.rank(), v))

@@ -345,6 +345,15 @@ pub enum ErrorKind {
         /// Entries given.
         found: usize,
     },
+    /// A row index (every entry of an index but the last, as a packed
+    /// tensor's `read_row` takes it) with the wrong number of entries.
+    RowIndexRankMismatch {
+        /// The layout's rank: a row index takes one entry fewer (none
+        /// for rank 0 or 1).
+        rank: usize,
+        /// Entries given.
+        found: usize,
+    },
     /// An index entry at or past its dimension's size.
     IndexOutOfBounds {
         /// The logical dimension.
@@ -412,10 +421,37 @@ pub enum ErrorKind {
     },
     /// A buffer shorter than the layout needs.
     BufferTooShort {
-        /// Slots (or bytes, for packed storage) the layout needs.
+        /// Slots the layout needs.
         needed: usize,
-        /// Slots (or bytes) the buffer has.
+        /// Slots the buffer has.
         found: usize,
+    },
+    /// A packed (sub-byte) buffer with fewer bytes than the layout needs.
+    ByteBufferTooShort {
+        /// Bytes the layout needs.
+        needed: usize,
+        /// Bytes the buffer has.
+        found: usize,
+    },
+    /// An inline buffer (`[T; N]`) whose length is not the layout's
+    /// buffer length, which it must be exactly.
+    InlineBufferLengthMismatch {
+        /// The layout's buffer length.
+        needed: usize,
+        /// `N`.
+        found: usize,
+    },
+    /// Fewer values than the layout has elements.
+    TooFewValues {
+        /// The layout's element count.
+        needed: usize,
+        /// Values given.
+        found: usize,
+    },
+    /// More values than the layout has elements.
+    TooManyValues {
+        /// The layout's element count.
+        needed: usize,
     },
     /// A layout whose elements take a different number of bits than the
     /// Rust type that should hold them (`E(16)` on `s8`, or a sub-byte
@@ -811,6 +847,15 @@ const fn describe(kind: &ErrorKind, m: &mut Message) {
             m.push_str(" but the layout has rank ");
             m.push_usize(expected);
         }
+        ErrorKind::RowIndexRankMismatch { rank, found } => {
+            m.push_str("row index has ");
+            m.push_usize(found);
+            m.push_str(if found == 1 { " entry" } else { " entries" });
+            m.push_str(" but a row of a rank-");
+            m.push_usize(rank);
+            m.push_str(" layout takes ");
+            m.push_usize(rank.saturating_sub(1));
+        }
         ErrorKind::IndexOutOfBounds { dim, index, bound } => {
             m.push_str("index ");
             m.push_usize(index);
@@ -874,6 +919,32 @@ const fn describe(kind: &ErrorKind, m: &mut Message) {
             m.push_usize(found);
             m.push_str(" slots but the layout needs ");
             m.push_usize(needed);
+        }
+        ErrorKind::ByteBufferTooShort { needed, found } => {
+            m.push_str("the buffer has ");
+            m.push_usize(found);
+            m.push_str(if found == 1 { " byte" } else { " bytes" });
+            m.push_str(" but the layout needs ");
+            m.push_usize(needed);
+        }
+        ErrorKind::InlineBufferLengthMismatch { needed, found } => {
+            m.push_str("the inline buffer has ");
+            m.push_usize(found);
+            m.push_str(" slots but the layout's buffer is ");
+            m.push_usize(needed);
+            m.push_str(" slots, which it must be exactly");
+        }
+        ErrorKind::TooFewValues { needed, found } => {
+            m.push_usize(found);
+            m.push_str(if found == 1 { " value" } else { " values" });
+            m.push_str(" given but the layout has ");
+            m.push_usize(needed);
+            m.push_str(" elements");
+        }
+        ErrorKind::TooManyValues { needed } => {
+            m.push_str("more values given than the layout's ");
+            m.push_usize(needed);
+            m.push_str(" elements");
         }
         ErrorKind::ElementWidthMismatch {
             layout_bits,

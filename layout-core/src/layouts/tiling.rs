@@ -200,23 +200,25 @@ impl ArrayLayout {
             },
             Err(e) => return Err(e),
         };
-        let mut tile_count = 1usize;
-        let mut i = 0;
-        while i < n {
-            tile_count *= counts[i];
-            i += 1;
-        }
+        // Products of dims, 0 when any is 0 (the others may multiply past
+        // `usize` then: `f32[4611686018427387904,5,0]`).
+        let tile_count = product(counts.split_at(n).0);
         let tile_len = inner.buffer_len();
         // The whole physical shape is exactly the tiles, one after another.
         let all = self.physical_shape();
-        let all = all.dims();
-        let mut slots = 1usize;
-        let mut i = 0;
-        while i < all.len() {
-            slots *= all[i];
-            i += 1;
-        }
-        if tile_count.checked_mul(tile_len).is_none() || tile_count * tile_len != slots {
+        let slots = product(all.dims());
+        let covered = match (tile_count, slots) {
+            (Some(count), Some(slots)) => match count.checked_mul(tile_len) {
+                Some(c) => c == slots,
+                None => false,
+            },
+            _ => false,
+        };
+        let tile_count = match tile_count {
+            Some(count) if covered => count,
+            _ => 0,
+        };
+        if !covered {
             return Err(unsupported(
                 "the tiles are not contiguous blocks of the buffer",
             ));
@@ -232,6 +234,28 @@ impl ArrayLayout {
             inner,
         })
     }
+}
+
+/// The product of `dims`: 0 when one of them is 0, whatever the others;
+/// `None` when it does not fit `usize`.
+const fn product(dims: &[usize]) -> Option<usize> {
+    let mut i = 0;
+    while i < dims.len() {
+        if dims[i] == 0 {
+            return Some(0);
+        }
+        i += 1;
+    }
+    let mut p = 1usize;
+    let mut i = 0;
+    while i < dims.len() {
+        p = match p.checked_mul(dims[i]) {
+            Some(p) => p,
+            None => return None,
+        };
+        i += 1;
+    }
+    Some(p)
 }
 
 impl TileGrid {

@@ -732,10 +732,12 @@ fn parse_attributes(
             "pad" => parse_padding(lx, layout, t, spans)?,
             _ => {
                 expect_punct(lx, b'(', "`(`")?;
+                // XLA's fields are `int64` (`E` fits 32 bits); `S` is
+                // read whole and checked against the memory spaces below.
                 let max = match name {
                     "E" => u64::from(u32::MAX),
                     "S" => u64::MAX,
-                    _ => usize::MAX as u64,
+                    _ => (i64::MAX as u64).min(usize::MAX as u64),
                 };
                 let (v, _) = expect_int(lx, attribute_value_name(name), "an integer", max)?;
                 let end = expect_punct(lx, b')', "`)`")?;

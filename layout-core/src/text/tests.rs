@@ -199,6 +199,17 @@ fn errors_name_the_rule_and_span_the_offending_part() {
             "rank 13 is above tessera's maximum of 12",
             "13",
         ),
+        // XLA's `int64` fields: past `i64::MAX` is an error, not a value.
+        (
+            "f32[2]{0:M(18446744073709551615)}",
+            "dynamic shape metadata prefix bytes `M` is too large (the maximum is 9223372036854775807)",
+            "18446744073709551615",
+        ),
+        (
+            "f32[2]{0:L(9223372036854775808)}",
+            "tail padding alignment `L` is too large (the maximum is 9223372036854775807)",
+            "9223372036854775808",
+        ),
     ] {
         let (m, s) = err(input);
         assert_eq!(m, message, "{input}");
@@ -333,9 +344,14 @@ proptest::proptest! {
 #[test]
 fn tail_padding_alignment_keeps_sizes_within_i64() {
     // `L(n)` can round the buffer past XLA's `int64`: that is an overflow,
-    // not a `buffer_len` of `usize::MAX`.
+    // not a `buffer_len` of `usize::MAX`. (An `n` past `int64` is not read
+    // at all.)
+    let e = "f32[1]{0:L(18446744073709551615)}"
+        .parse::<ArrayLayout>()
+        .unwrap_err();
+    assert!(matches!(e.kind(), ErrorKind::IntegerTooLarge { .. }), "{e}");
     for text in [
-        "f32[1]{0:L(18446744073709551615)}",
+        "f32[2]{0:L(9223372036854775807)}",
         "u8[4611686018427387905]{0:L(4611686018427387904)}",
     ] {
         let e = text.parse::<ArrayLayout>().unwrap_err();

@@ -169,7 +169,10 @@ fn checked_len(
     check_packed(element_type, layout)?;
     let needed = layout.physical_byte_size();
     if len < needed {
-        return Err(Error::new(ErrorKind::BufferTooShort { needed, found: len }));
+        return Err(Error::new(ErrorKind::ByteBufferTooShort {
+            needed,
+            found: len,
+        }));
     }
     Ok(needed)
 }
@@ -492,11 +495,17 @@ impl<S: Storage<Elem = u8>, L: AnyLayout, E: SubByte> PackedBase<S, L, E> {
             0 => 1,
             _ => layout.size(rank - 1),
         };
-        // The row's number, checking each entry as the index would be.
+        if row.len() != rank.saturating_sub(1) {
+            return Err(Error::new(ErrorKind::RowIndexRankMismatch {
+                rank,
+                found: row.len(),
+            }));
+        }
+        // The row's number, checking each entry as the index would be
+        // (the error names the index with the row's first element).
         let mut number = 0usize;
-        let mut d = 0;
-        while d < row.len() && d + 1 < rank {
-            if row[d] >= layout.size(d) {
+        for (d, &entry) in row.iter().enumerate() {
+            if entry >= layout.size(d) {
                 let mut index = [0usize; layout_core::MAX_RANK];
                 index[..row.len()].copy_from_slice(row);
                 return Err(layout_core::layouts::traits::bounds_error(
@@ -504,14 +513,7 @@ impl<S: Storage<Elem = u8>, L: AnyLayout, E: SubByte> PackedBase<S, L, E> {
                     &index[..rank],
                 ));
             }
-            number = number * layout.size(d) + row[d];
-            d += 1;
-        }
-        if row.len() + 1 != rank.max(1) {
-            return Err(Error::new(ErrorKind::IndexRankMismatch {
-                expected: rank.saturating_sub(1),
-                found: row.len(),
-            }));
+            number = number * layout.size(d) + entry;
         }
         if out.len() != width {
             return Err(Error::new(ErrorKind::BufferTooShort {
@@ -625,8 +627,8 @@ impl<S: StorageMut<Elem = u8>, L: AnyLayout, E: SubByte> PackedBase<S, L, E> {
     /// # Errors
     /// A value does not fit the element type
     /// ([`ErrorKind::ValueOutOfRange`]), `values` has fewer items than the
-    /// layout has elements ([`ErrorKind::BufferTooShort`], counting values),
-    /// or more ([`ErrorKind::Overflow`]). The elements before the failing
+    /// layout has elements ([`ErrorKind::TooFewValues`]), or more
+    /// ([`ErrorKind::TooManyValues`]). The elements before the failing
     /// one are written.
     pub fn write_values(
         &mut self,
@@ -643,7 +645,7 @@ impl<S: StorageMut<Elem = u8>, L: AnyLayout, E: SubByte> PackedBase<S, L, E> {
                 return;
             }
             let Some(value) = values.next() else {
-                result = Err(Error::new(ErrorKind::BufferTooShort {
+                result = Err(Error::new(ErrorKind::TooFewValues {
                     needed,
                     found: written,
                 }));
@@ -659,9 +661,7 @@ impl<S: StorageMut<Elem = u8>, L: AnyLayout, E: SubByte> PackedBase<S, L, E> {
         });
         result?;
         if values.next().is_some() {
-            return Err(Error::new(ErrorKind::Overflow {
-                what: "the number of values (more than the layout has elements)",
-            }));
+            return Err(Error::new(ErrorKind::TooManyValues { needed }));
         }
         Ok(())
     }
