@@ -780,6 +780,73 @@ fn transpose_crate_entry<T: Element + PartialEq + core::fmt::Debug>(
     );
 }
 
+/// The `f32` `T(8,128)` pack and unpack as a kernel author writes them
+/// by hand (`f32_T8128_pack_hand`, `f32_T8128_unpack_hand`): for each
+/// tile in destination order, its 8 rows of 128 copied with
+/// `copy_from_slice`, on `[rows, cols]` (multiples of 8 and 128), checked
+/// against the layouts' offsets and timed in turns with `memcpy`, as the
+/// matrix's own entries: the peer of the contiguous-run kernel.
+fn hand_tile_entries(g: &mut BenchmarkGroup<'_, WallTime>, [rows, cols]: [usize; 2]) {
+    let dims = format!("f32[{rows},{cols}]");
+    let row_major: tessera::ArrayLayout = format!("{dims}{{1,0}}").parse().unwrap();
+    let tiled: tessera::ArrayLayout = format!("{dims}{{1,0:T(8,128)}}").parse().unwrap();
+    let tiles_across = cols / 128;
+    // `(source, destination)` offsets of tile row `r` of tile `(band, t)`.
+    let run = move |band: usize, t: usize, r: usize| {
+        let at_rows = (band * 8 + r) * cols + t * 128;
+        let at_tiles = ((band * tiles_across + t) * 8 + r) * 128;
+        (at_rows, at_tiles)
+    };
+    let pack = move |src: &[f32], dst: &mut [f32]| {
+        for band in 0..rows / 8 {
+            for t in 0..tiles_across {
+                for r in 0..8 {
+                    let (s, d) = run(band, t, r);
+                    dst[d..d + 128].copy_from_slice(&src[s..s + 128]);
+                }
+            }
+        }
+    };
+    let unpack = move |src: &[f32], dst: &mut [f32]| {
+        for band in 0..rows / 8 {
+            for t in 0..tiles_across {
+                for r in 0..8 {
+                    let (d, s) = run(band, t, r);
+                    dst[d..d + 128].copy_from_slice(&src[s..s + 128]);
+                }
+            }
+        }
+    };
+    let values = source(rows * cols, |i| i as f32);
+    let mut packed = vec![0.0; rows * cols];
+    let mut unpacked = vec![0.0; rows * cols];
+    let mut scratch = values.clone();
+    pack(&values, &mut packed);
+    unpack(&packed, &mut unpacked);
+    for k in (0..rows * cols).step_by(61) {
+        let index = [k / cols, k % cols];
+        assert_eq!(
+            packed[tiled.offset(&index)],
+            values[row_major.offset(&index)]
+        );
+    }
+    assert_eq!(unpacked, values, "the hand-written unpack undoes its pack");
+    in_turns(
+        g,
+        "f32_T8128_pack_hand",
+        || pack(black_box(&values), &mut packed),
+        || scratch.copy_from_slice(black_box(&values)),
+        1.0,
+    );
+    in_turns(
+        g,
+        "f32_T8128_unpack_hand",
+        || unpack(black_box(&packed), &mut unpacked),
+        || scratch.copy_from_slice(black_box(&packed)),
+        1.0,
+    );
+}
+
 /// The benchmark matrix (`paired_matrix_<S>MiB`): XLA's TPU tilings
 /// (`f32` `T(8,128)`, `T(4,128)`, `T(2,128)`; `bf16` `T(8,128)(2,1)`;
 /// `s8` `T(8,128)(4,1)`; `u8` `T(32,128)(4,1)`) × {pack, unpack,
@@ -809,6 +876,7 @@ fn matrix_group(c: &mut Criterion, mib: usize) {
             matrix_entry(&mut g, "f32", &rows(4), &pair, |i| i as f32);
         }
     }
+    hand_tile_entries(&mut g, [(mib << 20) / (1024 * 4), 1024]);
     for pair in tiling_pairs("T(8,128)(2,1)", Some(2)) {
         matrix_entry(&mut g, "bf16", &rows(2), &pair, |i| {
             bf16::from_bits(i as u16 & 0x3fff)
