@@ -857,7 +857,9 @@ fn hand_tile_entries(g: &mut BenchmarkGroup<'_, WallTime>, [rows, cols]: [usize;
 /// `{2,0,1}`), each timed in turns with `memcpy` ([`paired`]; run-time
 /// layouts, the kernels static layouts run too), and `s4`'s
 /// `T(8,128)(2,1)E(4)` pack, unpack and transpose+tile from and to
-/// `{1,0:E(4)}` (`PackedBuf`, [`packed_matrix_entry`]).
+/// `{1,0:E(4)}` (`PackedBuf`, [`packed_matrix_entry`]); the `f32`
+/// `T(8,128)` pack and unpack have a hand-written peer
+/// ([`hand_tile_entries`]).
 fn matrix_group(c: &mut Criterion, mib: usize) {
     let mut g = paired_group(c, "matrix", mib);
     let rows = |size: usize| format!("{},1024", (mib << 20) / (1024 * size));
