@@ -90,6 +90,14 @@ fn new_checks_static_dims_and_bounds() {
         Huge::new([usize::MAX / 2, 3]).unwrap_err().kind(),
         ErrorKind::Overflow { .. }
     ));
+    assert_eq!(
+        Huge::new([3, usize::MAX]).unwrap_err().to_string(),
+        format!(
+            "dimension `1` has size {}, above the maximum of {}",
+            usize::MAX,
+            tessera::MAX_DIM_SIZE
+        )
+    );
     let l = Rows::new([3, 1024]).unwrap();
     let err = l.try_offset([3, 0]).unwrap_err();
     assert_eq!(

@@ -345,6 +345,16 @@ pub enum ErrorKind {
         /// Entries given.
         found: usize,
     },
+    /// A dimension size given as a number (not text) above
+    /// [`MAX_DIM_SIZE`](crate::limits::MAX_DIM_SIZE), XLA's `int64` limit.
+    DimSizeTooLarge {
+        /// The logical dimension.
+        dim: usize,
+        /// The size given.
+        size: usize,
+        /// The largest size.
+        max: usize,
+    },
     /// A row index (every entry of an index but the last, as a packed
     /// tensor's `read_row` takes it) with the wrong number of entries.
     RowIndexRankMismatch {
@@ -846,6 +856,14 @@ const fn describe(kind: &ErrorKind, m: &mut Message) {
             m.push_str(if found == 1 { " entry" } else { " entries" });
             m.push_str(" but the layout has rank ");
             m.push_usize(expected);
+        }
+        ErrorKind::DimSizeTooLarge { dim, size, max } => {
+            m.push_str("dimension ");
+            m.push_code_usize(dim);
+            m.push_str(" has size ");
+            m.push_usize(size);
+            m.push_str(", above the maximum of ");
+            m.push_usize(max);
         }
         ErrorKind::RowIndexRankMismatch { rank, found } => {
             m.push_str("row index has ");

@@ -137,9 +137,10 @@ impl Shape {
             if let Some(n) = dims[i].size() {
                 if n > MAX_DIM_SIZE {
                     return Err(Error::at(
-                        ErrorKind::IntegerTooLarge {
-                            what: "dimension size",
-                            max: MAX_DIM_SIZE as u64,
+                        ErrorKind::DimSizeTooLarge {
+                            dim: i,
+                            size: n,
+                            max: MAX_DIM_SIZE,
                         },
                         Locus::Dim(i),
                     ));
