@@ -11,12 +11,6 @@ use crate::model::shape::Shape;
 
 impl<const R: usize, const K: usize, T, D, M, Ti, A> crate::layouts::traits::sealed::Layout
     for MixedLayout<R, K, T, D, M, Ti, A>
-where
-    T: ElementSpec,
-    D: DimList,
-    M: NumList,
-    Ti: TileList,
-    A: AttrSpec,
 {
 }
 

@@ -14,12 +14,6 @@ use crate::model::shape::Shape;
 
 impl<const R: usize, T, const RMD: bool, D, M, Ti, A> crate::layouts::traits::sealed::Layout
     for StaticLayout<R, T, RMD, D, M, Ti, A>
-where
-    T: ElementSpec,
-    D: DimList,
-    M: NumList,
-    Ti: TileList,
-    A: AttrSpec,
 {
 }
 
