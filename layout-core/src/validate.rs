@@ -231,35 +231,77 @@ const fn padding_rule(layout: &Layout, shape: &Shape) -> Result<(), Error> {
     Ok(())
 }
 
-const BUFFER: &str = "the buffer's byte size, with tile padding,";
-
-const fn too_large(what: &'static str) -> Result<(), Error> {
-    Err(Error::at(
-        ErrorKind::SizeMayOverflowInt64 { what },
-        Locus::Dims,
-    ))
+const fn too_large(what: &'static str, locus: Locus) -> Result<(), Error> {
+    Err(Error::at(ErrorKind::SizeMayOverflowInt64 { what }, locus))
 }
 
 /// Rule 11: the buffer's byte size fits XLA's `int64`. Runs last, when the layout
 /// is known to fit the shape, because it measures the tiled buffer.
+///
+/// The shape's own byte size was checked when it was built, so a buffer
+/// past `int64` comes from the layout: the error points at the part
+/// that takes it there. Without `L` and `pad` still too large: the tiles'
+/// padding (the first tile); else `L`, when the buffer fits without it;
+/// else `pad`.
 const fn size_rule(layout: &Layout, shape: &Shape) -> Result<(), Error> {
     if !shape.is_array() {
         return Ok(());
     }
-    let with_layout = shape.with_layout_before_size_rule(*layout);
-    let slots = match crate::index::buffer_len(&with_layout) {
-        Ok(n) => n,
-        Err(e) => {
-            return match e.kind() {
-                ErrorKind::Overflow { .. } => too_large(BUFFER),
-                _ => Err(e),
-            };
-        }
+    // `?` dims count as 0 and every other error is the engine's: only
+    // an overflow is this rule's.
+    macro_rules! fits {
+        ($layout:expr) => {
+            match buffer_fits($layout, shape) {
+                Ok(fits) => fits,
+                Err(e) => return Err(e),
+            }
+        };
+    }
+    if fits!(layout) {
+        return Ok(());
+    }
+    let without_tail = match layout.with_tail_padding_alignment(1) {
+        Ok(l) => l,
+        Err(e) => return Err(e),
     };
-    match crate::element::bytes_of_slots(shape.element_type(), layout.element_size_in_bits(), slots)
-    {
-        Some(bytes) if bytes as u128 <= i64::MAX as u128 => Ok(()),
-        _ => too_large(BUFFER),
+    if !fits!(&without_tail.with_padding(None)) {
+        return match layout.tiles().is_empty() {
+            true => too_large("the buffer's byte size", Locus::Dims),
+            false => too_large("the buffer's byte size, with tile padding,", Locus::Tile(0)),
+        };
+    }
+    if layout.tail_padding_alignment_in_elements() > 1 && fits!(&without_tail) {
+        return too_large(
+            "the buffer's byte size, with the tail padding of `L`,",
+            Locus::Attribute("L"),
+        );
+    }
+    too_large(
+        "the buffer's byte size, with `pad`,",
+        Locus::Attribute("pad"),
+    )
+}
+
+/// Whether `shape`'s buffer under `layout`, in bytes, fits XLA's `int64`
+/// (`Ok(false)` when counting it overflows); the engine's other errors as
+/// they are.
+const fn buffer_fits(layout: &Layout, shape: &Shape) -> Result<bool, Error> {
+    let with_layout = shape.with_layout_before_size_rule(*layout);
+    match crate::index::buffer_len(&with_layout) {
+        Ok(slots) => Ok(
+            match crate::element::bytes_of_slots(
+                shape.element_type(),
+                layout.element_size_in_bits(),
+                slots,
+            ) {
+                Some(bytes) => bytes as u128 <= i64::MAX as u128,
+                None => false,
+            },
+        ),
+        Err(e) => match e.kind() {
+            ErrorKind::Overflow { .. } => Ok(false),
+            _ => Err(e),
+        },
     }
 }
 
@@ -408,10 +450,24 @@ mod tests {
         assert_eq!(size_error("f32[2305843009213693951]"), None);
         // `?` is left out, as XLA's ExtentProduct<true> does.
         assert_eq!(size_error("f32[2305843009213693951,?]"), None);
-        // Tile padding pushes the buffer past i64 while the elements fit.
+        // Tile padding pushes the buffer past i64 while the elements fit:
+        // the error points at the tile.
         assert_eq!(
             size_error("f32[2305843009213693951]{0:T(2)}"),
-            Some(("the buffer's byte size, with tile padding,", 3, 24))
+            Some(("the buffer's byte size, with tile padding,", 28, 31))
+        );
+        // So do `L` and `pad`, each where the rest fits without it.
+        assert_eq!(
+            size_error("f32[3,5]{1,0:L(9223372036854775807)}"),
+            Some((
+                "the buffer's byte size, with the tail padding of `L`,",
+                13,
+                35
+            ))
+        );
+        assert_eq!(
+            size_error("f32[3,5]{1,0:pad(9223372036854775807,16)}"),
+            Some(("the buffer's byte size, with `pad`,", 13, 40))
         );
         // `E(4)` packs two per byte, so twice as many s4 elements fit.
         assert_eq!(size_error("s4[9223372036854775807]{0:E(4)}"), None);

@@ -733,7 +733,7 @@ fn parse_attributes(
             _ => {
                 expect_punct(lx, b'(', "`(`")?;
                 // XLA's fields are `int64` (`E` fits 32 bits); `S` is
-                // read whole and checked against the memory spaces below.
+                // read whole and checked by `with_memory_space`.
                 let max = match name {
                     "E" => u64::from(u32::MAX),
                     "S" => u64::MAX,
