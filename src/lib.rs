@@ -16,7 +16,10 @@ pub use layout_core::{
 // Errors, with the text they point at.
 pub use layout_core::{ByteSpan, Error, ErrorKind, Locus, Message, Report, Snippet};
 // Limits of the fixed-size engine.
-pub use layout_core::{MAX_DIM_SIZE, MAX_PHYSICAL_RANK, MAX_RANK, MAX_TILE_LEVELS};
+pub use layout_core::{
+    MAX_DIM_SIZE, MAX_PHYSICAL_RANK, MAX_RANK, MAX_SPLIT_CONFIGS, MAX_SPLIT_INDICES,
+    MAX_TILE_LEVELS, MAX_TUPLE_DEPTH,
+};
 // The engine's modules, for tools that go beyond the types above: loop
 // nests, the text form, the shapes of HLO modules, offset formulas, and
 // the mirrors of XLA's utility classes.

@@ -39,12 +39,36 @@ pub const MAX_TILE_LEVELS: usize = 4;
 pub const MAX_PHYSICAL_RANK: usize = MAX_RANK * (MAX_TILE_LEVELS + 1);
 
 /// Most `SC(..)` split configs in one layout.
+///
+/// ```
+/// use tessera::{ArrayLayout, MAX_SPLIT_CONFIGS};
+/// let four = "f32[64,64]{1,0:SC(0:8)(0:16)(1:8)(1:16)}";
+/// assert_eq!(four.parse::<ArrayLayout>()?.layout().split_configs().len(), MAX_SPLIT_CONFIGS);
+/// assert!("f32[64,64]{1,0:SC(0:8)(0:16)(1:8)(1:16)(1:32)}".parse::<ArrayLayout>().is_err());
+/// # Ok::<(), tessera::Error>(())
+/// ```
 pub const MAX_SPLIT_CONFIGS: usize = 4;
 
 /// Most split indices in one split config.
+///
+/// ```
+/// use tessera::{ArrayLayout, MAX_SPLIT_INDICES};
+/// let eight = "f32[512]{0:SC(0:8,16,24,32,40,48,56,64)}";
+/// assert_eq!(eight.parse::<ArrayLayout>()?.layout().split_configs()[0].split_indices().len(), MAX_SPLIT_INDICES);
+/// assert!("f32[512]{0:SC(0:8,16,24,32,40,48,56,64,72)}".parse::<ArrayLayout>().is_err());
+/// # Ok::<(), tessera::Error>(())
+/// ```
 pub const MAX_SPLIT_INDICES: usize = 8;
 
 /// Deepest nesting of tuples the text parser accepts.
+///
+/// ```
+/// use tessera::{MAX_TUPLE_DEPTH, text::write_canonical};
+/// let nest = |depth: usize| format!("{}f32[2]{}", "(".repeat(depth), ")".repeat(depth));
+/// let mut out = String::new();
+/// assert!(write_canonical(&nest(MAX_TUPLE_DEPTH), &mut out).is_ok());
+/// assert!(write_canonical(&nest(MAX_TUPLE_DEPTH + 1), &mut String::new()).is_err());
+/// ```
 pub const MAX_TUPLE_DEPTH: usize = 64;
 
 /// Largest dimension size: XLA's `int64` limit, or `usize::MAX` on
