@@ -249,28 +249,28 @@ const fn size_rule(layout: &Layout, shape: &Shape) -> Result<(), Error> {
     }
     // `?` dims count as 0 and every other error is the engine's: only
     // an overflow is this rule's.
-    macro_rules! fits {
-        ($layout:expr) => {
-            match buffer_fits($layout, shape) {
-                Ok(fits) => fits,
-                Err(e) => return Err(e),
-            }
-        };
+    match buffer_fits(layout, shape) {
+        Ok(true) => return Ok(()),
+        Ok(false) => {}
+        Err(e) => return Err(e),
     }
-    if fits!(layout) {
-        return Ok(());
-    }
+    // Which part to blame: the same layout without some of it.
     let without_tail = match layout.with_tail_padding_alignment(1) {
         Ok(l) => l,
         Err(e) => return Err(e),
     };
-    if !fits!(&without_tail.with_padding(None)) {
+    if !matches!(
+        buffer_fits(&without_tail.with_padding(None), shape),
+        Ok(true)
+    ) {
         return match layout.tiles().is_empty() {
             true => too_large("the buffer's byte size", Locus::Dims),
             false => too_large("the buffer's byte size, with tile padding,", Locus::Tile(0)),
         };
     }
-    if layout.tail_padding_alignment_in_elements() > 1 && fits!(&without_tail) {
+    if layout.tail_padding_alignment_in_elements() > 1
+        && matches!(buffer_fits(&without_tail, shape), Ok(true))
+    {
         return too_large(
             "the buffer's byte size, with the tail padding of `L`,",
             Locus::Attribute("L"),

@@ -201,28 +201,22 @@ impl ArrayLayout {
             Err(e) => return Err(e),
         };
         // Products of dims, 0 when any is 0 (the others may multiply past
-        // `usize` then: `f32[4611686018427387904,5,0]`).
-        let tile_count = product(counts.split_at(n).0);
+        // `usize` then: `f32[4611686018427387904,5,0]`). The whole
+        // physical shape must be exactly the tiles, one after another.
         let tile_len = inner.buffer_len();
-        // The whole physical shape is exactly the tiles, one after another.
         let all = self.physical_shape();
-        let slots = product(all.dims());
-        let covered = match (tile_count, slots) {
+        let tile_count = match (product(counts.split_at(n).0), product(all.dims())) {
             (Some(count), Some(slots)) => match count.checked_mul(tile_len) {
-                Some(c) => c == slots,
-                None => false,
+                Some(covered) if covered == slots => Some(count),
+                _ => None,
             },
-            _ => false,
+            _ => None,
         };
-        let tile_count = match tile_count {
-            Some(count) if covered => count,
-            _ => 0,
-        };
-        if !covered {
+        let Some(tile_count) = tile_count else {
             return Err(unsupported(
                 "the tiles are not contiguous blocks of the buffer",
             ));
-        }
+        };
         Ok(TileGrid {
             rank: n,
             counts,
