@@ -9,6 +9,7 @@ use num_complex::Complex;
 use proptest::prelude::*;
 use proptest::test_runner::Config as ProptestConfig;
 use tessera::RelayoutKernel;
+use tessera::walk::LoopNest;
 use tessera::{
     ArrayLayout, Element, PreparedLayout, PrimitiveType, Slot, TensorBuf, TensorView, TensorViewMut,
 };
@@ -360,6 +361,44 @@ proptest! {
         (a, b) in layouts(PrimitiveType::C128).pair(PairBits::Same),
     ) {
         check_pair::<Complex<f64>>(a.layout(), b.layout(), 0, Complex::new(-7.5, 0.5));
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 2000, ..config() })]
+
+    /// A relayout between run-time layouts builds its nest from the terms
+    /// each `PreparedLayout` keeps (`LoopNest::relayout_prepared`), and
+    /// the engine's `LoopNest::relayout` from the layouts' physical dims:
+    /// the same copy (the same pairs of offsets, in the same order) or
+    /// the same error, for every pair (empty arrays, `*` tiles, strided
+    /// layouts whose terms are one per dimension). A strided layout's
+    /// terms may give a nest where the physical dims give none (a `*`
+    /// whose merge keeps offsets linear), never the reverse.
+    #[test]
+    fn prepared_layouts_plan_the_copy_the_engine_plans(
+        (a, b) in SpecGen::new(vec![PrimitiveType::F32, PrimitiveType::S8]).pair(PairBits::Same),
+    ) {
+        let (a, b) = (a.layout(), b.layout());
+        let (pa, pb) = (PreparedLayout::new(a), PreparedLayout::new(b));
+        let pairs = |n: &LoopNest| {
+            let mut v = Vec::new();
+            let [ss, ds] = n.inner_strides();
+            n.for_each_run(|[s, d], len| v.extend((0..len).map(|i| (s + i * ss, d + i * ds))));
+            v
+        };
+        match (LoopNest::relayout_prepared(&pa, &pb), LoopNest::relayout(&a, &b)) {
+            (Ok(Some(p)), Ok(Some(e))) => prop_assert_eq!(pairs(&p), pairs(&e), "{} -> {}", a, b),
+            (Ok(Some(p)), Ok(None)) => {
+                // Every element once, wherever the engine puts it.
+                let mut expected: Vec<_> = b.elements().map(|(i, d)| (a.offset(&i), d)).collect();
+                let mut found = pairs(&p);
+                expected.sort_unstable();
+                found.sort_unstable();
+                prop_assert_eq!(found, expected, "{} -> {}", a, b);
+            }
+            (p, e) => prop_assert_eq!(p, e, "{} -> {}", a, b),
+        }
     }
 }
 

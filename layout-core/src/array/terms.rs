@@ -7,7 +7,7 @@
 //! evaluates the same loop after scaling strides by its run-time tile
 //! counts.
 
-use crate::array::{ArrayLayout, DigitSource, PhysicalDim};
+use crate::array::{ArrayLayout, DigitSource, PhysicalDim, PhysicalDims};
 use crate::limits::{MAX_PHYSICAL_RANK, MAX_RANK};
 
 /// One term of an offset: `stride * ((index[dim] / div) % modulus)`, with
@@ -188,10 +188,17 @@ impl OffsetTerms {
             }
             return Some(out);
         }
-        let dims = layout.physical_dims();
+        OffsetTerms::of_physical_dims(&layout.physical_dims())
+    }
+
+    /// The terms of a layout whose physical dims are `dims`: one per dim
+    /// that holds a digit of the index, in memory order (major to minor);
+    /// `None` when a dim has no digit formula.
+    pub(crate) const fn of_physical_dims(dims: &PhysicalDims) -> Option<OffsetTerms> {
         if !dims.is_separable() {
             return None;
         }
+        let mut out = OffsetTerms::EMPTY;
         let dims = dims.as_slice();
         let mut p = 0;
         while p < dims.len() {

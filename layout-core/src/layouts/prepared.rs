@@ -56,6 +56,19 @@ impl PreparedLayout {
     pub const fn array_layout(&self) -> &ArrayLayout {
         &self.layout
     }
+
+    /// The offset terms computed once for this layout, `None` when its
+    /// offsets have no digit formula ([`OffsetTerms::new`]).
+    ///
+    /// ```
+    /// use tessera::PreparedLayout;
+    /// let a = PreparedLayout::parse("f32[3,5]{1,0:T(2,2)}").unwrap();
+    /// let terms = a.offset_terms().unwrap();
+    /// assert_eq!(terms.offset_in_bounds(&[2, 3]), 17);
+    /// ```
+    pub const fn offset_terms(&self) -> Option<&OffsetTerms> {
+        self.terms.as_ref()
+    }
 }
 
 impl ArrayLayout {
@@ -97,6 +110,10 @@ impl AnyLayout for PreparedLayout {
     #[inline]
     fn to_array_layout(&self) -> ArrayLayout {
         self.layout
+    }
+    #[inline]
+    fn as_prepared(&self) -> Option<&PreparedLayout> {
+        Some(self)
     }
     #[inline]
     fn rank(&self) -> usize {

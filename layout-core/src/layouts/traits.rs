@@ -113,6 +113,16 @@ pub trait AnyLayout: Clone + sealed::Layout {
     /// set up work, not per element.
     fn to_array_layout(&self) -> ArrayLayout;
 
+    /// This layout as a [`PreparedLayout`](crate::PreparedLayout), when
+    /// it is one: a relayout between two prepared layouts builds its loop
+    /// nest from the offset terms each keeps
+    /// ([`LoopNest::relayout_prepared`](crate::walk::LoopNest::relayout_prepared)).
+    #[doc(hidden)]
+    #[inline]
+    fn as_prepared(&self) -> Option<&crate::PreparedLayout> {
+        None
+    }
+
     /// Number of dimensions.
     fn rank(&self) -> usize;
 

@@ -1,8 +1,10 @@
 //! Building loop nests: a layout's digits as counters ([`LoopNest::logical`]),
 //! and two layouts' digits refined to common ones ([`LoopNest::relayout`]).
 
+use crate::array::terms::{OffsetTerms, Term};
 use crate::array::{ArrayLayout, DigitSource, PhysicalDims};
 use crate::error::{Error, ErrorKind, Locus};
+use crate::layouts::prepared::PreparedLayout;
 use crate::limits::{MAX_PHYSICAL_RANK, MAX_RANK, MAX_TILE_LEVELS};
 
 /// Most levels of a [`LoopNest`]: a relayout refines the digits of two
@@ -42,6 +44,16 @@ pub struct Level {
     /// in a `const` the trip count is a constant.
     pub(crate) whole: bool,
 }
+
+/// What a nest's levels past its `len` hold: all zero, so a new nest's
+/// storage is cleared rather than copied from a constant.
+const UNUSED_LEVEL: Level = Level {
+    dim: 0,
+    div: 0,
+    extent: 0,
+    strides: [0, 0],
+    whole: false,
+};
 
 pub(super) const NO_LEVEL: Level = Level {
     dim: 0,
@@ -86,16 +98,98 @@ impl Chain {
     }
 }
 
+/// A [`Chain`] being built: digits added in any order, kept sorted by
+/// `div`, with their moduli for the final check.
+struct ChainBuilder {
+    chain: Chain,
+    mods: [usize; MAX_DIGITS],
+}
+
+impl ChainBuilder {
+    const NEW: ChainBuilder = ChainBuilder {
+        chain: NO_CHAIN,
+        mods: [0; MAX_DIGITS],
+    };
+
+    /// Adds the digit `(index / div) % modulus` (none when `modulus` is 0)
+    /// at physical dim `physical`, whose stride is `stride`; `false` when
+    /// the chain is full.
+    const fn add(&mut self, div: usize, modulus: usize, stride: usize, physical: usize) -> bool {
+        let c = &mut self.chain;
+        if c.len == MAX_DIGITS {
+            return false;
+        }
+        // Insertion by ascending div.
+        let mut i = c.len;
+        while i > 0 && c.divs[i - 1] > div {
+            c.divs[i] = c.divs[i - 1];
+            c.strides[i] = c.strides[i - 1];
+            c.physical[i] = c.physical[i - 1];
+            self.mods[i] = self.mods[i - 1];
+            i -= 1;
+        }
+        c.divs[i] = div;
+        c.strides[i] = stride;
+        c.physical[i] = physical;
+        self.mods[i] = modulus;
+        c.len += 1;
+        true
+    }
+
+    /// Whether the digits form an exact mixed-radix chain for a dimension
+    /// of `size`.
+    const fn is_exact(&self, size: usize) -> bool {
+        let c = &self.chain;
+        if size <= 1 {
+            return c.len == 0;
+        }
+        if c.len == 0 || c.divs[0] != 1 {
+            return false;
+        }
+        let mut i = 0;
+        while i < c.len {
+            let m = self.mods[i];
+            let reach = if m == 0 {
+                usize::MAX
+            } else {
+                c.divs[i].saturating_mul(m)
+            };
+            if i + 1 < c.len {
+                if m == 0 || c.divs[i + 1] != reach {
+                    return false;
+                }
+            } else if reach < size {
+                return false;
+            }
+            i += 1;
+        }
+        true
+    }
+
+    /// Adds every digit of `dim` among a layout's offset `terms` (a
+    /// chain's `physical` is the term's position) and checks the chain
+    /// for a dimension of `size`.
+    const fn of_terms(&mut self, terms: &[Term], dim: usize, size: usize) -> bool {
+        let mut p = 0;
+        while p < terms.len() {
+            let t = &terms[p];
+            if t.dim == dim && !self.add(t.div, t.modulus, t.stride, p) {
+                return false;
+            }
+            p += 1;
+        }
+        self.is_exact(size)
+    }
+}
+
 /// The digits of `dim` in `layout` (whose physical dims are `dims`), least
 /// significant first, if they form
 /// an exact mixed-radix chain: the first has `div` 1, each next `div` is
 /// the previous `div * modulus`, and the last digit reaches past the size.
 /// A dimension of size 0 or 1 has no digits.
 pub(super) const fn chain(layout: &ArrayLayout, dims: &PhysicalDims, dim: usize) -> Option<Chain> {
-    let size = layout.size(dim);
     let dims = dims.as_slice();
-    let mut c = NO_CHAIN;
-    let mut mods = [0usize; MAX_DIGITS];
+    let mut b = ChainBuilder::NEW;
     let mut p = 0;
     while p < dims.len() {
         match dims[p].source {
@@ -105,54 +199,59 @@ pub(super) const fn chain(layout: &ArrayLayout, dims: &PhysicalDims, dim: usize)
                 div,
                 modulus,
             } if d == dim => {
-                if c.len == MAX_DIGITS {
-                    return None;
-                }
-                // Insertion by ascending div.
-                let mut i = c.len;
-                while i > 0 && c.divs[i - 1] > div {
-                    c.divs[i] = c.divs[i - 1];
-                    c.strides[i] = c.strides[i - 1];
-                    c.physical[i] = c.physical[i - 1];
-                    mods[i] = mods[i - 1];
-                    i -= 1;
-                }
-                c.divs[i] = div;
-                c.strides[i] = dims[p].stride;
-                c.physical[i] = p;
-                mods[i] = match modulus {
+                let modulus = match modulus {
                     Some(m) => m,
                     None => 0,
                 };
-                c.len += 1;
+                if !b.add(div, modulus, dims[p].stride, p) {
+                    return None;
+                }
             }
             _ => {}
         }
         p += 1;
     }
-    if size <= 1 {
-        return if c.len == 0 { Some(c) } else { None };
+    match b.is_exact(layout.size(dim)) {
+        true => Some(b.chain),
+        false => None,
     }
-    if c.len == 0 || c.divs[0] != 1 {
-        return None;
-    }
-    let mut i = 0;
-    while i < c.len {
-        let reach = if mods[i] == 0 {
-            usize::MAX
-        } else {
-            c.divs[i].saturating_mul(mods[i])
-        };
-        if i + 1 < c.len {
-            if mods[i] == 0 || c.divs[i + 1] != reach {
-                return None;
-            }
-        } else if reach < size {
-            return None;
+}
+
+/// The digit of `dim` among a layout's offset `terms` that holds the cut
+/// point `cut`: the one of largest `div` not above it.
+const fn source_digit(terms: &[Term], dim: usize, cut: usize) -> Option<&Term> {
+    let mut best: Option<&Term> = None;
+    let mut p = 0;
+    while p < terms.len() {
+        let t = &terms[p];
+        if t.dim == dim && t.div <= cut {
+            best = match best {
+                Some(b) if b.div >= t.div => Some(b),
+                _ => Some(t),
+            };
         }
-        i += 1;
+        p += 1;
     }
-    Some(c)
+    best
+}
+
+/// The positions of `terms` in memory order: by stride, largest first,
+/// ties in their order (a layout's digits of more than one value never
+/// share a stride unless the array is empty).
+const fn by_stride(terms: &[Term]) -> [u8; MAX_PHYSICAL_RANK] {
+    let mut order = [0u8; MAX_PHYSICAL_RANK];
+    let mut n = 0;
+    while n < terms.len() {
+        // Insertion: after every term of a larger or equal stride.
+        let mut i = n;
+        while i > 0 && terms[order[i - 1] as usize].stride < terms[n].stride {
+            order[i] = order[i - 1];
+            i -= 1;
+        }
+        order[i] = n as u8;
+        n += 1;
+    }
+    order
 }
 
 /// Counters over the elements of one layout, or of two layouts of the same
@@ -200,7 +299,7 @@ impl LoopNest {
             rank: layout.rank(),
             element_count: layout.element_count(),
             sizes,
-            levels: [NO_LEVEL; MAX_LOOP_LEVELS],
+            levels: [UNUSED_LEVEL; MAX_LOOP_LEVELS],
         }
     }
 
@@ -315,22 +414,80 @@ impl LoopNest {
         if let Err(e) = check_same_array(src, dst) {
             return Err(e);
         }
-        let rank = src.rank();
-        // Per dimension, the union of both layouts' cut points.
-        let mut cuts = [[0usize; 2 * MAX_DIGITS]; MAX_RANK];
+        match (
+            OffsetTerms::of_physical_dims(&src.physical_dims()),
+            OffsetTerms::of_physical_dims(&dst.physical_dims()),
+        ) {
+            (Some(a), Some(b)) => LoopNest::relayout_terms(a.terms(), b.terms(), dst),
+            _ => Ok(None),
+        }
+    }
+
+    /// [`LoopNest::relayout`] of two [`PreparedLayout`]s, from the offset
+    /// terms each keeps: the same copy, without working out either
+    /// layout's digits again. This is the nest `relayout_into` builds on
+    /// each call between two run-time layouts.
+    ///
+    /// # Errors
+    /// As [`LoopNest::relayout`].
+    ///
+    /// ```
+    /// use tessera::{walk::LoopNest, PreparedLayout};
+    /// let src = PreparedLayout::parse("f32[16,256]{1,0}").unwrap();
+    /// let dst = PreparedLayout::parse("f32[16,256]{0,1:T(8,128)}").unwrap();
+    /// let nest = LoopNest::relayout_prepared(&src, &dst).unwrap().unwrap();
+    /// let runs = |n: &LoopNest| {
+    ///     let mut v = Vec::new();
+    ///     n.for_each_run(|start, len| v.push((start, len)));
+    ///     v
+    /// };
+    /// let built = LoopNest::relayout(src.array_layout(), dst.array_layout());
+    /// assert_eq!(runs(&nest), runs(&built.unwrap().unwrap()));
+    /// ```
+    pub const fn relayout_prepared(
+        src: &PreparedLayout,
+        dst: &PreparedLayout,
+    ) -> Result<Option<LoopNest>, Error> {
+        let (a, b) = (src.array_layout(), dst.array_layout());
+        if let Err(e) = check_same_array(a, b) {
+            return Err(e);
+        }
+        match (src.offset_terms(), dst.offset_terms()) {
+            (Some(s), Some(d)) => LoopNest::relayout_terms(s.terms(), d.terms(), b),
+            _ => Ok(None),
+        }
+    }
+
+    /// The relayout nest of two layouts of one logical array, from their
+    /// offset terms (`dst_terms` are `dst`'s): [`LoopNest::relayout`] once
+    /// the arrays are checked. Each term is one digit of the index; the
+    /// destination's are taken in memory order (by stride, largest
+    /// first), whatever order the terms come in.
+    const fn relayout_terms(
+        src_terms: &[Term],
+        dst_terms: &[Term],
+        dst: &ArrayLayout,
+    ) -> Result<Option<LoopNest>, Error> {
+        let rank = dst.rank();
+        // Per dimension, the union of both layouts' cut points, ascending:
+        // `cuts[cut_start[d]..][..cut_len[d]]`. Each is a digit's `div` in
+        // one of the layouts, so there are at most as many as digits.
+        let mut cuts = [0usize; MAX_LOOP_LEVELS];
+        let mut cut_start = [0usize; MAX_RANK];
         let mut cut_len = [0usize; MAX_RANK];
-        let mut src_chains = [NO_CHAIN; MAX_RANK];
-        let src_physical = src.physical_dims();
-        let dst_physical = dst.physical_dims();
+        let mut total = 0;
         let mut d = 0;
         while d < rank {
-            let (a, b) = match (chain(src, &src_physical, d), chain(dst, &dst_physical, d)) {
-                (Some(a), Some(b)) => (a, b),
-                _ => return Ok(None),
-            };
-            src_chains[d] = a;
+            let size = dst.size(d);
+            let mut a = ChainBuilder::NEW;
+            let mut b = ChainBuilder::NEW;
+            if !a.of_terms(src_terms, d, size) || !b.of_terms(dst_terms, d, size) {
+                return Ok(None);
+            }
+            let (a, b) = (&a.chain, &b.chain);
+            cut_start[d] = total;
             // Merge two ascending lists, dropping duplicates.
-            let (mut i, mut j, mut n) = (0, 0, 0);
+            let (mut i, mut j) = (0, 0);
             while i < a.len || j < b.len {
                 let next = if j >= b.len || (i < a.len && a.divs[i] <= b.divs[j]) {
                     a.divs[i]
@@ -343,72 +500,93 @@ impl LoopNest {
                 if j < b.len && b.divs[j] == next {
                     j += 1;
                 }
-                if n > 0 && !next.is_multiple_of(cuts[d][n - 1]) {
+                if total > cut_start[d] && !next.is_multiple_of(cuts[total - 1]) {
                     return Ok(None);
                 }
-                cuts[d][n] = next;
-                n += 1;
+                cuts[total] = next;
+                total += 1;
             }
-            cut_len[d] = n;
+            cut_len[d] = total - cut_start[d];
             d += 1;
         }
-        let mut nest = LoopNest::empty(dst);
+        // Built where it is returned: the nest is 5.8 KB, and copying it
+        // out of a local took a tenth of a small relayout's time.
+        let mut out = Ok(Some(LoopNest::empty(dst)));
+        if let Ok(Some(nest)) = &mut out
+            && !nest.push_relayout_levels(src_terms, dst_terms, dst, &cuts, &cut_start, &cut_len)
+        {
+            out = Ok(None);
+        }
+        out
+    }
+
+    /// Pushes the levels of a relayout: each digit of the destination in
+    /// memory order, cut at every cut point of its dimension in its
+    /// range (`cuts[cut_start[d]..][..cut_len[d]]`, ascending); `false`
+    /// when the cuts do not nest (no common digits).
+    const fn push_relayout_levels(
+        &mut self,
+        src_terms: &[Term],
+        dst_terms: &[Term],
+        dst: &ArrayLayout,
+        cuts: &[usize; MAX_LOOP_LEVELS],
+        cut_start: &[usize; MAX_RANK],
+        cut_len: &[usize; MAX_RANK],
+    ) -> bool {
+        let rank = dst.rank();
         let mut last_div = [usize::MAX; MAX_RANK];
         let mut used = [0usize; MAX_RANK];
-        let dims = dst_physical.as_slice();
+        let order = by_stride(dst_terms);
         let mut p = 0;
-        while p < dims.len() {
-            if let DigitSource::Logical { dim, div, modulus } = dims[p].source {
-                let reach = match modulus {
-                    Some(m) => div.saturating_mul(m),
-                    None => usize::MAX,
-                };
-                // This digit's cut points, most significant first.
-                let mut k = cut_len[dim];
-                while k > 0 {
-                    k -= 1;
-                    let cut = cuts[dim][k];
-                    if cut < div || cut >= reach {
-                        continue;
-                    }
-                    if cut >= last_div[dim] {
-                        return Ok(None); // not most significant first
-                    }
-                    last_div[dim] = cut;
-                    used[dim] += 1;
-                    let extent = if k + 1 < cut_len[dim] {
-                        cuts[dim][k + 1] / cut
-                    } else {
-                        dst.size(dim).div_ceil(cut)
-                    };
-                    // The source digit holding this cut: the largest div
-                    // not above it.
-                    let a = &src_chains[dim];
-                    let mut s = a.len;
-                    while s > 1 && a.divs[s - 1] > cut {
-                        s -= 1;
-                    }
-                    let src_stride = a.strides[s - 1].saturating_mul(cut / a.divs[s - 1]);
-                    let dst_stride = dims[p].stride.saturating_mul(cut / div);
-                    nest.push(Level {
-                        dim,
-                        div: cut,
-                        extent,
-                        strides: [src_stride, dst_stride],
-                        whole: false, // set by `push`
-                    });
+        while p < dst_terms.len() {
+            let t = &dst_terms[order[p] as usize];
+            let (dim, div) = (t.dim, t.div);
+            let reach = match t.modulus {
+                0 => usize::MAX,
+                m => div.saturating_mul(m),
+            };
+            // This digit's cut points, most significant first.
+            let dim_cuts = cuts.split_at(cut_start[dim]).1.split_at(cut_len[dim]).0;
+            let mut k = dim_cuts.len();
+            while k > 0 {
+                k -= 1;
+                let cut = dim_cuts[k];
+                if cut < div || cut >= reach {
+                    continue;
                 }
+                if cut >= last_div[dim] {
+                    return false; // not most significant first
+                }
+                last_div[dim] = cut;
+                used[dim] += 1;
+                let extent = if k + 1 < dim_cuts.len() {
+                    dim_cuts[k + 1] / cut
+                } else {
+                    dst.size(dim).div_ceil(cut)
+                };
+                let src_stride = match source_digit(src_terms, dim, cut) {
+                    Some(a) => a.stride.saturating_mul(cut / a.div),
+                    None => return false, // unreachable: the chain starts at 1
+                };
+                let dst_stride = t.stride.saturating_mul(cut / div);
+                self.push(Level {
+                    dim,
+                    div: cut,
+                    extent,
+                    strides: [src_stride, dst_stride],
+                    whole: false, // set by `push`
+                });
             }
             p += 1;
         }
         let mut d = 0;
         while d < rank {
             if used[d] != cut_len[d] {
-                return Ok(None);
+                return false;
             }
             d += 1;
         }
-        Ok(Some(nest))
+        true
     }
 
     /// The same nest with level `from` (counted outermost first) moved to
@@ -540,7 +718,7 @@ impl LoopNest {
         let outer = match run.extent == k {
             true => {
                 nest.len -= 1;
-                nest.levels[nest.len] = NO_LEVEL;
+                nest.levels[nest.len] = UNUSED_LEVEL;
                 nest.len
             }
             false => {

@@ -155,7 +155,11 @@ where
             NestPlan::PerCall => {
                 // Read where it was built: moving the nest out of the
                 // `Result` copied its 4.9 KB once more.
-                per_call = LoopNest::relayout(&self.to_array_layout(), &dst.to_array_layout());
+                per_call = match (self.layout().as_prepared(), dst.layout().as_prepared()) {
+                    // From the terms both keep: no digits worked out again.
+                    (Some(a), Some(b)) => LoopNest::relayout_prepared(a, b),
+                    _ => LoopNest::relayout(&self.to_array_layout(), &dst.to_array_layout()),
+                };
                 match &per_call {
                     Ok(nest) => nest.as_ref(),
                     Err(e) => return Err(*e),
