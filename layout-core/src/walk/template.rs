@@ -227,12 +227,32 @@ impl NestTemplate {
     /// templates (a static dim of another size, a bound exceeded, another
     /// rank, or an element count above `usize::MAX`). Callers then build
     /// the nest with [`LoopNest::relayout`], which says what is wrong.
+    #[inline(always)]
     pub const fn nest(&self, src_sizes: &[usize], dst_sizes: &[usize]) -> Option<LoopNest> {
         let rank = self.nest.rank;
         if src_sizes.len() != rank || dst_sizes.len() != rank {
             return None;
         }
-        let mut nest = self.nest;
+        // Filled in where it is returned, from a copy of the levels in use.
+        let mut out = Some(LoopNest::CLEARED);
+        if let Some(nest) = &mut out {
+            self.nest.copy_into(nest);
+            if !self.fill_sizes(nest, src_sizes, dst_sizes) {
+                out = None;
+            }
+        }
+        out
+    }
+
+    /// Sets `nest`'s sizes to `src_sizes` and whether each level meets a
+    /// partial tile; `false` when the sizes differ or do not fit.
+    const fn fill_sizes(
+        &self,
+        nest: &mut LoopNest,
+        src_sizes: &[usize],
+        dst_sizes: &[usize],
+    ) -> bool {
+        let rank = self.nest.rank;
         let mut count = 1usize;
         let mut d = 0;
         while d < rank {
@@ -243,12 +263,12 @@ impl NestTemplate {
                 Dim::Unbounded => true,
             };
             if !fits || dst_sizes[d] != size {
-                return None;
+                return false;
             }
             nest.sizes[d] = size;
             count = match count.checked_mul(size) {
                 Some(c) => c,
-                None => return None,
+                None => return false,
             };
             d += 1;
         }
@@ -260,6 +280,6 @@ impl NestTemplate {
             nest.levels[k].whole = nest.whole(l.dim, l.div, l.extent);
             k += 1;
         }
-        Some(nest)
+        true
     }
 }
