@@ -1309,6 +1309,14 @@ fn error_messages() {
         t.read_row(&[0, 0], &mut [0; 3]).unwrap_err().to_string(),
         "row index has 2 entries but a row of a rank-2 layout takes 1"
     );
+    assert_eq!(
+        t.read_row(&[0], &mut [0; 2]).unwrap_err().to_string(),
+        "the row buffer has 2 slots but a row has 3 elements"
+    );
+    assert_eq!(
+        t.read_row(&[0], &mut [0; 4]).unwrap_err().to_string(),
+        "the row buffer has 4 slots but a row has 3 elements"
+    );
     let other = PreparedLayout::parse("s2[2,4]{1,0:E(2)}").unwrap();
     let mut dst = PackedBuf::<_, S2>::zeroed(other).unwrap();
     assert_eq!(

@@ -364,6 +364,14 @@ pub enum ErrorKind {
         /// Entries given.
         found: usize,
     },
+    /// A buffer for one row of values (as a packed tensor's `read_row`
+    /// fills it) that is not as long as the row.
+    RowLengthMismatch {
+        /// Elements in a row: the size of the last dimension.
+        row_len: usize,
+        /// The buffer's length.
+        found: usize,
+    },
     /// An index entry at or past its dimension's size.
     IndexOutOfBounds {
         /// The logical dimension.
@@ -873,6 +881,14 @@ const fn describe(kind: &ErrorKind, m: &mut Message) {
             m.push_usize(rank);
             m.push_str(" layout takes ");
             m.push_usize(rank.saturating_sub(1));
+        }
+        ErrorKind::RowLengthMismatch { row_len, found } => {
+            m.push_str("the row buffer has ");
+            m.push_usize(found);
+            m.push_str(if found == 1 { " slot" } else { " slots" });
+            m.push_str(" but a row has ");
+            m.push_usize(row_len);
+            m.push_str(if row_len == 1 { " element" } else { " elements" });
         }
         ErrorKind::IndexOutOfBounds { dim, index, bound } => {
             m.push_str("index ");

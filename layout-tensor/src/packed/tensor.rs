@@ -481,6 +481,9 @@ impl<S: Storage<Elem = u8>, L: AnyLayout, E: SubByte> PackedBase<S, L, E> {
     /// let mut row = [0i8; 8];
     /// Q.read_row(&[1], &mut row)?;
     /// assert_eq!(row, [-1, -2, -3, -4, -5, -6, -7, -8]);
+    /// // `out` must be exactly a row long.
+    /// let e = Q.read_row(&[1], &mut [0i8; 9]).unwrap_err();
+    /// assert_eq!(e.to_string(), "the row buffer has 9 slots but a row has 8 elements");
     /// # Ok::<(), tessera::Error>(())
     /// ```
     ///
@@ -516,8 +519,8 @@ impl<S: Storage<Elem = u8>, L: AnyLayout, E: SubByte> PackedBase<S, L, E> {
             number = number * layout.size(d) + entry;
         }
         if out.len() != width {
-            return Err(Error::new(ErrorKind::BufferTooShort {
-                needed: width,
+            return Err(Error::new(ErrorKind::RowLengthMismatch {
+                row_len: width,
                 found: out.len(),
             }));
         }
