@@ -7,7 +7,8 @@
 //! evaluates the same loop after scaling strides by its run-time tile
 //! counts.
 
-use crate::array::{ArrayLayout, DigitSource, PhysicalDim, PhysicalDims};
+use crate::array::{ArrayLayout, DigitSource, PhysicalDim};
+use crate::index;
 use crate::limits::{MAX_PHYSICAL_RANK, MAX_RANK};
 
 /// One term of an offset: `stride * ((index[dim] / div) % modulus)`, with
@@ -188,23 +189,26 @@ impl OffsetTerms {
             }
             return Some(out);
         }
-        OffsetTerms::of_physical_dims(&layout.physical_dims())
+        OffsetTerms::of_digits(layout)
     }
 
-    /// The terms of a layout whose physical dims are `dims`: one per dim
-    /// that holds a digit of the index, in memory order (major to minor);
-    /// `None` when a dim has no digit formula.
-    pub(crate) const fn of_physical_dims(dims: &PhysicalDims) -> Option<OffsetTerms> {
-        if !dims.is_separable() {
-            return None;
-        }
+    /// The terms of `layout` from the engine's digit map
+    /// ([`ArrayLayout::physical_dims`] without building that list): one
+    /// per physical dim that holds a digit of the index, in memory order
+    /// (major to minor); `None` when a dim has no digit formula.
+    pub(crate) const fn of_digits(layout: &ArrayLayout) -> Option<OffsetTerms> {
+        let map = index::digit_map(&layout.shape);
         let mut out = OffsetTerms::EMPTY;
-        let dims = dims.as_slice();
         let mut p = 0;
-        while p < dims.len() {
-            if let Some(t) = Term::of_physical_dim(&dims[p]) {
-                out.terms[out.len] = t;
-                out.len += 1;
+        while p < map.rank {
+            let g = map.digits[p];
+            match g.var {
+                index::MIXED => return None,
+                index::CONSTANT => {}
+                dim => {
+                    out.terms[out.len] = Term::new(dim, g.div, g.modulus, map.strides[p]);
+                    out.len += 1;
+                }
             }
             p += 1;
         }

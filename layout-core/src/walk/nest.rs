@@ -449,10 +449,7 @@ impl LoopNest {
         if let Err(e) = check_same_array(src, dst) {
             return Err(e);
         }
-        match (
-            OffsetTerms::of_physical_dims(&src.physical_dims()),
-            OffsetTerms::of_physical_dims(&dst.physical_dims()),
-        ) {
+        match (OffsetTerms::of_digits(src), OffsetTerms::of_digits(dst)) {
             (Some(a), Some(b)) => LoopNest::relayout_terms(a.terms(), b.terms(), dst),
             _ => Ok(None),
         }
