@@ -106,7 +106,7 @@ where
     /// which plan from the offset terms they keep
     /// ([`LoopNest::relayout_prepared`]); other run-time layouts
     /// ([`ArrayLayout`]) work out their digits
-    /// on each call, about 1 µs more.
+    /// on each call, about half a microsecond more.
     ///
     /// On x86-64, destinations of 8 MiB or more are written with streaming
     /// stores, which bypass the cache: the fastest way to fill a buffer
