@@ -314,7 +314,7 @@ impl LoopNest {
     };
 
     /// A copy of this nest that moves only the levels in use: the rest
-    /// are cleared. A plain copy moves all of its 5.8 KB, which took a
+    /// are cleared. A plain copy moves all of its 5.9 KB, which took a
     /// third of a small relayout's time.
     #[inline(always)]
     pub(super) const fn copy_in_use(&self) -> LoopNest {
@@ -541,7 +541,7 @@ impl LoopNest {
             cut_len[d] = total - cut_start[d];
             d += 1;
         }
-        // Built where it is returned: the nest is 5.8 KB, and copying it
+        // Built where it is returned: the nest is 5.9 KB, and copying it
         // out of a local took a tenth of a small relayout's time.
         let mut out = Ok(Some(LoopNest::empty(dst)));
         if let Ok(Some(nest)) = &mut out

@@ -149,7 +149,7 @@ where
             }
             NestPlan::Fixed(None, _) => None,
             NestPlan::Template(t) => {
-                // Built in place: the nest is 4.9 KB, so not moved once more.
+                // Built in place: the nest is 5.9 KB, so not moved once more.
                 built = t.nest(&self.layout().sizes(), &dst.layout().sizes());
                 if built.is_none() {
                     // Sizes that differ: the engine says which.
@@ -159,7 +159,7 @@ where
             }
             NestPlan::PerCall => {
                 // Read where it was built: moving the nest out of the
-                // `Result` copied its 4.9 KB once more.
+                // `Result` copied its 5.9 KB once more.
                 per_call = match (self.layout().as_prepared(), dst.layout().as_prepared()) {
                     // From the terms both keep: no digits worked out again.
                     (Some(a), Some(b)) => LoopNest::relayout_prepared(a, b),
