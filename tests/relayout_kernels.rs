@@ -368,7 +368,7 @@ proptest! {
     #![proptest_config(ProptestConfig { cases: 2000, ..config() })]
 
     /// A relayout between run-time layouts builds its nest from the terms
-    /// each `PreparedLayout` keeps (`LoopNest::relayout_prepared`), and
+    /// each `PreparedLayout` keeps (`LoopNest::relayout_between`), and
     /// the engine's `LoopNest::relayout` from the layouts' physical dims:
     /// the same copy (the same pairs of offsets, in the same order) or
     /// the same error, for every pair (empty arrays, `*` tiles, strided
@@ -387,7 +387,7 @@ proptest! {
             n.for_each_run(|[s, d], len| v.extend((0..len).map(|i| (s + i * ss, d + i * ds))));
             v
         };
-        match (LoopNest::relayout_prepared(&pa, &pb), LoopNest::relayout(&a, &b)) {
+        match (LoopNest::relayout_between(&pa, &pb), LoopNest::relayout(&a, &b)) {
             (Ok(Some(p)), Ok(Some(e))) => prop_assert_eq!(pairs(&p), pairs(&e), "{} -> {}", a, b),
             (Ok(Some(p)), Ok(None)) => {
                 // Every element once, wherever the engine puts it.

@@ -112,8 +112,11 @@ impl AnyLayout for PreparedLayout {
         self.layout
     }
     #[inline]
-    fn as_prepared(&self) -> Option<&PreparedLayout> {
-        Some(self)
+    fn prepared_parts(&self) -> Option<(&ArrayLayout, &OffsetTerms)> {
+        match &self.terms {
+            Some(terms) => Some((&self.layout, terms)),
+            None => None,
+        }
     }
     #[inline]
     fn rank(&self) -> usize {

@@ -56,6 +56,7 @@
 
 use core::marker::PhantomData;
 
+use crate::array::terms::OffsetTerms;
 use crate::array::{ArrayLayout, DimVec, Slot};
 use crate::element::PrimitiveType;
 use crate::error::{Error, ErrorKind};
@@ -113,13 +114,14 @@ pub trait AnyLayout: Clone + sealed::Layout {
     /// set up work, not per element.
     fn to_array_layout(&self) -> ArrayLayout;
 
-    /// This layout as a [`PreparedLayout`](crate::PreparedLayout), when
-    /// it is one: a relayout between two prepared layouts builds its loop
-    /// nest from the offset terms each keeps
-    /// ([`LoopNest::relayout_prepared`](crate::walk::LoopNest::relayout_prepared)).
+    /// The layout and the offset terms it keeps, when it keeps them (a
+    /// [`PreparedLayout`](crate::PreparedLayout) whose offsets have a
+    /// digit formula): a relayout between two such layouts plans from
+    /// those terms
+    /// ([`LoopNest::relayout_between`](crate::walk::LoopNest::relayout_between)).
     #[doc(hidden)]
     #[inline]
-    fn as_prepared(&self) -> Option<&crate::PreparedLayout> {
+    fn prepared_parts(&self) -> Option<(&ArrayLayout, &OffsetTerms)> {
         None
     }
 

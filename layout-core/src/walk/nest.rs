@@ -4,7 +4,7 @@
 use crate::array::terms::{OffsetTerms, Term};
 use crate::array::{ArrayLayout, DigitSource, PhysicalDims};
 use crate::error::{Error, ErrorKind, Locus};
-use crate::layouts::prepared::PreparedLayout;
+use crate::layouts::traits::AnyLayout;
 use crate::limits::{MAX_PHYSICAL_RANK, MAX_RANK, MAX_TILE_LEVELS};
 
 /// Most levels of a [`LoopNest`]: a relayout refines the digits of two
@@ -455,10 +455,12 @@ impl LoopNest {
         }
     }
 
-    /// [`LoopNest::relayout`] of two [`PreparedLayout`]s, from the offset
-    /// terms each keeps: the same copy, without working out either
-    /// layout's digits again. This is the nest `relayout_into` builds on
-    /// each call between two run-time layouts.
+    /// [`LoopNest::relayout`] of any two layouts (static, mixed or
+    /// run-time): the same nest, planned from the offset terms a
+    /// [`PreparedLayout`](crate::PreparedLayout) keeps instead of working out its digits again
+    /// when both layouts are prepared. This is the nest `relayout_into`
+    /// builds on each call between layouts it has no constant nest or
+    /// template for.
     ///
     /// # Errors
     /// As [`LoopNest::relayout`].
@@ -467,7 +469,7 @@ impl LoopNest {
     /// use tessera::{walk::LoopNest, PreparedLayout};
     /// let src = PreparedLayout::parse("f32[16,256]{1,0}").unwrap();
     /// let dst = PreparedLayout::parse("f32[16,256]{0,1:T(8,128)}").unwrap();
-    /// let nest = LoopNest::relayout_prepared(&src, &dst).unwrap().unwrap();
+    /// let nest = LoopNest::relayout_between(&src, &dst).unwrap().unwrap();
     /// let runs = |n: &LoopNest| {
     ///     let mut v = Vec::new();
     ///     n.for_each_run(|start, len| v.push((start, len)));
@@ -475,18 +477,20 @@ impl LoopNest {
     /// };
     /// let built = LoopNest::relayout(src.array_layout(), dst.array_layout());
     /// assert_eq!(runs(&nest), runs(&built.unwrap().unwrap()));
+    /// // A wrong destination is an error, as for `relayout`.
+    /// let other = PreparedLayout::parse("f32[16,255]{1,0}").unwrap();
+    /// assert!(LoopNest::relayout_between(&src, &other).is_err());
     /// ```
-    pub const fn relayout_prepared(
-        src: &PreparedLayout,
-        dst: &PreparedLayout,
+    pub fn relayout_between<S: AnyLayout, D: AnyLayout>(
+        src: &S,
+        dst: &D,
     ) -> Result<Option<LoopNest>, Error> {
-        let (a, b) = (src.array_layout(), dst.array_layout());
-        if let Err(e) = check_same_array(a, b) {
-            return Err(e);
-        }
-        match (src.offset_terms(), dst.offset_terms()) {
-            (Some(s), Some(d)) => LoopNest::relayout_terms(s.terms(), d.terms(), b),
-            _ => Ok(None),
+        match (src.prepared_parts(), dst.prepared_parts()) {
+            (Some((a, a_terms)), Some((b, b_terms))) => {
+                check_same_array(a, b)?;
+                LoopNest::relayout_terms(a_terms.terms(), b_terms.terms(), b)
+            }
+            _ => LoopNest::relayout(&src.to_array_layout(), &dst.to_array_layout()),
         }
     }
 

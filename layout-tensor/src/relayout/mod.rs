@@ -104,7 +104,7 @@ where
     /// change strides, build the nest per call: about 1 µs for an 8 KiB
     /// pack between two [`PreparedLayout`](layout_core::PreparedLayout)s,
     /// which plan from the offset terms they keep
-    /// ([`LoopNest::relayout_prepared`]); other run-time layouts
+    /// ([`LoopNest::relayout_between`]); other run-time layouts
     /// ([`ArrayLayout`]) work out their digits
     /// on each call, about half a microsecond more.
     ///
@@ -160,11 +160,7 @@ where
             NestPlan::PerCall => {
                 // Read where it was built: moving the nest out of the
                 // `Result` copied its 5.9 KB once more.
-                per_call = match (self.layout().as_prepared(), dst.layout().as_prepared()) {
-                    // From the terms both keep: no digits worked out again.
-                    (Some(a), Some(b)) => LoopNest::relayout_prepared(a, b),
-                    _ => LoopNest::relayout(&self.to_array_layout(), &dst.to_array_layout()),
-                };
+                per_call = LoopNest::relayout_between(self.layout(), dst.layout());
                 match &per_call {
                     Ok(nest) => nest.as_ref(),
                     Err(e) => return Err(*e),
