@@ -91,8 +91,12 @@ impl<S: Storage<Elem = u8>, L: AnyLayout, E: SubByte> PackedBase<S, L, E> {
         L2: SameShape<L>,
     {
         const { check_static(L::FIXED_LAYOUT, L2::FIXED_LAYOUT) };
-        let (a, b) = (self.to_array_layout(), dst.to_array_layout());
-        let nest = LoopNest::relayout(&a, &b)?;
+        let nest = LoopNest::relayout_between(self.layout(), dst.layout())?;
+        // Only the element-by-element copy reads the layouts (taken here,
+        // before `dst` is borrowed for writing).
+        let elementwise = nest
+            .is_none()
+            .then(|| [self.to_array_layout(), dst.to_array_layout()]);
         let (na, nb) = (self.bits_per_slot(), dst.bits_per_slot());
         let value_mask = low_mask(E::TYPE.bit_width());
         let src = self.as_bytes();
@@ -149,10 +153,11 @@ impl<S: Storage<Elem = u8>, L: AnyLayout, E: SubByte> PackedBase<S, L, E> {
             None => {
                 // No common digits (a `*` merge, or cuts that do not
                 // divide each other): element by element.
-                let mut from = a.elements();
-                let mut to = b.elements();
-                while let (Some(s), Some(d)) = (from.next_offset(), to.next_offset()) {
-                    copy_one(out, s, d);
+                if let Some([a, b]) = elementwise {
+                    let (mut from, mut to) = (a.elements(), b.elements());
+                    while let (Some(s), Some(d)) = (from.next_offset(), to.next_offset()) {
+                        copy_one(out, s, d);
+                    }
                 }
             }
         }
