@@ -1,11 +1,28 @@
-//! The row deinterleave in AVX2's 32-byte vectors: 32 bytes of each of
-//! the `F` rows at a time, when the CPU has AVX2
+//! The row interleave and deinterleave in AVX2's 32-byte vectors: 32
+//! bytes of each of the `F` rows at a time, when the CPU has AVX2
 //! ([`has_avx2`](crate::relayout::isa::has_avx2)).
+//!
+//! The interleave ([`interleave`]) takes SSE2's rounds of unpacks, which
+//! double a group per round, in 32-byte vectors: AVX2's unpacks work
+//! within 16-byte lanes, so lane `L` of each result is what SSE2 makes of
+//! the rows' 16-byte vector `L`, and each lane is stored as the 16-byte
+//! output vector it is, without a lane-crossing permute (for four byte
+//! rows 8 unpacks per 128 bytes, where SSE2 takes 16). Timed in turns
+//! with the SSE2 kernel at 1 MiB (three rounds, times over `memcpy`'s),
+//! the packs into `s8` `T(8,128)(4,1)` read 1.38–1.43 against
+//! 1.41–1.55, `u8` `T(32,128)(4,1)` 1.39–1.49 against 1.53–1.62 and
+//! `pred` 1.33–1.40 against 1.54–1.56; those of `bf16` `T(8,128)(2,1)`
+//! and `s4` the same within the noise, and all of them at 16 MiB, bound
+//! by memory (two rounds). Storing the lanes as 32-byte vectors, after a
+//! permute that pairs them, read no better. (An earlier four-row
+//! interleave that permuted the rows first and ended in a byte shuffle
+//! took 1.15–1.17 times SSE2's time.)
 //!
 //! SSE2 has no inverse of its unpacks: its deinterleave of four byte
 //! rows takes four rounds of 16 unpacks per 64 bytes, of two rows
-//! masks, shifts and saturating packs ([`super::split`]). Here every
-//! element size and factor takes three steps. A 16-byte lane of
+//! masks, shifts and saturating packs ([`super::split`]). Here
+//! ([`deinterleave`]) every element size and factor takes three steps. A
+//! 16-byte lane of
 //! interleaved data holds `16 / (F w)` groups of `F` elements of `w`
 //! bytes; one byte shuffle (`pshufb`, within each lane) sorts a lane by
 //! row, into `F` chunks of `16 / F` bytes, one of each row. The chunks
@@ -17,12 +34,11 @@
 //! `T(8,128)(2,1)`, `s8` `T(8,128)(4,1)` and `u8` `T(32,128)(4,1)` took
 //! 0.73–0.77 of its time; at 16 MiB, bound by memory, both read the
 //! same within the noise.
-//! (The interleave stays with SSE2's unpacks, which double a group per
-//! round: see [`super::interleave_grid`].)
 //!
 //! Each function is `#[inline(always)]` without a `target_feature` of its
-//! own: the callers are compiled for AVX2 ([`super::deinterleave_grid`]'s
-//! dispatch), and these inline into them.
+//! own: the callers are compiled for AVX2 ([`super::interleave_grid`]'s
+//! and [`super::deinterleave_grid`]'s dispatch), and these inline into
+//! them.
 
 use core::arch::x86_64::{
     __m256i, _mm256_loadu_si256, _mm256_permute4x64_epi64, _mm256_permutevar8x32_epi32,
@@ -157,6 +173,94 @@ pub(super) unsafe fn deinterleave<T: NoUninit, M: Mix<T>, const F: usize, const 
             }
         }
         i += 1;
+    }
+}
+
+/// Interleaves 32 bytes of each of the `F` rows at `a + j * row_stride`
+/// at a time into `F * vectors` 32-byte vectors at `out`, as
+/// [`super::vector_interleave`] does 16 bytes at a time. The unpacks work
+/// within 16-byte lanes, so lane `L` of each result is what SSE2's
+/// unpacks make of input vector `2 i + L`: the same rounds take half the
+/// instructions, and each result's lanes are stored as the 16-byte output
+/// vectors they are, with no lane-crossing permute (for four byte rows, 8
+/// unpacks per 128 bytes, where SSE2 takes 16). With `STREAMING`, the
+/// output vectors whose addresses are in `lines` are streamed.
+///
+/// # Safety
+/// The CPU has AVX2; `F` is 2 or 4; each row at `a + j * row_stride` is
+/// valid for reads of `32 * vectors` bytes, and `out` for writes of `32 *
+/// F * vectors` bytes, not overlapping the rows. With `STREAMING`, the
+/// bounds of `lines` are multiples of 64, and the output vectors whose
+/// addresses are in it are 16-byte aligned.
+#[inline(always)]
+pub(super) unsafe fn interleave<T: NoUninit, M: Mix<T>, const F: usize, const STREAMING: bool>(
+    a: *const T,
+    row_stride: usize,
+    out: *mut T,
+    vectors: usize,
+    lines: [usize; 2],
+) {
+    use core::arch::x86_64::{__m128i, _mm256_castsi256_si128, _mm256_extracti128_si256};
+    let width = core::mem::size_of::<T>();
+    let po = out.cast::<__m128i>();
+    let mut i = 0;
+    while i < vectors {
+        // Input vector `i` of each row (16-byte vectors `2 i` and `2 i +
+        // 1`) to the 16-byte output vectors `2 F i .. 2 F i + 2 F`.
+        // SAFETY: vector `i < vectors` of each row is in bounds, and so
+        // are the output vectors (the caller's contract); those in `lines`
+        // are 16-byte aligned, the other stores and the loads are the
+        // unaligned kind. `T: NoUninit` has no uninitialised bytes, and
+        // the unpacks move whole elements, so each stored element is a
+        // bitwise copy of a loaded one. The CPU has AVX2.
+        unsafe {
+            let rows: [__m256i; F] = core::array::from_fn(|j| {
+                _mm256_loadu_si256(a.add(j * row_stride).cast::<__m256i>().add(i))
+            });
+            let rows = match M::WHOLE {
+                true => rows,
+                false => M::wide_vectors(rows),
+            };
+            let [low, high] = unpack_lanes(width, rows[0], rows[1]);
+            let results: [__m256i; F] = match F {
+                2 => core::array::from_fn(|m| [low, high][m]),
+                _ => {
+                    let [low2, high2] = unpack_lanes(width, rows[2], rows[3]);
+                    let [g0, g1] = unpack_lanes(2 * width, low, low2);
+                    let [g2, g3] = unpack_lanes(2 * width, high, high2);
+                    core::array::from_fn(|m| [g0, g1, g2, g3][m])
+                }
+            };
+            for (m, &g) in results.iter().enumerate() {
+                store_vector::<STREAMING>(po.add(2 * F * i + m), _mm256_castsi256_si128(g), lines);
+            }
+            for (m, &g) in results.iter().enumerate() {
+                let high_lane = _mm256_extracti128_si256::<1>(g);
+                store_vector::<STREAMING>(po.add(2 * F * i + F + m), high_lane, lines);
+            }
+        }
+        i += 1;
+    }
+}
+
+/// The low and high halves of each 16-byte lane of `x` and `y`
+/// interleaved in lanes of `width` bytes (1, 2, 4 or 8), lane by lane as
+/// SSE2's [`unpack`](super::unpack): AVX2's `unpacklo` and `unpackhi`.
+///
+/// # Safety
+/// The CPU has AVX2.
+#[inline(always)]
+unsafe fn unpack_lanes(width: usize, x: __m256i, y: __m256i) -> [__m256i; 2] {
+    use core::arch::x86_64::*;
+    // SAFETY: the caller's CPU has AVX2; the unpacks read and write no
+    // memory.
+    unsafe {
+        match width {
+            1 => [_mm256_unpacklo_epi8(x, y), _mm256_unpackhi_epi8(x, y)],
+            2 => [_mm256_unpacklo_epi16(x, y), _mm256_unpackhi_epi16(x, y)],
+            4 => [_mm256_unpacklo_epi32(x, y), _mm256_unpackhi_epi32(x, y)],
+            _ => [_mm256_unpacklo_epi64(x, y), _mm256_unpackhi_epi64(x, y)],
+        }
     }
 }
 

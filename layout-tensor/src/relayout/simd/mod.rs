@@ -7,9 +7,10 @@
 //! narrow loads and stores, or a generic transpose of `factor`-element
 //! runs; here it takes SSE2's 16-byte loads and `unpacklo`/`unpackhi`
 //! (one round per doubling of the group: bytes to pairs to quads), a
-//! vector of output per unpack, and the deinterleave SSE2's packs and
-//! shuffles, one round per halving, or, when the CPU has AVX2, a byte
-//! shuffle, unpacks and a permute per 32 bytes of each row ([`avx2`]).
+//! vector of output per unpack, or the same rounds in AVX2's 32-byte
+//! vectors when the CPU has it ([`avx2`]); the deinterleave takes SSE2's
+//! packs and shuffles, one round per halving, or, with AVX2, a byte
+//! shuffle, unpacks and a permute per 32 bytes of each row.
 //! The elements past a block's last vector go one at a time, out of
 //! line. Destinations too large for the caches
 //! take streaming stores for every line the vectors write
@@ -174,8 +175,9 @@ pub(crate) const fn has_vectors<T>(factor: usize) -> bool {
 /// `T(8,128)(4,1)`), where checks and slicing per block are a sizeable
 /// part of the copy. On x86-64, 16 bytes of each row at a time go through
 /// SSE2 unpacks (elements of 1, 2, 4 or 8 bytes for 2 rows; 1, 2 or 4 for
-/// 4 rows); other sizes, other targets and the last few elements of each
-/// row take a plain loop.
+/// 4 rows), 32 through AVX2's when the CPU has it ([`avx2::interleave`]);
+/// other sizes, other targets and the last few elements of each row take
+/// a plain loop.
 ///
 /// # Panics
 /// If the factor is not 2 or 4, or a block reaches past either buffer.
@@ -186,10 +188,10 @@ pub(crate) fn interleave_grid<T: NoUninit>(
     grid: &BlockGrid,
     streaming: bool,
 ) {
-    interleave_mixed::<T, Whole, Whole>(src, dst, grid, streaming);
+    interleave_mixed::<T, Whole, Whole>(src, dst, grid, streaming, true);
 }
 
-/// Whether the deinterleave takes AVX2's 32-byte vectors ([`avx2`]): the
+/// Whether the interleave and deinterleave take AVX2's 32-byte vectors ([`avx2`]): the
 /// CPU has AVX2 ([`has_avx2`](super::isa::has_avx2)); SSE2's 16-byte ones
 /// otherwise.
 #[inline]
@@ -201,39 +203,73 @@ fn wide_vectors() -> bool {
 }
 
 /// [`interleave_grid`] with the rows of each block transformed by `M2`
-/// (2 rows) or `M4` (4 rows) first ([`Mix`]): the check, then a copy of
-/// the loop per factor and streaming, so that neither is tested per block
-/// or store.
-///
-/// In 16-byte vectors also where the CPU has AVX2: the four-row
-/// interleave in AVX2's vectors (a permute, two rounds of unpacks within
-/// lanes and a byte shuffle per 32 bytes of each row) takes more
-/// shuffles per byte than SSE2's two rounds of unpacks, and took
-/// 1.15–1.17 times as long for `s8` and `u8` at 1 MiB, in turns with
-/// them (medians of three rounds); the two-row one, for `bf16`, took
-/// 0.87 of the time, within those rounds' spread.
+/// (2 rows) or `M4` (4 rows) first ([`Mix`]), in 32-byte vectors when
+/// `wide` and the CPU has AVX2 ([`wide_vectors`]; tests pass `false` to
+/// run the SSE2 kernel on such CPUs too): the check, then a copy of the
+/// loop per factor, streaming and vector width, so that none is tested
+/// per block or store.
 #[inline(always)]
 fn interleave_mixed<T: NoUninit, M2: Mix<T>, M4: Mix<T>>(
     src: &[T],
     dst: &mut [T],
     grid: &BlockGrid,
     streaming: bool,
+    wide: bool,
 ) {
     if !grid.check([src.len(), dst.len()], 0) {
         return;
     }
+    let wide = wide && wide_vectors();
     match (grid.factor, streaming) {
-        (2, true) => interleave_blocks::<T, M2, 2, true>(src, dst, grid),
-        (2, false) => interleave_blocks::<T, M2, 2, false>(src, dst, grid),
-        (_, true) => interleave_blocks::<T, M4, MAX_FACTOR, true>(src, dst, grid),
-        (_, false) => interleave_blocks::<T, M4, MAX_FACTOR, false>(src, dst, grid),
+        (2, true) => interleave_on::<T, M2, 2, true>(src, dst, grid, wide),
+        (2, false) => interleave_on::<T, M2, 2, false>(src, dst, grid, wide),
+        (_, true) => interleave_on::<T, M4, MAX_FACTOR, true>(src, dst, grid, wide),
+        (_, false) => interleave_on::<T, M4, MAX_FACTOR, false>(src, dst, grid, wide),
     }
+}
+
+/// [`interleave_blocks`], compiled for AVX2 and with its vectors when
+/// `wide` (the CPU has AVX2).
+#[inline(always)]
+fn interleave_on<T: NoUninit, M: Mix<T>, const F: usize, const STREAMING: bool>(
+    src: &[T],
+    dst: &mut [T],
+    grid: &BlockGrid,
+    wide: bool,
+) {
+    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+    if wide {
+        // SAFETY: `wide` says the CPU has AVX2 (`wide_vectors`).
+        return unsafe { wide_interleave_blocks::<T, M, F, STREAMING>(src, dst, grid) };
+    }
+    let _ = wide;
+    interleave_blocks::<T, M, F, STREAMING, false>(src, dst, grid);
+}
+
+/// [`interleave_blocks`] with 32-byte vectors, compiled for AVX2.
+///
+/// # Safety
+/// The CPU has AVX2.
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+#[target_feature(enable = "avx2")]
+unsafe fn wide_interleave_blocks<T: NoUninit, M: Mix<T>, const F: usize, const STREAMING: bool>(
+    src: &[T],
+    dst: &mut [T],
+    grid: &BlockGrid,
+) {
+    interleave_blocks::<T, M, F, STREAMING, true>(src, dst, grid);
 }
 
 /// The loop of [`interleave_grid`], for a grid of factor `F` checked
 /// against the buffers ([`BlockGrid::check`]) with at least one block.
 #[inline(always)]
-fn interleave_blocks<T: NoUninit, M: Mix<T>, const F: usize, const STREAMING: bool>(
+fn interleave_blocks<
+    T: NoUninit,
+    M: Mix<T>,
+    const F: usize,
+    const STREAMING: bool,
+    const WIDE: bool,
+>(
     src: &[T],
     dst: &mut [T],
     grid: &BlockGrid,
@@ -282,7 +318,19 @@ fn interleave_blocks<T: NoUninit, M: Mix<T>, const F: usize, const STREAMING: bo
                         true => grid_lines,
                         false => lines_in(out, block_bytes),
                     };
-                    vector_interleave::<T, M, F, STREAMING>(a, row_stride, out, vectors, lines);
+                    let wide = if WIDE { vectors / 2 } else { 0 };
+                    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+                    if WIDE && wide > 0 {
+                        avx2::interleave::<T, M, F, STREAMING>(a, row_stride, out, wide, lines);
+                    }
+                    let skip = 2 * wide * vector_elements::<T, F>();
+                    vector_interleave::<T, M, F, STREAMING>(
+                        a.add(skip),
+                        row_stride,
+                        out.add(F * skip),
+                        vectors - 2 * wide,
+                        lines,
+                    );
                 }
             }
             if done < rows {
@@ -428,7 +476,7 @@ pub(crate) fn interleave_fields_grid(
     grid: &BlockGrid,
     streaming: bool,
 ) {
-    interleave_mixed::<u8, Fields<4>, Fields<2>>(src, dst, grid, streaming);
+    interleave_mixed::<u8, Fields<4>, Fields<2>>(src, dst, grid, streaming, true);
 }
 
 /// [`deinterleave_grid`] of bytes of packed sub-byte fields, `8 / factor`
@@ -928,8 +976,8 @@ mod tests {
         Deinterleave { streaming: bool },
     }
 
-    /// The vector widths the deinterleave's tests run besides the one its
-    /// entry point takes ([`super::wide_vectors`], which every test also
+    /// The vector widths the kernels' tests run besides the one their
+    /// entry points take ([`super::wide_vectors`], which every test also
     /// runs): SSE2's 16 bytes (`false`) where the CPU has AVX2, none
     /// otherwise. Under Miri, the entry point's width only: AVX2's where
     /// the build enables it, SSE2's where it does not (CI's Miri runs
@@ -941,8 +989,7 @@ mod tests {
     }
 
     /// Runs `kernel` on `grid` from `src` into `out` through its entry
-    /// point (a deinterleave also in the other vector widths,
-    /// [`other_widths`]), and checks it against the definition: every
+    /// point and in the other vector widths ([`other_widths`]), and checks it against the definition: every
     /// block's elements in place, every other element unchanged.
     fn check_grid<T: bytemuck::NoUninit + PartialEq + core::fmt::Debug>(
         src: &[T],
@@ -972,12 +1019,17 @@ mod tests {
             }
         }
         let before = out.to_vec();
-        if let Kernel::Deinterleave { streaming } = kernel {
-            for wide in other_widths() {
-                out.copy_from_slice(&before);
-                super::deinterleave_mixed::<T, Whole, Whole>(src, out, &grid, streaming, wide);
-                assert_eq!(out, &expected[..], "{kernel:?} {grid:?} wide {wide}");
+        for wide in other_widths() {
+            out.copy_from_slice(&before);
+            match kernel {
+                Kernel::Interleave { streaming } => {
+                    super::interleave_mixed::<T, Whole, Whole>(src, out, &grid, streaming, wide)
+                }
+                Kernel::Deinterleave { streaming } => {
+                    super::deinterleave_mixed::<T, Whole, Whole>(src, out, &grid, streaming, wide)
+                }
             }
+            assert_eq!(out, &expected[..], "{kernel:?} {grid:?} wide {wide}");
         }
         // The entry points take the widest vectors the CPU has.
         out.copy_from_slice(&before);
