@@ -27,13 +27,18 @@
 //! bytes; one byte shuffle (`pshufb`, within each lane) sorts a lane by
 //! row, into `F` chunks of `16 / F` bytes, one of each row. The chunks
 //! of `F` vectors are then transposed within lanes (unpacks of 4- and
-//! 8-byte chunks), and one lane-crossing permute (`vpermd`, `vpermq`)
-//! puts each row's chunks in order: for four byte rows, 4 shuffles, 8
-//! unpacks and 4 permutes per 128 bytes. Timed in turns with the SSE2
-//! kernel at 1 MiB (medians of three rounds), the unpacks of `bf16`
+//! 8-byte chunks). Each vector is loaded as two 16-byte halves, input
+//! vectors `m` and `F + m` of a step, so that the transpose leaves each
+//! row's chunks in order, its first 16 bytes in lane 0: for four byte
+//! rows, 4 shuffles and 8 unpacks per 128 bytes. Timed in turns with the
+//! SSE2 kernel at 1 MiB (medians of three rounds), the unpacks of `bf16`
 //! `T(8,128)(2,1)`, `s8` `T(8,128)(4,1)` and `u8` `T(32,128)(4,1)` took
-//! 0.73–0.77 of its time; at 16 MiB, bound by memory, both read the
-//! same within the noise.
+//! 0.73–0.77 of its time, with whole 32-byte loads and a lane-crossing
+//! permute (`vpermd`, `vpermq`) per row at the end; at 16 MiB, bound by
+//! memory, both read the same within the noise. The split loads in place
+//! of the permutes read 1.51 against 1.60 times `memcpy`'s time for
+//! `bf16` (medians of six rounds in turns at 1 MiB), and the same within
+//! the noise for the others.
 //!
 //! Each function is `#[inline(always)]` without a `target_feature` of its
 //! own: the callers are compiled for AVX2 ([`super::interleave_grid`]'s
@@ -41,9 +46,9 @@
 //! them.
 
 use core::arch::x86_64::{
-    __m256i, _mm256_loadu_si256, _mm256_permute4x64_epi64, _mm256_permutevar8x32_epi32,
-    _mm256_setr_epi32, _mm256_shuffle_epi8, _mm256_storeu_si256, _mm256_unpackhi_epi32,
-    _mm256_unpackhi_epi64, _mm256_unpacklo_epi32, _mm256_unpacklo_epi64,
+    __m128i, __m256i, _mm256_loadu_si256, _mm256_loadu2_m128i, _mm256_shuffle_epi8,
+    _mm256_storeu_si256, _mm256_unpackhi_epi32, _mm256_unpackhi_epi64, _mm256_unpacklo_epi32,
+    _mm256_unpacklo_epi64,
 };
 
 use bytemuck::NoUninit;
@@ -120,34 +125,39 @@ pub(super) unsafe fn deinterleave<T: NoUninit, M: Mix<T>, const F: usize, const 
     let mut i = 0;
     while i < vectors {
         // Input vectors `F i .. F i + F` to output vector `i` of each row.
-        // SAFETY: input vectors `F i + m < F * vectors` and output vectors
+        // SAFETY: input vectors `F i + m < F * vectors` (16-byte vectors
+        // `2 F i + m` and `2 F i + F + m`) and output vectors
         // `i < vectors` of each row are in bounds (the caller's contract);
         // the loads and stores are the unaligned kind but for streamed
         // ones, 16-byte aligned (the caller's contract, `store_wide`).
-        // `T: NoUninit` has no uninitialised bytes, and the shuffles,
-        // unpacks and permutes move whole elements (bytes of a group stay
+        // `T: NoUninit` has no uninitialised bytes, and the shuffles
+        // and unpacks move whole elements (bytes of a group stay
         // together; chunks are whole groups), so each stored element is a
         // bitwise copy of a loaded one. The CPU has AVX2.
         unsafe {
+            // Lane 0 of `v[m]` is input 16-byte vector `m` of this step's
+            // `2 F`, lane 1 vector `F + m`: each row's chunks then come
+            // out of the unpacks in order, lane 0 its first 16 bytes.
+            let p16 = pa.cast::<__m128i>().add(2 * F * i);
             let v: [__m256i; F] = core::array::from_fn(|m| {
-                shuffle_lanes::<T, F>(_mm256_loadu_si256(pa.add(F * i + m)), sort)
+                let both = _mm256_loadu2_m128i(p16.add(F + m), p16.add(m));
+                shuffle_lanes::<T, F>(both, sort)
             });
             let rows: [__m256i; F] = match F {
                 2 => {
                     // Lane `L` of vector `m` is `[row 0, row 1]` of chunk
-                    // `2m + L` (8 bytes); the unpacks gather row `j`'s as
-                    // chunks `0, 2 | 1, 3`, and the permute orders them.
+                    // `2L + m` (8 bytes); the unpacks gather row `j`'s as
+                    // chunks `0, 1 | 2, 3`.
                     let w = [
                         _mm256_unpacklo_epi64(v[0], v[1]),
                         _mm256_unpackhi_epi64(v[0], v[1]),
                     ];
-                    core::array::from_fn(|j| _mm256_permute4x64_epi64::<0b11_01_10_00>(w[j]))
+                    core::array::from_fn(|j| w[j])
                 }
                 _ => {
-                    // Lane `L` of vector `m` is rows 0 to 3 of chunk `2m +
-                    // L` (4 bytes); the 4 × 4 transpose within lanes gives
-                    // row `j`'s as chunks `0, 2, 4, 6 | 1, 3, 5, 7`.
-                    let order = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
+                    // Lane `L` of vector `m` is rows 0 to 3 of chunk `4L +
+                    // m` (4 bytes); the 4 × 4 transpose within lanes gives
+                    // row `j`'s as chunks `0, 1, 2, 3 | 4, 5, 6, 7`.
                     let t = [
                         _mm256_unpacklo_epi32(v[0], v[1]),
                         _mm256_unpackhi_epi32(v[0], v[1]),
@@ -160,7 +170,7 @@ pub(super) unsafe fn deinterleave<T: NoUninit, M: Mix<T>, const F: usize, const 
                         _mm256_unpacklo_epi64(t[1], t[3]),
                         _mm256_unpackhi_epi64(t[1], t[3]),
                     ];
-                    core::array::from_fn(|j| _mm256_permutevar8x32_epi32(w[j], order))
+                    core::array::from_fn(|j| w[j])
                 }
             };
             let rows = match M::WHOLE {
@@ -200,7 +210,7 @@ pub(super) unsafe fn interleave<T: NoUninit, M: Mix<T>, const F: usize, const ST
     vectors: usize,
     lines: [usize; 2],
 ) {
-    use core::arch::x86_64::{__m128i, _mm256_castsi256_si128, _mm256_extracti128_si256};
+    use core::arch::x86_64::{_mm256_castsi256_si128, _mm256_extracti128_si256};
     let width = core::mem::size_of::<T>();
     let po = out.cast::<__m128i>();
     let mut i = 0;
@@ -273,7 +283,7 @@ unsafe fn unpack_lanes(width: usize, x: __m256i, y: __m256i) -> [__m256i; 2] {
 /// aligned if `STREAMING` and in `[lo, hi)`.
 #[inline(always)]
 unsafe fn store_wide<const STREAMING: bool>(p: *mut __m256i, v: __m256i, lines: [usize; 2]) {
-    use core::arch::x86_64::{__m128i, _mm256_castsi256_si128, _mm256_extracti128_si256};
+    use core::arch::x86_64::{_mm256_castsi256_si128, _mm256_extracti128_si256};
     let [lo, hi] = lines;
     // SAFETY: the caller's contract; a streamed `p` in `[lo, hi)` is
     // 16-byte aligned, and so is `p + 16`, which `store_vector` streams

@@ -10,7 +10,7 @@
 //! vector of output per unpack, or the same rounds in AVX2's 32-byte
 //! vectors when the CPU has it ([`avx2`]); the deinterleave takes SSE2's
 //! packs and shuffles, one round per halving, or, with AVX2, a byte
-//! shuffle, unpacks and a permute per 32 bytes of each row.
+//! shuffle and unpacks per 32 bytes of each row.
 //! The elements past a block's last vector go one at a time, out of
 //! line. Destinations too large for the caches
 //! take streaming stores for every line the vectors write
