@@ -252,9 +252,13 @@ fn main() -> ExitCode {
         Err(e) if !e.use_stderr() => e.exit(),
         Err(_) => {
             // clap quotes the arguments it rejects: the same error again,
-            // uncoloured, with those arguments escaped as ours are.
+            // with no styles (`render` writes a style's codes whatever the
+            // colour choice), its text taken raw (plain `to_string` would
+            // strip control sequences of the user's too) and the arguments
+            // escaped as ours are.
             let e = Cli::command()
                 .color(clap::ColorChoice::Never)
+                .styles(clap::builder::Styles::plain())
                 .try_get_matches()
                 .err()
                 .unwrap_or_else(|| clap::Error::new(clap::error::ErrorKind::InvalidValue));

@@ -122,6 +122,31 @@ fn errors_escape_control_characters() {
     }
 }
 
+/// clap's own usage errors come out as plain text: no colour codes, and
+/// none spelled out as escapes either.
+#[test]
+fn usage_errors_are_plain_text() {
+    for (args, first) in [
+        (
+            vec!["offset", "f32[3]", "x"],
+            "error: invalid value 'x' for '[INDEX]...': invalid digit found in string",
+        ),
+        (vec!["bogus"], "error: unrecognized subcommand 'bogus'"),
+        (
+            vec!["show"],
+            "error: the following required arguments were not provided:",
+        ),
+    ] {
+        let assert = tessera().args(&args).assert().code(2);
+        let err = String::from_utf8(assert.get_output().stderr.clone()).unwrap();
+        assert_eq!(err.lines().next(), Some(first), "{args:?}: {err}");
+        assert!(
+            !err.contains("\\u{1b}") && !err.contains('\u{1b}'),
+            "{args:?}: {err}"
+        );
+    }
+}
+
 #[test]
 fn a_nul_is_shown_as_an_escape() {
     // An argument cannot hold a NUL; a line of stdin can.
