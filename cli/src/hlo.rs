@@ -62,6 +62,8 @@ pub(crate) struct Instruction {
     pub(crate) shape: String,
     /// Its buffers.
     pub(crate) leaves: Vec<Leaf>,
+    /// `N` of a `parameter(N)` instruction.
+    pub(crate) parameter: Option<usize>,
 }
 
 /// Sums over a set of leaves.
@@ -272,6 +274,7 @@ pub(crate) fn report(text: &str) -> Result<Report, CliError> {
                     line: site.line,
                     shape,
                     leaves,
+                    parameter: parameter_number(text, &site),
                 };
                 match site.role {
                     Role::Instruction => r.instructions.push(ins),
@@ -289,16 +292,31 @@ pub(crate) fn report(text: &str) -> Result<Report, CliError> {
     }
     if r.entry_parameters.is_empty() && r.entry_result.is_none() {
         // No entry_computation_layout: the ENTRY computation's parameters
-        // and ROOT stand for it.
+        // and ROOT stand for it (a ROOT parameter is both), the
+        // parameters in the order of their numbers.
         for ins in r.instructions.iter().filter(|i| i.is_entry) {
             if ins.opcode == "parameter" {
                 r.entry_parameters.push(ins.clone());
-            } else if ins.is_root {
+            }
+            if ins.is_root {
                 r.entry_result = Some(ins.clone());
             }
         }
+        r.entry_parameters
+            .sort_by_key(|p| p.parameter.unwrap_or(usize::MAX));
     }
     Ok(r)
+}
+
+/// `N` of the `parameter(N)` after `site`'s shape: the number its entry
+/// parameter has.
+fn parameter_number(text: &str, site: &hlo::ShapeSite<'_>) -> Option<usize> {
+    if site.opcode != "parameter" {
+        return None;
+    }
+    let after = text[site.span.end..].trim_start();
+    let digits = after.strip_prefix("parameter(")?.split(')').next()?;
+    digits.trim().parse().ok()
 }
 
 fn unreadable(text: &str, line: usize, error: &layout_core::Error) -> Unreadable {
@@ -560,7 +578,8 @@ pub(crate) fn to_table(r: &Report, top: Option<usize>) -> String {
     let _ = writeln!(out, "\nentry computation:");
     header(&mut out);
     for (k, p) in r.entry_parameters.iter().enumerate() {
-        instruction_rows(&mut out, p, &format!("parameter {k}"));
+        let number = p.parameter.unwrap_or(k);
+        instruction_rows(&mut out, p, &format!("parameter {number}"));
     }
     if let Some(res) = &r.entry_result {
         instruction_rows(&mut out, res, "result");

@@ -288,6 +288,47 @@ fn hlo_of_stdin(text: &str, args: &[&str]) -> String {
     String::from_utf8(out.stdout).unwrap()
 }
 
+/// Without `entry_computation_layout`, the ENTRY computation's
+/// parameters stand for the entry's, numbered and ordered as
+/// `parameter(N)` says, and its ROOT for the result, also when the ROOT
+/// is a parameter; comment lines inside the computation are skipped.
+#[test]
+fn entry_without_a_layout_is_read_off_the_entry_computation() {
+    let root_parameter = "HloModule m\n\nENTRY %main {\n  // the input\n  \
+                          ROOT %p = f32[2]{0} parameter(0)\n}\n";
+    let out = hlo_of_stdin(root_parameter, &["--json"]);
+    let json: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(json["unreadable"], serde_json::json!([]), "{out}");
+    assert_eq!(json["entry"]["parameters"][0]["name"], "p", "{out}");
+    assert_eq!(json["entry"]["result"]["name"], "p", "{out}");
+    let out = hlo_of_stdin(root_parameter, &[]);
+    assert!(
+        out.lines()
+            .any(|l| l.starts_with("  result ") && l.contains("f32[2]{0}")),
+        "{out}"
+    );
+    let swapped = "HloModule m\n\nENTRY %main {\n  %b = s32[3]{0} parameter(1)\n  \
+                   /* first */ %a = f32[2]{0} parameter(0)\n  \
+                   ROOT %t = (f32[2]{0}, s32[3]{0}) tuple(%a, %b)\n}\n";
+    let out = hlo_of_stdin(swapped, &[]);
+    let row = |label: &str| {
+        out.lines()
+            .find(|l| l.starts_with(label))
+            .map(str::to_owned)
+    };
+    assert!(
+        row("  parameter 0 ").is_some_and(|l| l.contains("f32[2]{0}")),
+        "{out}"
+    );
+    assert!(
+        row("  parameter 1 ").is_some_and(|l| l.contains("s32[3]{0}")),
+        "{out}"
+    );
+    let json: Value = serde_json::from_str(&hlo_of_stdin(swapped, &["--json"])).unwrap();
+    assert_eq!(json["entry"]["parameters"][0]["name"], "a");
+    assert_eq!(json["entry"]["parameters"][1]["name"], "b");
+}
+
 #[test]
 fn text_that_is_not_hlo_is_a_clear_error() {
     tessera()

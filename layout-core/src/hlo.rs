@@ -19,7 +19,9 @@
 //! computations, a line starting with `%NAME =` is read as an instruction
 //! (of no computation: a line pasted on its own); other lines than
 //! `HloModule` (the `FileNames` and `StackFrames` tables of newer dumps)
-//! are skipped. A line inside a
+//! are skipped, and so are comments that open a line (`// ..` lines,
+//! `/* .. */` over one line or several), as XLA's lexer skips them. A
+//! line inside a
 //! computation that is not an instruction, or whose shape breaks a rule,
 //! is an [`Item::Unreadable`] with the error spanned over the whole text.
 //!
@@ -162,6 +164,7 @@ pub fn items(text: &str) -> Items<'_> {
         line: 0,
         computation: None,
         entry_layout: None,
+        in_comment: false,
     }
 }
 
@@ -185,6 +188,8 @@ pub struct Items<'a> {
     computation: Option<(&'a str, bool)>,
     /// Where the rest of `entry_computation_layout` is still to be read.
     entry_layout: Option<EntryCursor>,
+    /// Whether a `/* .. */` comment runs on past the last line read.
+    in_comment: bool,
 }
 
 /// A place in `entry_computation_layout={(..)->..}`.
@@ -284,7 +289,7 @@ impl<'a> Items<'a> {
         while end > start && is_space(self.bytes()[end - 1]) {
             end -= 1;
         }
-        let first = self.skip_space(start, end);
+        let first = self.skip_comments(self.skip_space(start, end), end);
         if first == end {
             return None;
         }
@@ -309,6 +314,31 @@ impl<'a> Items<'a> {
             return Some(self.instruction(first, end));
         }
         None
+    }
+
+    /// The first byte at or after `pos`, before `end`, past the comments
+    /// that open the line as XLA's HLO lexer skips them: a `// ..` line
+    /// (all of it), `/* .. */` (also one begun on an earlier line); `end`
+    /// when nothing else is left.
+    fn skip_comments(&mut self, mut pos: usize, end: usize) -> usize {
+        loop {
+            if self.in_comment {
+                let Some(n) = self.text[pos..end].find("*/") else {
+                    return end;
+                };
+                self.in_comment = false;
+                pos = self.skip_space(pos + n + 2, end);
+            }
+            let rest = &self.text[pos..end];
+            if rest.starts_with("//") {
+                return end;
+            }
+            if !rest.starts_with("/*") {
+                return pos;
+            }
+            self.in_comment = true;
+            pos += 2;
+        }
     }
 
     fn module(&mut self, pos: usize, end: usize) -> Item<'a> {
@@ -776,6 +806,27 @@ ENTRY %main.1 (x.1: f32[5,3], t: (s32[], bf16[2])) -> (s4[5,3], s8[5,3]) {
         // instruction of no computation.
         let s = shapes(text);
         assert_eq!((s.len(), s[1].1, s[1].2), (2, "", "x"));
+    }
+
+    /// Comments that open a line are skipped, inside computations too,
+    /// and a `/* .. */` over several lines with them; the instruction
+    /// after a comment on its line is read.
+    #[test]
+    fn comments_are_skipped_as_xla_skips_them() {
+        let text = "HloModule m\n\
+            // a note\n\
+            ENTRY %main {\n\
+            \x20 // note inside\n\
+            \x20 /* x */ %p = f32[2]{0} parameter(0)\n\
+            \x20 /* over\n\
+            \x20    %q = f32[2]{1} two lines */ ROOT %n = f32[2]{0} negate(%p)\n\
+            }\n";
+        let s = shapes(text);
+        assert_eq!(
+            s.iter().map(|x| (x.2, x.4, x.5)).collect::<Vec<_>>(),
+            [("p", false, 5), ("n", true, 7)]
+        );
+        assert_eq!(unreadable(text), []);
     }
 
     #[test]
