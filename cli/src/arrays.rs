@@ -35,7 +35,14 @@ pub(crate) fn parse_extents(text: Option<&str>) -> Result<Vec<(String, usize)>, 
                 ))
             };
             let (d, n) = part.split_once('=').ok_or_else(bad)?;
-            let n = n.trim().parse::<usize>().map_err(|_| bad())?;
+            let n = n.trim().parse::<usize>().map_err(|e| match e.kind() {
+                core::num::IntErrorKind::PosOverflow => CliError::msg(format!(
+                    "`--extent` entry `{part}`: the size is larger than the largest \
+                     this machine holds ({})",
+                    usize::MAX
+                )),
+                _ => bad(),
+            })?;
             Ok((d.trim().to_string(), n))
         })
         .collect()

@@ -72,6 +72,13 @@ fn unknown_dims_are_drawn_at_a_given_extent() {
         .assert()
         .code(2)
         .stderr(contains("`--extent` takes DIM=N entries"));
+    tessera()
+        .args(["show", "f32[?,5]", "--extent", "0=99999999999999999999999"])
+        .assert()
+        .code(2)
+        .stderr(contains(
+            "`--extent` entry `0=99999999999999999999999`: the size is larger than the largest",
+        ));
     let doc = stdout_of(&["svg", "f32[?,5]{1,0:T(2,2)}", "-o", "-", "--extent", "0=3"]);
     let cells = svg_cells(&doc);
     assert_eq!(cells.iter().filter(|c| c.1 == "cell element").count(), 15);

@@ -314,8 +314,9 @@ where
     }
 
     /// The first-level tiles in memory order, each a [`TileView`]. For a
-    /// static layout without tiles this is a compile error (`the layout has
-    /// no tiles`).
+    /// static layout without tiles this is a compile error: the method
+    /// cannot be called, as the layout's empty tile list (`()`) is not
+    /// `HasTiles` (its `TiledLayout` bound).
     ///
     /// # Panics
     /// For a run-time or mixed layout, when [`try_tiles`](TensorBase::try_tiles)

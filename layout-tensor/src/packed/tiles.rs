@@ -11,7 +11,8 @@
 //! disjoint byte slices. Otherwise neighbouring tiles share a byte and
 //! there is no tile view: [`PackedBase::try_tiles`] returns
 //! [`ErrorKind::TileViewUnsupported`] for run-time layouts, and for a
-//! static layout asking for tiles is a compile error with that message.
+//! static layout asking for tiles is a compile error (the method cannot
+//! be called: the layout does not meet its bound).
 
 use core::borrow::Borrow;
 
