@@ -117,6 +117,9 @@ pub(crate) struct Unreadable {
     /// The engine's report: message, the line, a caret.
     pub(crate) report: String,
     pub(crate) message: String,
+    /// The column (from 1, in characters) and the bytes of the whole text
+    /// the error points at.
+    pub(crate) at: Option<(usize, ByteSpan)>,
 }
 
 /// A leaf with the instruction it belongs to.
@@ -320,11 +323,26 @@ fn parameter_number(text: &str, site: &hlo::ShapeSite<'_>) -> Option<usize> {
 }
 
 fn unreadable(text: &str, line: usize, error: &layout_core::Error) -> Unreadable {
+    let at = error.span().filter(|sp| sp.end <= text.len()).map(|sp| {
+        let line_start = text[..sp.start].rfind('\n').map_or(0, |n| n + 1);
+        (text[line_start..sp.start].chars().count() + 1, sp)
+    });
     Unreadable {
         line,
         report: error.report(text).to_string(),
         message: error.to_string(),
+        at,
     }
+}
+
+/// An unreadable line in the JSON report: its line, column and byte span
+/// (`null` when the error has no place) and the message.
+fn unreadable_json(u: &Unreadable) -> Value {
+    let (column, span) = match u.at {
+        Some((column, sp)) => (json!(column), json!([sp.start, sp.end])),
+        None => (Value::Null, Value::Null),
+    };
+    json!({"line": u.line, "column": column, "span": span, "message": u.message})
 }
 
 impl Report {
@@ -447,7 +465,7 @@ pub(crate) fn to_json(r: &Report, top: Option<usize>) -> String {
             "result_totals": r.entry_result_totals().json(),
         },
         "totals": all.json(),
-        "unreadable": r.unreadable.iter().map(|u| json!({"line": u.line, "message": u.message})).collect::<Vec<_>>(),
+        "unreadable": r.unreadable.iter().map(unreadable_json).collect::<Vec<_>>(),
     });
     if let Some(n) = top {
         let (largest, padded) = r.top(n);

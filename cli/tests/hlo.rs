@@ -267,6 +267,16 @@ fn unreadable_lines_are_listed_with_their_line_and_caret() {
     let json: Value = serde_json::from_str(&hlo_of_stdin(text, &["--json"])).unwrap();
     assert_eq!(json["unreadable"][0]["line"], 6);
     assert_eq!(json["unreadable"][1]["line"], 7);
+    // Where on the line, as the caret shows it: column from 1, and the
+    // bytes of the whole text.
+    for (u, marked) in [(0, "f32"), (1, "1")] {
+        let u = &json["unreadable"][u];
+        let span = [&u["span"][0], &u["span"][1]].map(|v| v.as_u64().unwrap() as usize);
+        assert_eq!(&text[span[0]..span[1]], marked, "{u}");
+        let line_start = text[..span[0]].rfind('\n').unwrap() + 1;
+        assert_eq!(u["column"], span[0] - line_start + 1, "{u}");
+    }
+    assert_eq!(json["unreadable"][0]["column"], 6);
     let q = &json["instructions"][1]["leaves"][0];
     assert_eq!(q["elements"], Value::Null);
     assert_eq!(q["xla_bytes"], Value::Null);
