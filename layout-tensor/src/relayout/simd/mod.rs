@@ -205,9 +205,7 @@ fn wide_vectors() -> bool {
 /// [`interleave_grid`] with the rows of each block transformed by `M2`
 /// (2 rows) or `M4` (4 rows) first ([`Mix`]), in 32-byte vectors when
 /// `wide` and the CPU has AVX2 ([`wide_vectors`]; tests pass `false` to
-/// run the SSE2 kernel on such CPUs too): the check, then a copy of the
-/// loop per factor, streaming and vector width, so that none is tested
-/// per block or store.
+/// run the SSE2 kernel on such CPUs too): the check, then [`dispatch`].
 #[inline(always)]
 fn interleave_mixed<T: NoUninit, M2: Mix<T>, M4: Mix<T>>(
     src: &[T],
@@ -219,19 +217,46 @@ fn interleave_mixed<T: NoUninit, M2: Mix<T>, M4: Mix<T>>(
     if !grid.check([src.len(), dst.len()], 0) {
         return;
     }
+    dispatch::<T, M2, M4, INTERLEAVE>(src, dst, grid, streaming, wide);
+}
+
+/// The direction a grid's blocks go ([`dispatch`]).
+const INTERLEAVE: bool = false;
+/// See [`INTERLEAVE`].
+const DEINTERLEAVE: bool = true;
+
+/// The loop of [`interleave_blocks`] or [`deinterleave_blocks`] (as
+/// `DIRECTION` says), for a grid already checked: a copy per factor,
+/// streaming and vector width (32-byte vectors when `wide` and the CPU
+/// has AVX2, [`wide_vectors`]), so that none is tested per block or
+/// store.
+#[inline(always)]
+fn dispatch<T: NoUninit, M2: Mix<T>, M4: Mix<T>, const DIRECTION: bool>(
+    src: &[T],
+    dst: &mut [T],
+    grid: &BlockGrid,
+    streaming: bool,
+    wide: bool,
+) {
     let wide = wide && wide_vectors();
     match (grid.factor, streaming) {
-        (2, true) => interleave_on::<T, M2, 2, true>(src, dst, grid, wide),
-        (2, false) => interleave_on::<T, M2, 2, false>(src, dst, grid, wide),
-        (_, true) => interleave_on::<T, M4, MAX_FACTOR, true>(src, dst, grid, wide),
-        (_, false) => interleave_on::<T, M4, MAX_FACTOR, false>(src, dst, grid, wide),
+        (2, true) => blocks_on::<T, M2, 2, true, DIRECTION>(src, dst, grid, wide),
+        (2, false) => blocks_on::<T, M2, 2, false, DIRECTION>(src, dst, grid, wide),
+        (_, true) => blocks_on::<T, M4, MAX_FACTOR, true, DIRECTION>(src, dst, grid, wide),
+        (_, false) => blocks_on::<T, M4, MAX_FACTOR, false, DIRECTION>(src, dst, grid, wide),
     }
 }
 
-/// [`interleave_blocks`], compiled for AVX2 and with its vectors when
+/// The blocks of `DIRECTION`, compiled for AVX2 and with its vectors when
 /// `wide` (the CPU has AVX2).
 #[inline(always)]
-fn interleave_on<T: NoUninit, M: Mix<T>, const F: usize, const STREAMING: bool>(
+fn blocks_on<
+    T: NoUninit,
+    M: Mix<T>,
+    const F: usize,
+    const STREAMING: bool,
+    const DIRECTION: bool,
+>(
     src: &[T],
     dst: &mut [T],
     grid: &BlockGrid,
@@ -240,24 +265,50 @@ fn interleave_on<T: NoUninit, M: Mix<T>, const F: usize, const STREAMING: bool>(
     #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
     if wide {
         // SAFETY: `wide` says the CPU has AVX2 (`wide_vectors`).
-        return unsafe { wide_interleave_blocks::<T, M, F, STREAMING>(src, dst, grid) };
+        return unsafe { wide_blocks::<T, M, F, STREAMING, DIRECTION>(src, dst, grid) };
     }
     let _ = wide;
-    interleave_blocks::<T, M, F, STREAMING, false>(src, dst, grid);
+    blocks::<T, M, F, STREAMING, false, DIRECTION>(src, dst, grid);
 }
 
-/// [`interleave_blocks`] with 32-byte vectors, compiled for AVX2.
+/// [`blocks`] with 32-byte vectors, compiled for AVX2.
 ///
 /// # Safety
 /// The CPU has AVX2.
 #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
 #[target_feature(enable = "avx2")]
-unsafe fn wide_interleave_blocks<T: NoUninit, M: Mix<T>, const F: usize, const STREAMING: bool>(
+unsafe fn wide_blocks<
+    T: NoUninit,
+    M: Mix<T>,
+    const F: usize,
+    const STREAMING: bool,
+    const DIRECTION: bool,
+>(
     src: &[T],
     dst: &mut [T],
     grid: &BlockGrid,
 ) {
-    interleave_blocks::<T, M, F, STREAMING, true>(src, dst, grid);
+    blocks::<T, M, F, STREAMING, true, DIRECTION>(src, dst, grid);
+}
+
+/// [`interleave_blocks`] or [`deinterleave_blocks`], as `DIRECTION` says.
+#[inline(always)]
+fn blocks<
+    T: NoUninit,
+    M: Mix<T>,
+    const F: usize,
+    const STREAMING: bool,
+    const WIDE: bool,
+    const DIRECTION: bool,
+>(
+    src: &[T],
+    dst: &mut [T],
+    grid: &BlockGrid,
+) {
+    match DIRECTION {
+        INTERLEAVE => interleave_blocks::<T, M, F, STREAMING, WIDE>(src, dst, grid),
+        DEINTERLEAVE => deinterleave_blocks::<T, M, F, STREAMING, WIDE>(src, dst, grid),
+    }
 }
 
 /// The loop of [`interleave_grid`], for a grid of factor `F` checked
@@ -310,7 +361,12 @@ fn interleave_blocks<
                 // `rows >= done` elements each and `dst` holds `F * rows`
                 // from `d` (the caller's check), and `vectors` vectors
                 // cover `done` elements; `src` and `dst` do not overlap (a
-                // shared and a mutable borrow).
+                // shared and a mutable borrow). `wide` 32-byte vectors
+                // cover the first `skip` elements of each row and `F *
+                // skip` of the output, the 16-byte ones the rest (`2 *
+                // wide <= vectors`), and streamed stores fall on the same
+                // 16-byte aligned addresses either way; with `WIDE`, this
+                // is compiled for AVX2 and the CPU has it (`blocks_on`).
                 unsafe {
                     let a = src.as_ptr().add(s);
                     let out = dst.as_mut_ptr().add(d);
@@ -401,8 +457,7 @@ pub(crate) fn deinterleave_grid<T: NoUninit>(
 /// [`deinterleave_grid`] with the rows of each block transformed by `M2`
 /// (2 rows) or `M4` (4 rows) after ([`Mix`]), in 32-byte vectors when
 /// `wide` and the CPU has AVX2 ([`wide_vectors`]; tests pass `false` to
-/// run the SSE2 kernel on such CPUs too): the checks, then a copy of the
-/// loop per factor, streaming and vector width.
+/// run the SSE2 kernel on such CPUs too): the checks, then [`dispatch`].
 #[inline(always)]
 fn deinterleave_mixed<T: NoUninit, M2: Mix<T>, M4: Mix<T>>(
     src: &[T],
@@ -415,50 +470,7 @@ fn deinterleave_mixed<T: NoUninit, M2: Mix<T>, M4: Mix<T>>(
     if !grid.check([src.len(), dst.len()], 1) {
         return;
     }
-    let wide = wide && wide_vectors();
-    match (grid.factor, streaming) {
-        (2, true) => deinterleave_on::<T, M2, 2, true>(src, dst, grid, wide),
-        (2, false) => deinterleave_on::<T, M2, 2, false>(src, dst, grid, wide),
-        (_, true) => deinterleave_on::<T, M4, MAX_FACTOR, true>(src, dst, grid, wide),
-        (_, false) => deinterleave_on::<T, M4, MAX_FACTOR, false>(src, dst, grid, wide),
-    }
-}
-
-/// [`deinterleave_blocks`], compiled for AVX2 and with its vectors when
-/// `wide` (the CPU has AVX2).
-#[inline(always)]
-fn deinterleave_on<T: NoUninit, M: Mix<T>, const F: usize, const STREAMING: bool>(
-    src: &[T],
-    dst: &mut [T],
-    grid: &BlockGrid,
-    wide: bool,
-) {
-    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
-    if wide {
-        // SAFETY: `wide` says the CPU has AVX2 (`wide_vectors`).
-        return unsafe { wide_deinterleave_blocks::<T, M, F, STREAMING>(src, dst, grid) };
-    }
-    let _ = wide;
-    deinterleave_blocks::<T, M, F, STREAMING, false>(src, dst, grid);
-}
-
-/// [`deinterleave_blocks`] with 32-byte vectors, compiled for AVX2.
-///
-/// # Safety
-/// The CPU has AVX2.
-#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
-#[target_feature(enable = "avx2")]
-unsafe fn wide_deinterleave_blocks<
-    T: NoUninit,
-    M: Mix<T>,
-    const F: usize,
-    const STREAMING: bool,
->(
-    src: &[T],
-    dst: &mut [T],
-    grid: &BlockGrid,
-) {
-    deinterleave_blocks::<T, M, F, STREAMING, true>(src, dst, grid);
+    dispatch::<T, M2, M4, DEINTERLEAVE>(src, dst, grid, streaming, wide);
 }
 
 /// [`interleave_grid`] of bytes of packed sub-byte fields, `8 / factor`
@@ -566,7 +578,7 @@ fn deinterleave_blocks<
                 // first `skip` elements of each row, the 16-byte ones the
                 // rest (`2 * wide <= vectors`); with `WIDE`, this is
                 // compiled for AVX2 and the CPU has it
-                // (`deinterleave_on`).
+                // (`blocks_on`).
                 unsafe {
                     let a = src.as_ptr().add(s);
                     let out = dst.as_mut_ptr().add(d);
