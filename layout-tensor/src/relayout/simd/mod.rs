@@ -191,9 +191,9 @@ pub(crate) fn interleave_grid<T: NoUninit>(
     interleave_mixed::<T, Whole, Whole>(src, dst, grid, streaming, true);
 }
 
-/// Whether the interleave and deinterleave take AVX2's 32-byte vectors ([`avx2`]): the
-/// CPU has AVX2 ([`has_avx2`](super::isa::has_avx2)); SSE2's 16-byte ones
-/// otherwise.
+/// Whether the interleave and deinterleave take AVX2's 32-byte vectors
+/// ([`avx2`]): the CPU has AVX2 ([`has_avx2`](super::isa::has_avx2));
+/// SSE2's 16-byte ones otherwise.
 #[inline]
 fn wide_vectors() -> bool {
     #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
