@@ -627,6 +627,37 @@ fn large_relayouts_of_every_kernel_match_the_engine() {
         );
         check_shifted_pair([src, dst], [7, 1], false);
     }
+    // Runs of a page or more, streamed, read in the source's order
+    // (`copy::in_source_order`): a permutation of major dims with runs
+    // that are not a whole number of lines, and one into tiles whose
+    // runs are rows of a tile (partial tiles at both ends of `y`).
+    for (k, (a, b)) in [
+        ("f32[37,61,1031]{2,1,0}", "f32[37,61,1031]{2,0,1}"),
+        ("f32[61,37,1031]{2,0,1}", "f32[61,37,1031]{2,1,0}"),
+        (
+            "u8[7,9,2,77,4097]{4,3,2,1,0}",
+            "u8[7,9,2,77,4097]{4,1,3,0,2}",
+        ),
+        (
+            "f32[19,3,47,1100]{3,2,1,0}",
+            "f32[19,3,47,1100]{3,1,0,2:T(2,1100)}",
+        ),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let (src, dst) = (layout(a.into()), layout(b.into()));
+        assert_eq!(
+            RelayoutKernel::for_layouts(&src, &dst).unwrap(),
+            RelayoutKernel::ContiguousRuns,
+            "{a} -> {b}"
+        );
+        if a.starts_with("u8") {
+            check_pair::<u8>(src, dst, k, 0xA5);
+        } else {
+            check_pair::<f32>(src, dst, k % 2, -7.5);
+        }
+    }
 }
 
 /// A source-contiguous level that another level of its dimension follows

@@ -57,7 +57,11 @@ pub(super) fn copy_nest<T: NoUninit>(
     if core::mem::size_of_val(dst) >= STREAM_FROM_BYTES
         && let Some(writer) = StreamWriter::new(&mut *dst)
     {
-        copy_volumes(nest, kernel, src, writer);
+        if kernel == RelayoutKernel::ContiguousRuns && runs_of_a_page::<T>(nest) {
+            copy_volumes(&in_source_order(nest), kernel, src, writer);
+        } else {
+            copy_volumes(nest, kernel, src, writer);
+        }
     } else if kernel == RelayoutKernel::ContiguousRuns && dst_run_alignment(nest, dst) < 16 {
         copy_volumes(nest, kernel, src, Memcpy(dst));
     } else {
@@ -298,6 +302,43 @@ fn read_ahead<T>(nest: &LoopNest) -> usize {
 /// prefetch.
 const PAGE_BYTES: usize = 4096;
 
+/// Whether the runs of `nest` (its innermost level, contiguous in both
+/// buffers) are [`PAGE_BYTES`] long or more.
+fn runs_of_a_page<T>(nest: &LoopNest) -> bool {
+    nest.levels()
+        .last()
+        .is_some_and(|run| run.extent.saturating_mul(core::mem::size_of::<T>()) >= PAGE_BYTES)
+}
+
+/// `nest` with the levels outside its runs ordered by their source
+/// strides, largest first: the copy reads the source in address order
+/// and writes each run where it goes. For streamed runs of a page or
+/// more, whose stores write whole lines wherever the runs lie while the
+/// reads gain from running on in one stream: the permutation
+/// `f32[64,64,1024]{2,1,0}` → `{2,0,1}` (runs of 4 KiB, 256 KiB apart in
+/// the source in the destination's order) went from 1.45–1.46 times
+/// `memcpy`'s time to 1.13–1.14 at 256 MiB and from 1.20–1.31 to
+/// 1.05–1.15 at 16 MiB (two rounds in turns with the parent's build).
+/// A nest's levels may be taken in any order ([`LoopNest::with_level_moved`]).
+fn in_source_order(nest: &LoopNest) -> LoopNest {
+    let outside = nest.levels().len().saturating_sub(1);
+    // A copy of the levels in use (moving level 0 to 0).
+    let mut ordered = nest.with_level_moved(0, 0);
+    for k in 0..outside {
+        let levels = ordered.levels();
+        let mut first = k;
+        for j in k + 1..outside {
+            if levels[j].strides[0] > levels[first].strides[0] {
+                first = j;
+            }
+        }
+        if first != k {
+            ordered = ordered.with_level_moved(first, k);
+        }
+    }
+    ordered
+}
+
 /// Where the run after each one starts in the source, in elements from
 /// its start, when runs are at least [`PAGE_BYTES`] long: the stride of
 /// the innermost level of run starts that takes more than one step
@@ -341,7 +382,7 @@ fn strided_volume<T: Copy>(
 
 #[cfg(test)]
 mod tests {
-    use super::{next_run, read_ahead};
+    use super::{in_source_order, next_run, read_ahead, runs_of_a_page};
     use crate::relayout::tests::nest;
 
     /// The next run of the innermost level of run starts that steps, for
@@ -357,6 +398,34 @@ mod tests {
         assert_eq!(next_run::<f32>(1023, [4, 4, 4], strides), 0);
         assert_eq!(next_run::<u8>(4096, [1, 1, 2], strides), 1024);
         assert_eq!(next_run::<u8>(usize::MAX, [1, 1, 2], strides), 1024);
+    }
+
+    /// Runs of a page or more are read in the source's order: the levels
+    /// outside the run by source stride, largest first, the run last and
+    /// the same set of levels; shorter runs keep the destination's order.
+    #[test]
+    fn page_runs_are_read_in_source_order() {
+        let permute = nest("f32[5,7,1024]{2,1,0}", "f32[5,7,1024]{2,0,1}");
+        assert!(runs_of_a_page::<f32>(&permute));
+        let sorted = in_source_order(&permute);
+        assert_eq!(permute.levels().len(), 3);
+        let strides = |n: &layout_core::walk::LoopNest| -> [[usize; 2]; 3] {
+            core::array::from_fn(|k| n.levels()[k].strides)
+        };
+        assert_eq!(
+            strides(&permute),
+            [[1024, 5 * 1024], [7 * 1024, 1024], [1, 1]]
+        );
+        assert_eq!(
+            strides(&sorted),
+            [[7 * 1024, 1024], [1024, 5 * 1024], [1, 1]]
+        );
+        let short = nest("f32[5,7,1023]{2,1,0}", "f32[5,7,1023]{2,0,1}");
+        assert!(!runs_of_a_page::<f32>(&short));
+        assert!(runs_of_a_page::<u8>(&nest(
+            "u8[2,3,4096]{2,1,0}",
+            "u8[2,3,4096]{2,0,1}"
+        )));
     }
 
     /// One band ahead in the source, pack or unpack, unless a band is
