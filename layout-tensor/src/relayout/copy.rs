@@ -311,29 +311,34 @@ fn runs_of_a_page<T>(nest: &LoopNest) -> bool {
 }
 
 /// `nest` with the levels outside its runs ordered by their source
-/// strides, largest first: the copy reads the source in address order
-/// and writes each run where it goes. For streamed runs of a page or
-/// more, whose stores write whole lines wherever the runs lie while the
-/// reads gain from running on in one stream: the permutation
-/// `f32[64,64,1024]{2,1,0}` → `{2,0,1}` (runs of 4 KiB, 256 KiB apart in
-/// the source in the destination's order) went from 1.45–1.46 times
-/// `memcpy`'s time to 1.13–1.14 at 256 MiB and from 1.20–1.31 to
-/// 1.05–1.15 at 16 MiB (two rounds in turns with the parent's build).
-/// A nest's levels may be taken in any order ([`LoopNest::with_level_moved`]).
+/// strides, largest first, but for two levels of one dimension, which
+/// keep their order (the walk counts a dimension's digits most
+/// significant first; in a source tiled `T(4)(2,1)` the more significant
+/// digit of `x` can have the smaller stride): the copy reads the source
+/// in address order, where the layouts allow, and writes each run where
+/// it goes. For streamed runs of a page or more, whose stores write whole
+/// lines wherever the runs lie while the reads gain from running on in
+/// one stream: the permutation `f32[64,64,1024]{2,1,0}` → `{2,0,1}` (runs
+/// of 4 KiB, 256 KiB apart in the source in the destination's order) went
+/// from 1.45–1.46 times `memcpy`'s time to 1.13–1.14 at 256 MiB and from
+/// 1.20–1.31 to 1.05–1.15 at 16 MiB (two rounds in turns with the
+/// parent's build). Levels of different dimensions may be taken in any
+/// order ([`LoopNest::with_level_moved`]).
 fn in_source_order(nest: &LoopNest) -> LoopNest {
     let outside = nest.levels().len().saturating_sub(1);
     // A copy of the levels in use (moving level 0 to 0).
     let mut ordered = nest.with_level_moved(0, 0);
-    for k in 0..outside {
-        let levels = ordered.levels();
-        let mut first = k;
-        for j in k + 1..outside {
-            if levels[j].strides[0] > levels[first].strides[0] {
-                first = j;
+    // An insertion sort by adjacent swaps, each of two levels of
+    // different dimensions.
+    for k in 1..outside {
+        let mut j = k;
+        while j > 0 {
+            let [outer, inner] = [ordered.levels()[j - 1], ordered.levels()[j]];
+            if outer.dim == inner.dim || inner.strides[0] <= outer.strides[0] {
+                break;
             }
-        }
-        if first != k {
-            ordered = ordered.with_level_moved(first, k);
+            ordered = ordered.with_level_moved(j, j - 1);
+            j -= 1;
         }
     }
     ordered
@@ -420,6 +425,23 @@ mod tests {
             strides(&sorted),
             [[7 * 1024, 1024], [1024, 5 * 1024], [1, 1]]
         );
+        // Two levels of one dimension keep their order: in a source tiled
+        // `T(4)(2,1)`, `x / 4` steps by 1 before `x % 4`'s 2.
+        let digits = nest("f32[2,4096]{1,0:T(4)(2,1)}", "f32[2,4096]{0,1}");
+        let order = |n: &layout_core::walk::LoopNest| -> [(usize, usize); 3] {
+            core::array::from_fn(|k| (n.levels()[k].dim, n.levels()[k].div))
+        };
+        assert_eq!(digits.levels().len(), 4);
+        let kept = in_source_order(&digits);
+        for (k, level) in order(&kept).into_iter().enumerate() {
+            for later in &order(&kept)[k + 1..] {
+                assert!(
+                    level.0 != later.0 || level.1 > later.1,
+                    "{:?}",
+                    order(&kept)
+                );
+            }
+        }
         let short = nest("f32[5,7,1023]{2,1,0}", "f32[5,7,1023]{2,0,1}");
         assert!(!runs_of_a_page::<f32>(&short));
         assert!(runs_of_a_page::<u8>(&nest(
