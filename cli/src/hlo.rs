@@ -317,15 +317,19 @@ fn parameter_number(text: &str, site: &hlo::ShapeSite<'_>) -> Option<usize> {
     if site.opcode != "parameter" {
         return None;
     }
-    let after = text[site.span.end..].trim_start();
+    let after = text.get(site.span.end..)?.trim_start();
     let digits = after.strip_prefix("parameter(")?.split(')').next()?;
     digits.trim().parse().ok()
 }
 
 fn unreadable(text: &str, line: usize, error: &layout_core::Error) -> Unreadable {
-    let at = error.span().filter(|sp| sp.end <= text.len()).map(|sp| {
-        let line_start = text[..sp.start].rfind('\n').map_or(0, |n| n + 1);
-        (text[line_start..sp.start].chars().count() + 1, sp)
+    // `get`: a span that is not on character boundaries of `text` (none
+    // should be) has no column rather than a panic.
+    let at = error.span().and_then(|sp| {
+        let before = text.get(..sp.start)?;
+        text.get(sp.start..sp.end)?;
+        let line_start = before.rfind('\n').map_or(0, |n| n + 1);
+        Some((before[line_start..].chars().count() + 1, sp))
     });
     Unreadable {
         line,
