@@ -14,7 +14,11 @@
 //! registers, go in half squares instead: 32 rows of 16 runs, each
 //! 16-byte half of the vectors a square of its own, stored a half to
 //! each row (the `u8[1024,1024]` transpose at 1 MiB from 4.5–4.8 times
-//! `memcpy`'s time to 3.1–3.4).
+//! `memcpy`'s time to 3.1–3.4). When it has AVX-512 (F and BW), squares
+//! of 4- and 8-byte elements are `W = 4V` in 64-byte vectors (16 `f32`, a
+//! cache line a row): two rounds over whole 16-byte lanes end them; where
+//! a plane's blocks are not whole squares of `4V`, squares of AVX2's `2V`
+//! or of `V` (the 8-row tiles of `T(8,128)`).
 //!
 //! A grid's rows are merged with a level whose blocks continue them in
 //! the source, and its runs with one whose blocks continue them in the
@@ -40,8 +44,21 @@
 //! block's squares go in sweeps of fewer rows, so that a line half
 //! written by one square is still cached when the next one writes the
 //! rest; rows that all fall in one set (a multiple of 4 KiB apart) are
-//! staged as above the threshold (below).
-//! Above it the plane is copied in tiles of 128 bytes of each of
+//! staged as above the threshold (below). Squares start where the
+//! destination's rows reach a vector boundary (and the source's runs,
+//! where every row and run shares one), with a lead square from the first
+//! element and a trailing one to the last overlapping their neighbours:
+//! no store splits a cache line, though a `Vec`'s buffer starts 16 bytes
+//! past one (the 1 MiB `f32` transpose in 64-byte squares at 2.2–2.3
+//! times `memcpy`'s time, against 3.0 with split stores).
+//!
+//! Above the threshold, 64-byte squares of 64-byte rows (AVX-512's `f32`
+//! squares) are streamed straight to the destination when their rows
+//! start lines: each square row is one whole line, each source line read
+//! whole once, `W` source runs at a time, so that the source is `W`
+//! streams that the hardware prefetches (the `f32` transposes of 16 and
+//! 256 MiB from 2.2–2.5 times `memcpy`'s time to 1.7–1.8). Otherwise the
+//! plane is copied in tiles of 128 bytes of each of
 //! a cache line's worth of source runs: each source line read whole once,
 //! the tile transposed into a staging buffer in the L1 cache, and each
 //! destination row's line written whole from it, with streaming stores
@@ -192,8 +209,8 @@ pub(crate) fn transpose_grid<T: NoUninit>(
     }
 }
 
-/// [`transpose_grid`] with the vectors of `isa` (AVX2 only when the CPU
-/// has it: SSE2 otherwise).
+/// [`transpose_grid`] with the vectors of `isa` (when the CPU runs them:
+/// SSE2 otherwise).
 ///
 /// # Panics
 /// If a block reaches past either buffer.
@@ -208,40 +225,65 @@ pub(crate) fn transpose_grid_on<T: NoUninit>(
     if !grid.check([src.len(), dst.len()]) {
         return;
     }
-    let avx2 = isa == isa::Isa::Avx2 && isa::has_avx2();
+    let isa = match isa.runs() {
+        true => isa,
+        false => isa::Isa::Sse2,
+    };
     match streaming {
-        false => blocks_on::<T, false>(src, dst, grid, avx2),
-        true => blocks_on::<T, true>(src, dst, grid, avx2),
+        false => blocks_on::<T, false>(src, dst, grid, isa),
+        true => blocks_on::<T, true>(src, dst, grid, isa),
     }
 }
 
-/// The vector kernel for `T`'s size, with 32-byte vectors when `avx2`
-/// (the CPU has AVX2), else 16-byte ones; the plain loop for sizes
-/// without one. `grid` is checked.
+/// The vector kernel for `T`'s size, with the widest vectors of `isa`
+/// (which the CPU runs) that the size has a kernel for: 64-byte ones for
+/// 4- and 8-byte elements with AVX-512, 32-byte ones with AVX2 (and for
+/// 1- and 2-byte elements with AVX-512, whose squares of 64 and 32
+/// vectors would not fit its 32 registers), else 16-byte ones; the plain
+/// loop for sizes without one. `grid` is checked.
 #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
 #[inline(always)]
 fn blocks_on<T: NoUninit, const STREAMING: bool>(
     src: &[T],
     dst: &mut [T],
     grid: &TransposeGrid,
-    avx2: bool,
+    isa: isa::Isa,
 ) {
-    use core::arch::x86_64::__m128i;
-    match (lanes::<T>(), avx2) {
-        // SAFETY: `avx2` says that the CPU has AVX2.
-        (16, true) => unsafe { avx2_blocks::<T, 16, 32, STREAMING>(src, dst, grid) },
+    use isa::Isa::{Avx2, Avx512, Sse2};
+    match (lanes::<T>(), isa) {
+        // SAFETY: `isa` runs on this CPU (the caller checked), and
+        // AVX-512 implies AVX2.
+        (16, Avx2 | Avx512) => unsafe { avx2_blocks::<T, 16, 32, STREAMING>(src, dst, grid) },
         // SAFETY: as above.
-        (8, true) => unsafe { avx2_blocks::<T, 8, 16, STREAMING>(src, dst, grid) },
+        (8, Avx2 | Avx512) => unsafe { avx2_blocks::<T, 8, 16, STREAMING>(src, dst, grid) },
         // SAFETY: as above.
-        (4, true) => unsafe { avx2_blocks::<T, 4, 8, STREAMING>(src, dst, grid) },
+        (4, Avx2) => unsafe { avx2_blocks::<T, 4, 8, STREAMING>(src, dst, grid) },
         // SAFETY: as above.
-        (2, true) => unsafe { avx2_blocks::<T, 2, 4, STREAMING>(src, dst, grid) },
-        (16, false) => vector::blocks::<T, __m128i, 16, 16, STREAMING>(src, dst, grid),
-        (8, false) => vector::blocks::<T, __m128i, 8, 8, STREAMING>(src, dst, grid),
-        (4, false) => vector::blocks::<T, __m128i, 4, 4, STREAMING>(src, dst, grid),
-        (2, false) => vector::blocks::<T, __m128i, 2, 2, STREAMING>(src, dst, grid),
+        (2, Avx2) => unsafe { avx2_blocks::<T, 2, 4, STREAMING>(src, dst, grid) },
+        // SAFETY: as above.
+        (4, Avx512) => unsafe { avx512_blocks::<T, 4, 16, 8, STREAMING>(src, dst, grid) },
+        // SAFETY: as above.
+        (2, Avx512) => unsafe { avx512_blocks::<T, 2, 8, 4, STREAMING>(src, dst, grid) },
+        (16, Sse2) => sse2_blocks::<T, 16, STREAMING>(src, dst, grid),
+        (8, Sse2) => sse2_blocks::<T, 8, STREAMING>(src, dst, grid),
+        (4, Sse2) => sse2_blocks::<T, 4, STREAMING>(src, dst, grid),
+        (2, Sse2) => sse2_blocks::<T, 2, STREAMING>(src, dst, grid),
         _ => scalar_blocks(src, dst, grid),
     }
+}
+
+/// The vector kernel with SSE2's 16-byte vectors (`V` elements), a
+/// function of its own as the other two are: inlined into their caller,
+/// the four sizes' kernels made one stack frame of over a megabyte in
+/// unoptimised builds, past a test thread's stack.
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+#[inline(never)]
+fn sse2_blocks<T: NoUninit, const V: usize, const STREAMING: bool>(
+    src: &[T],
+    dst: &mut [T],
+    grid: &TransposeGrid,
+) {
+    vector::blocks::<T, core::arch::x86_64::__m128i, V, V, V, STREAMING>(src, dst, grid);
 }
 
 /// The vector kernel with AVX2's 32-byte vectors (`W = 2 * V` elements),
@@ -257,7 +299,29 @@ unsafe fn avx2_blocks<T: NoUninit, const V: usize, const W: usize, const STREAMI
     dst: &mut [T],
     grid: &TransposeGrid,
 ) {
-    vector::blocks::<T, core::arch::x86_64::__m256i, V, W, STREAMING>(src, dst, grid);
+    vector::blocks::<T, core::arch::x86_64::__m256i, V, W, V, STREAMING>(src, dst, grid);
+}
+
+/// The vector kernel with AVX-512's 64-byte vectors (`W = 4 * V`
+/// elements, `H = 2 * V` in AVX2's halves), compiled for AVX-512 F and
+/// BW, as [`avx2_blocks`].
+///
+/// # Safety
+/// The CPU has AVX-512 F and BW.
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+#[target_feature(enable = "avx512f,avx512bw")]
+unsafe fn avx512_blocks<
+    T: NoUninit,
+    const V: usize,
+    const W: usize,
+    const H: usize,
+    const STREAMING: bool,
+>(
+    src: &[T],
+    dst: &mut [T],
+    grid: &TransposeGrid,
+) {
+    vector::blocks::<T, core::arch::x86_64::__m512i, V, W, H, STREAMING>(src, dst, grid);
 }
 
 /// Elements of `T` per 16-byte vector when the target has the vector

@@ -86,6 +86,20 @@ fn detects_avx2_as_std_does() {
     );
 }
 
+/// The AVX-512 detection agrees with the standard library's (F and BW).
+#[test]
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2", not(miri)))]
+fn detects_avx512_as_std_does() {
+    extern crate std;
+    let std_says =
+        std::is_x86_feature_detected!("avx512f") && std::is_x86_feature_detected!("avx512bw");
+    assert_eq!(crate::relayout::isa::has_avx512(), std_says);
+    assert_eq!(
+        crate::relayout::isa::Isa::best() == crate::relayout::isa::Isa::Avx512,
+        std_says
+    );
+}
+
 /// Blocks of every shape around the vector and tile sizes, at odd
 /// starts, single and in grids (side by side along the destination
 /// rows, and apart), for every element size, with and without

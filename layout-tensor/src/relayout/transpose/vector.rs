@@ -10,7 +10,8 @@ use crate::relayout::simd::{store_vector, stream_lines};
 
 /// Every block of a checked `grid` with `W × W` squares of vectors `X`
 /// ([`merged`]), `W` elements of `T` to a vector; `V` is
-/// [`lanes::<T>()`](super::lanes), the elements of a 16-byte vector.
+/// [`lanes::<T>()`](super::lanes), the elements of a 16-byte vector, and
+/// `H` those of `X`'s half ([`Vector::Half`]).
 /// Blocks of fewer than `V` runs into dense groups, or of fewer than `V` rows
 /// out of them, take [`pack`] and [`unpack`].
 #[inline(always)]
@@ -19,6 +20,7 @@ pub(super) fn blocks<
     X: Vector,
     const V: usize,
     const W: usize,
+    const H: usize,
     const STREAMING: bool,
 >(
     src: &[T],
@@ -57,7 +59,7 @@ pub(super) fn blocks<
         }
         return;
     }
-    merged::<T, X, V, W, STREAMING>(src, dst, grid);
+    merged::<T, X, V, W, H, STREAMING>(src, dst, grid);
 }
 
 /// One block of `K < V` runs into dense groups (`row_stride == K`):
@@ -312,7 +314,14 @@ struct Stage([core::mem::MaybeUninit<__m128i>; TILE_RUN_BYTES * 64 / 16]);
 /// `T(2,128)`) still read whole source lines and write whole
 /// destination lines; the other levels loop outside.
 #[inline(always)]
-fn merged<T: NoUninit, X: Vector, const V: usize, const W: usize, const STREAMING: bool>(
+fn merged<
+    T: NoUninit,
+    X: Vector,
+    const V: usize,
+    const W: usize,
+    const H: usize,
+    const STREAMING: bool,
+>(
     src: &[T],
     dst: &mut [T],
     grid: &TransposeGrid,
@@ -358,14 +367,16 @@ fn merged<T: NoUninit, X: Vector, const V: usize, const W: usize, const STREAMIN
         flatten(i, [grid.run_stride, 1]),
     );
     // Stored straight to the destination: squares of `W` when the blocks
-    // are whole ones, else of `V` (16 bytes) when they are (the 4-row
-    // tiles of `T(4,128)` with 32-byte vectors). Staged: squares of `V`
-    // (the staged copy is bound by memory, where 32-byte squares measured
-    // no faster, and 1.05–1.1 times slower for bytes and 4-byte units).
+    // are whole ones, else of `H` (`X`'s half) or `V` (16 bytes) when
+    // they are (the 4-row tiles of `T(4,128)` with 32-byte vectors, the
+    // 8-row tiles of `T(8,128)` with 64-byte ones). Staged when streaming:
+    // squares of `V` (the staged copy is bound by memory, where 32-byte
+    // squares measured no faster, and 1.05–1.1 times slower for bytes and
+    // 4-byte units); but 64-byte squares of 64-byte rows are streamed
+    // straight to the destination, each square row a whole line
+    // ([`streams_squares`]).
     let whole = |n: usize| {
-        !STREAMING
-            && (x.blocks == 1 || x.per.is_multiple_of(n))
-            && (i.blocks == 1 || i.per.is_multiple_of(n))
+        (x.blocks == 1 || x.per.is_multiple_of(n)) && (i.blocks == 1 || i.per.is_multiple_of(n))
     };
     // Blocks that are not whole squares (the 2-row tiles of `T(2,128)`,
     // the 4-row tiles of bytes): squares across blocks, with an offset
@@ -373,10 +384,13 @@ fn merged<T: NoUninit, X: Vector, const V: usize, const W: usize, const STREAMIN
     // source and its runs in the destination, as the blocks of each axis
     // continue each other there (how `x` and `i` were chosen).
     let across = (x.blocks == 1 || x.stride[0] == x.per) && (i.blocks == 1 || i.stride[1] == i.per);
-    let direct = match (whole(W), whole(V)) {
-        (true, _) => Some(Direct::Squares(W)),
-        (_, true) => Some(Direct::Squares(V)),
-        _ if !STREAMING && across => Some(Direct::Across),
+    let streamed = STREAMING && X::BYTES == 64 && W * core::mem::size_of::<T>() == 64;
+    let direct = match () {
+        _ if STREAMING => (streamed && whole(W)).then_some(Direct::Squares(W)),
+        _ if whole(W) => Some(Direct::Squares(W)),
+        _ if whole(H) => Some(Direct::Squares(H)),
+        _ if whole(V) => Some(Direct::Squares(V)),
+        _ if across => Some(Direct::Across),
         _ => None,
     };
     for o in 0..free(0) {
@@ -389,22 +403,43 @@ fn merged<T: NoUninit, X: Vector, const V: usize, const W: usize, const STREAMIN
             // into rows of 4 KiB (`f32[1024,256]`, `bf16[2048,256]`) went
             // from 8-13 times `memcpy`'s time to 3.8-4.9 (`u8[4096,256]`
             // 7-8 to 5.7).
+            // Streamed squares write past the caches: no set crowds; but
+            // each of their stores must start a line.
             let uncrowded = match direct {
+                Some(_) if STREAMING => usize::MAX,
                 Some(_) => rows_before_crowding(dst, at[1], x, grid.row_stride),
                 None => 0,
             };
             let one_set = uncrowded < (x.per * x.blocks).min(16);
+            let staged =
+                one_set || STREAMING && !streams_squares(dst, at[1], [x, i], grid.row_stride);
             match direct {
-                Some(kind) if !one_set => match kind {
+                Some(_) if STREAMING && !staged => {
+                    direct_plane::<T, X, W, false, true>(src, dst, at, [x, i], strides, uncrowded)
+                }
+                Some(kind) if !staged => match kind {
                     // Bytes in 32-byte vectors: squares of 32 would take
                     // 32 registers of the 16 there are.
                     Direct::Squares(n) if n == W && W == 32 => {
                         half_squares_plane::<T, X, 16, 32, false>(src, dst, at, [x, i], strides)
                     }
-                    Direct::Squares(n) if n == W => {
-                        direct_plane::<T, X, W, false>(src, dst, at, [x, i], strides, uncrowded)
-                    }
-                    Direct::Squares(_) => direct_plane::<T, __m128i, V, false>(
+                    Direct::Squares(n) if n == W => direct_plane::<T, X, W, false, false>(
+                        src,
+                        dst,
+                        at,
+                        [x, i],
+                        strides,
+                        uncrowded,
+                    ),
+                    Direct::Squares(n) if n == H => direct_plane::<T, X::Half, H, false, false>(
+                        src,
+                        dst,
+                        at,
+                        [x, i],
+                        strides,
+                        uncrowded,
+                    ),
+                    Direct::Squares(_) => direct_plane::<T, __m128i, V, false, false>(
                         src,
                         dst,
                         at,
@@ -415,9 +450,14 @@ fn merged<T: NoUninit, X: Vector, const V: usize, const W: usize, const STREAMIN
                     Direct::Across if W == 32 => {
                         half_squares_plane::<T, X, 16, 32, true>(src, dst, at, [x, i], strides)
                     }
-                    Direct::Across => {
-                        direct_plane::<T, X, W, true>(src, dst, at, [x, i], strides, uncrowded)
-                    }
+                    Direct::Across => direct_plane::<T, X, W, true, false>(
+                        src,
+                        dst,
+                        at,
+                        [x, i],
+                        strides,
+                        uncrowded,
+                    ),
                 },
                 _ => plane::<T, V, STREAMING>(src, dst, at, [x, i], strides),
             }
@@ -456,6 +496,27 @@ fn rows_before_crowding<T>(dst: &[T], d: usize, x: Axis, row_stride: usize) -> u
     rows
 }
 
+/// Whether the square rows that [`direct_plane`] stores of the plane at
+/// `d` start cache lines of `dst` (but those of the lead and trailing
+/// squares, [`spans`]), so that each is one streaming store of a whole
+/// line: the rows of `x`'s blocks (at `row_stride`) and its blocks lie
+/// whole lines apart, and the runs are one block, whose squares start at
+/// the first line boundary ([`first_aligned`]), or blocks whole lines
+/// apart from a plane that starts a line (the caller checks that blocks
+/// are whole squares, of 64 bytes a row).
+fn streams_squares<T>(dst: &[T], d: usize, [x, i]: [Axis; 2], row_stride: usize) -> bool {
+    let size = core::mem::size_of::<T>();
+    let on_lines = |elements: usize| elements.wrapping_mul(size).is_multiple_of(64);
+    let starts_line = dst
+        .as_ptr()
+        .addr()
+        .wrapping_add(d.wrapping_mul(size))
+        .is_multiple_of(64);
+    on_lines(row_stride)
+        && (x.blocks == 1 || on_lines(x.stride[1]))
+        && (i.blocks == 1 || starts_line && on_lines(i.stride[1]))
+}
+
 /// How [`merged`] stores squares straight to the destination: inside
 /// blocks that are whole squares of this many elements, or across
 /// blocks, from an offset per row and per run.
@@ -482,8 +543,12 @@ enum Direct {
 /// are consecutive in the source and its `W` runs in the destination;
 /// each run's source offset and each row's destination offset come from
 /// tables of the block of 128 bytes by 128 bytes.
+///
+/// With `STREAM`, each square row that starts a cache line is written
+/// with a streaming store ([`Vector::stream`]); the caller checks that
+/// they all do, and that rows are whole lines ([`streams_squares`]).
 #[inline(always)]
-fn direct_plane<T: NoUninit, X: Vector, const W: usize, const ACROSS: bool>(
+fn direct_plane<T: NoUninit, X: Vector, const W: usize, const ACROSS: bool, const STREAM: bool>(
     src: &[T],
     dst: &mut [T],
     [s, d]: [usize; 2],
@@ -494,7 +559,14 @@ fn direct_plane<T: NoUninit, X: Vector, const W: usize, const ACROSS: bool>(
     const GROUPS: usize = 64;
     const EACH: usize = 128;
     let size = core::mem::size_of::<T>();
-    let block = (128 / size).max(W);
+    // Streamed: a square's `W` runs at a time, each read a line per
+    // square along the rows, so that the source is `W` streams the
+    // hardware prefetches (a 16 MiB `f32` transpose in blocks of 32 runs
+    // took 1.5 times as long, and twice as long at 256 MiB).
+    let block = match STREAM {
+        true => W,
+        false => (128 / size).max(W),
+    };
     debug_assert!(block / W <= GROUPS && block <= EACH);
     // `[source, destination]` offsets of row `m` and of run `j`.
     let row_at = |m: usize| x.at(m, [1, row_stride]);
@@ -512,8 +584,28 @@ fn direct_plane<T: NoUninit, X: Vector, const W: usize, const ACROSS: bool>(
     // offset, in the current block.
     let mut run_src = [0usize; EACH];
     let mut row_dst = [0usize; EACH];
-    for j0 in (0..runs).step_by(block) {
-        let jn = block.min(runs - j0);
+    // Squares from the first run whose destination elements start a
+    // vector of every row, and the first row whose source elements start
+    // one of every run ([`first_aligned`]), so that no store (and no
+    // load) splits a cache line: the buffers a `Vec` allocates are 16
+    // bytes past a line, where a 1 MiB `f32` transpose in 64-byte squares
+    // took 1.5 times as long. A lead square from 0 covers the runs or rows
+    // before, and overlaps the next.
+    let aligned_from = |b: usize, [along, across]: [Axis; 2], stride: usize, gather: bool| {
+        let size_at = |n: usize| n.wrapping_mul(size).is_multiple_of(X::BYTES);
+        let shared = size_at(stride) && (across.blocks == 1 || size_at(across.stride[b]));
+        match shared && (along.blocks == 1 || gather) {
+            true => {
+                let buf = [src.as_ptr().addr(), dst.as_ptr().addr()][b];
+                let at = [s, d][b] + row_at(0)[b] + run_at(0)[b];
+                first_aligned::<X, W>(buf.wrapping_add(at.wrapping_mul(size)), size, along)
+            }
+            false => 0,
+        }
+    };
+    let first_run = aligned_from(1, [i, x], row_stride, ACROSS);
+    let first_row = aligned_from(0, [x, i], run_stride, ACROSS);
+    for (j0, jn) in spans::<W>(runs, first_run, block) {
         let jv = jn - jn % W;
         for (g, at) in runs_at[..jv / W].iter_mut().enumerate() {
             *at = run_at(j0 + g * W);
@@ -521,8 +613,7 @@ fn direct_plane<T: NoUninit, X: Vector, const W: usize, const ACROSS: bool>(
         if ACROSS {
             i.offsets(&mut run_src[..jv], j0, 0, run_stride, 0);
         }
-        for m0 in (0..rows).step_by(block) {
-            let mn = block.min(rows - m0);
+        for (m0, mn) in spans::<W>(rows, first_row, block) {
             let mv = mn - mn % W;
             for (g, at) in rows_at[..mv / W].iter_mut().enumerate() {
                 *at = row_at(m0 + g * W);
@@ -544,8 +635,9 @@ fn direct_plane<T: NoUninit, X: Vector, const W: usize, const ACROSS: bool>(
                         // run_at(j)[0]]` and `dst[d + row_at(m)[1] +
                         // run_at(j)[1]]`. Without `ACROSS`, a square's `W`
                         // rows lie in one block of `x` and its `W` runs in
-                        // one of `i` (blocks are whole squares, and squares
-                        // start at multiples of `W`), so rows `m + r` are at
+                        // one of `i` (blocks are whole squares and squares
+                        // start at multiples of `W`, or the axis is one block),
+                        // so rows `m + r` are at
                         // `row_at(m) + [r, r * row_stride]` and runs `j +
                         // k` at `run_at(j) + [k * run_stride, k]`. With
                         // `ACROSS`, a square may cross blocks, but rows `m +
@@ -574,7 +666,10 @@ fn direct_plane<T: NoUninit, X: Vector, const W: usize, const ACROSS: bool>(
                                     false => md + r * row_stride,
                                 };
                                 let at = dst.as_mut_ptr().add(d + row + jd);
-                                X::store(at.cast(), v);
+                                match STREAM && at.addr().is_multiple_of(X::BYTES) {
+                                    true => X::stream(at.cast(), v),
+                                    false => X::store(at.cast(), v),
+                                }
                             }
                         }
                     }
@@ -602,6 +697,44 @@ fn direct_plane<T: NoUninit, X: Vector, const W: usize, const ACROSS: bool>(
             );
         }
     }
+}
+
+/// The first element of axis `along` (`size`-byte elements, the first at
+/// address `at`, consecutive in the buffer) from which [`direct_plane`]'s
+/// vectors of `W` start a vector boundary: 0 when the first does, when it
+/// is not a whole number of elements away, or when the axis holds fewer
+/// than two squares.
+fn first_aligned<X: Vector, const W: usize>(at: usize, size: usize, along: Axis) -> usize {
+    let gap = at.wrapping_neg() % X::BYTES;
+    match gap.is_multiple_of(size) && along.per * along.blocks >= 2 * W {
+        true => gap / size,
+        false => 0,
+    }
+}
+
+/// The spans `(first, count)` that [`direct_plane`] takes of an axis of
+/// `n` elements: `block` at a time from `first` on, as far as whole
+/// squares of `W` go, with a lead square from 0 when `first` is not 0
+/// and a trailing one ending at `n` when the squares do not (both
+/// overlapping their neighbours, whose elements they copy again, rather
+/// than a plain loop over the rest: a 1 MiB `f32` transpose spent a sixth
+/// of its time there). An axis of fewer than `W` elements is one span, of
+/// no square.
+fn spans<const W: usize>(
+    n: usize,
+    first: usize,
+    block: usize,
+) -> impl Iterator<Item = (usize, usize)> {
+    let (first, end) = match n >= W {
+        true => (first, first + (n - first) / W * W),
+        false => (0, n),
+    };
+    let lead = (first > 0).then_some((0, W));
+    let trail = (end < n && n >= W).then(|| (n - W, W));
+    let main = (first..end)
+        .step_by(block)
+        .map(move |j| (j, block.min(end - j)));
+    lead.into_iter().chain(main).chain(trail)
 }
 
 /// Destination bytes per row that [`half_squares_plane`] writes of each
@@ -913,14 +1046,17 @@ const REVERSED_NIBBLES: [u8; 16] = [0, 8, 4, 12, 2, 10, 6, 14, 1, 9, 5, 13, 3, 1
 
 /// The row of a `W × W` square that [`square`]'s vector `k` holds. With
 /// `V = W * 16 / X::BYTES` elements to 16 bytes, the unpacks within 16
-/// bytes leave row `reverse_bits(k % V, V)` of the `V` rows `k / V * V`
-/// on (the 16-byte halves of a 32-byte vector are swapped last, as a
-/// whole): from a table, since for `V = 16` the loop over `k` stays a
-/// loop, and computing the reversal took a tenth of a `u8` transpose.
+/// bytes leave row `reverse_bits(k % V, V)` of the `V` rows `g * V` on,
+/// and the rounds over whole 16-byte lanes (one for 32-byte vectors, two
+/// for 64-byte ones) put group `reverse_bits(k / V, X::BYTES / 16)` there:
+/// from a table, since for `V = 16` the loop over `k` stays a loop, and
+/// computing the reversal took a tenth of a `u8` transpose.
 #[inline(always)]
 fn square_row<X: Vector, const W: usize>(k: usize) -> usize {
     let v = W * 16 / X::BYTES;
-    k / v * v + (REVERSED_NIBBLES[k % v] >> (4 - v.trailing_zeros())) as usize
+    let groups = X::BYTES / 16;
+    let reversed = |j: usize, n: usize| (REVERSED_NIBBLES[j] >> (4 - n.trailing_zeros())) as usize;
+    reversed(k / v, groups) * v + reversed(k % v, v)
 }
 
 /// One tile: `dst[rows_at[m] + i0 + j] = src[runs_at[j] + m]` for `m <
