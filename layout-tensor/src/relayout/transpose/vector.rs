@@ -420,7 +420,7 @@ fn merged<
                 Some(kind) if !staged => match kind {
                     // Bytes in 32-byte vectors: squares of 32 would take
                     // 32 registers of the 16 there are.
-                    Direct::Squares(n) if n == W && W == 32 => {
+                    Direct::Squares(n) if n == W && W == 32 && X::BYTES == 32 => {
                         half_squares_plane::<T, X, 16, 32, false>(src, dst, at, [x, i], strides)
                     }
                     Direct::Squares(n) if n == W => direct_plane::<T, X, W, false, false>(
@@ -447,7 +447,7 @@ fn merged<
                         strides,
                         uncrowded,
                     ),
-                    Direct::Across if W == 32 => {
+                    Direct::Across if W == 32 && X::BYTES == 32 => {
                         half_squares_plane::<T, X, 16, 32, true>(src, dst, at, [x, i], strides)
                     }
                     Direct::Across => direct_plane::<T, X, W, true, false>(
