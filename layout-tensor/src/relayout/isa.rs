@@ -1,8 +1,9 @@
 //! The vector registers the relayout kernels move data in: SSE2's
 //! 16-byte `__m128i` (every x86-64 target), AVX2's 32-byte `__m256i`,
 //! taken when the CPU running the code has AVX2, and AVX-512's 64-byte
-//! `__m512i`, taken by the transposes of 4- and 8-byte elements when it
-//! has AVX-512 (F and BW) ([`Isa::best`], detected once at run time, or
+//! `__m512i`, taken by the transposes of 4- and 8-byte elements (and of
+//! 2-byte ones above the streaming threshold) when it has AVX-512 (F and
+//! BW) ([`Isa::best`], detected once at run time, or
 //! enabled at build time with `-C target-feature=+avx2` or
 //! `+avx512f,+avx512bw`).
 //!

@@ -18,7 +18,8 @@
 //! of 4- and 8-byte elements are `W = 4V` in 64-byte vectors (16 `f32`, a
 //! cache line a row): two rounds over whole 16-byte lanes end them; where
 //! a plane's blocks are not whole squares of `4V`, squares of AVX2's `2V`
-//! or of `V` (the 8-row tiles of `T(8,128)`).
+//! or of `V` (the 8-row tiles of `T(8,128)`). Squares of 2-byte elements
+//! take them too above the streaming threshold (32 `bf16`, below).
 //!
 //! A grid's rows are merged with a level whose blocks continue them in
 //! the source, and its runs with one whose blocks continue them in the
@@ -53,7 +54,7 @@
 //! times `memcpy`'s time, against 3.0 with split stores).
 //!
 //! Above the threshold, 64-byte squares of 64-byte rows (AVX-512's `f32`
-//! squares) are streamed straight to the destination when their rows
+//! and `bf16` squares) are streamed straight to the destination when their rows
 //! start lines: each square row is one whole line, each source line read
 //! whole once, `W` source runs at a time, so that the source is `W`
 //! streams that the hardware prefetches (the `f32` transposes of 16 and
