@@ -129,6 +129,7 @@ fn copy_volumes<T: NoUninit, S: Sink<T>>(
             // that kernel, which streams a band's output whole; others the
             // transpose kernel.
             let vectors = simd::has_vectors::<T>(factor);
+            let mut bands = simd::Bands::new(!S::STREAMING);
             nest.for_each_volume(
                 #[inline(always)]
                 |start, [outers, steps, rows, len]| {
@@ -138,23 +139,31 @@ fn copy_volumes<T: NoUninit, S: Sink<T>>(
                             start,
                             counts: [outers, steps],
                             strides: [outer, step],
+                            bands: 1,
+                            band_stride: [0, 0],
                             factor,
                             row_stride: si,
                             rows,
                         };
-                        simd::interleave_grid(src, dst, &grid, S::STREAMING);
+                        if let Some(grid) = bands.push(grid) {
+                            simd::interleave_grid(src, dst, &grid, S::STREAMING);
+                        }
                     } else {
                         let shape = [outers, steps, rows, len];
                         transpose_volume(src, dst, start, shape, strides, S::STREAMING);
                     }
                 },
             );
+            if let Some(grid) = bands.take() {
+                simd::interleave_grid(src, out.buffer(), &grid, S::STREAMING);
+            }
         }
         RelayoutKernel::Deinterleave { factor } => {
             // A block of `factor` steps (`steps == factor`; the last rows
             // of a row count that is not a multiple have fewer) reads
             // `factor * len` dense source elements into `factor`
             // destination rows.
+            let mut bands = simd::Bands::new(!S::STREAMING);
             nest.for_each_volume(
                 #[inline(always)]
                 |start, [outers, steps, rows, len]| {
@@ -164,17 +173,24 @@ fn copy_volumes<T: NoUninit, S: Sink<T>>(
                             start,
                             counts: [outers, rows],
                             strides: [outer, row],
+                            bands: 1,
+                            band_stride: [0, 0],
                             factor,
                             row_stride: step[1],
                             rows: len,
                         };
-                        simd::deinterleave_grid(src, dst, &grid, S::STREAMING);
+                        if let Some(grid) = bands.push(grid) {
+                            simd::deinterleave_grid(src, dst, &grid, S::STREAMING);
+                        }
                     } else {
                         let shape = [outers, steps, rows, len];
                         strided_volume(src, dst, start, shape, [outer, step, row, [si, di]]);
                     }
                 },
             );
+            if let Some(grid) = bands.take() {
+                simd::deinterleave_grid(src, out.buffer(), &grid, S::STREAMING);
+            }
         }
         RelayoutKernel::Transpose => {
             // Rows contiguous in the source (`row[0] == 1`, the level the
