@@ -100,6 +100,7 @@ fn copy_fields<const K: usize, const N: u32>(
             // A block: `len` (K when whole) rows `run[0]` apart in the
             // source, `rows` consecutive `x` each; consecutive in the
             // destination.
+            let mut bands = simd::Bands::new(!streaming);
             nest.for_each_volume(|start, [outers, steps, rows, len]| {
                 let whole = len == K
                     && start.iter().all(|&o| on_byte::<K>(o))
@@ -118,7 +119,9 @@ fn copy_fields<const K: usize, const N: u32>(
                         row_stride: run[0] / K,
                         rows: rows / K,
                     };
-                    simd::interleave_fields_grid(src, out, &grid, streaming);
+                    if let Some(grid) = bands.push(grid) {
+                        simd::interleave_fields_grid(src, out, &grid, streaming);
+                    }
                     return;
                 }
                 for o in 0..outers {
@@ -139,11 +142,15 @@ fn copy_fields<const K: usize, const N: u32>(
                     }
                 }
             });
+            if let Some(grid) = bands.take() {
+                simd::interleave_fields_grid(src, out, &grid, streaming);
+            }
         }
         RelayoutKernel::Deinterleave { .. } => {
             // A block: `steps` (K when whole) destination rows
             // `step[1]` apart, `len` consecutive `x` each; consecutive in
             // the source.
+            let mut bands = simd::Bands::new(!streaming);
             nest.for_each_volume(|start, [outers, steps, rows, len]| {
                 let whole = steps == K
                     && start.iter().all(|&o| on_byte::<K>(o))
@@ -162,7 +169,9 @@ fn copy_fields<const K: usize, const N: u32>(
                         row_stride: step[1] / K,
                         rows: len / K,
                     };
-                    simd::deinterleave_fields_grid(src, out, &grid, streaming);
+                    if let Some(grid) = bands.push(grid) {
+                        simd::deinterleave_fields_grid(src, out, &grid, streaming);
+                    }
                     return;
                 }
                 for o in 0..outers {
@@ -183,6 +192,9 @@ fn copy_fields<const K: usize, const N: u32>(
                     }
                 }
             });
+            if let Some(grid) = bands.take() {
+                simd::deinterleave_fields_grid(src, out, &grid, streaming);
+            }
         }
         _ => unreachable!("a field kernel is an interleave or a deinterleave"),
     }

@@ -223,13 +223,11 @@ impl BlockGrid {
     /// otherwise.
     #[inline(always)]
     fn join(&mut self, next: &BlockGrid) -> bool {
-        let one_band = BlockGrid {
-            start: next.start,
-            bands: 1,
-            band_stride: [0, 0],
-            ..*self
-        };
-        if next.bands != 1 || *next != one_band {
+        let alike = next.counts == self.counts
+            && next.strides == self.strides
+            && [next.factor, next.row_stride, next.rows]
+                == [self.factor, self.row_stride, self.rows];
+        if next.bands != 1 || !alike {
             return false;
         }
         let Some(delta) = sub(next.start, self.start) else {
