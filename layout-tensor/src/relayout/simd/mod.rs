@@ -420,7 +420,9 @@ unsafe fn wide_blocks<
     blocks::<T, M, F, STREAMING, true, DIRECTION>(src, dst, grid);
 }
 
-/// [`interleave_blocks`] or [`deinterleave_blocks`], as `DIRECTION` says.
+/// [`interleave_blocks`] or [`deinterleave_blocks`], as `DIRECTION` says,
+/// with AVX2's vectors alone where the grid's rows are whole ones of
+/// them ([`only_wide`]).
 #[inline(always)]
 fn blocks<
     T: NoUninit,
@@ -434,36 +436,23 @@ fn blocks<
     dst: &mut [T],
     grid: &BlockGrid,
 ) {
-    match DIRECTION {
-        INTERLEAVE => interleave_blocks::<T, M, F, STREAMING, WIDE>(src, dst, grid),
-        DEINTERLEAVE => deinterleave_blocks::<T, M, F, STREAMING, WIDE>(src, dst, grid),
+    match (DIRECTION, only_wide::<T, F, WIDE>(grid.rows)) {
+        (INTERLEAVE, true) => interleave_blocks::<T, M, F, STREAMING, WIDE, true>(src, dst, grid),
+        (INTERLEAVE, false) => interleave_blocks::<T, M, F, STREAMING, WIDE, false>(src, dst, grid),
+        (DEINTERLEAVE, true) => {
+            deinterleave_blocks::<T, M, F, STREAMING, WIDE, true>(src, dst, grid)
+        }
+        (DEINTERLEAVE, false) => {
+            deinterleave_blocks::<T, M, F, STREAMING, WIDE, false>(src, dst, grid)
+        }
     }
 }
 
 /// The loop of [`interleave_grid`], for a grid of factor `F` checked
-/// against the buffers ([`BlockGrid::check`]) with at least one block.
+/// against the buffers ([`BlockGrid::check`]) with at least one block;
+/// with AVX2's vectors alone when `ONLY_WIDE` ([`only_wide`]).
 #[inline(always)]
 fn interleave_blocks<
-    T: NoUninit,
-    M: Mix<T>,
-    const F: usize,
-    const STREAMING: bool,
-    const WIDE: bool,
->(
-    src: &[T],
-    dst: &mut [T],
-    grid: &BlockGrid,
-) {
-    match only_wide::<T, F, WIDE>(grid.rows) {
-        true => interleave_blocks_as::<T, M, F, STREAMING, WIDE, true>(src, dst, grid),
-        false => interleave_blocks_as::<T, M, F, STREAMING, WIDE, false>(src, dst, grid),
-    }
-}
-
-/// [`interleave_blocks`], with AVX2's vectors alone when `ONLY_WIDE`
-/// ([`only_wide`]).
-#[inline(always)]
-fn interleave_blocks_as<
     T: NoUninit,
     M: Mix<T>,
     const F: usize,
@@ -664,29 +653,6 @@ pub(crate) fn deinterleave_fields_grid(
     deinterleave_mixed::<u8, Fields<4>, Fields<2>>(src, dst, grid, streaming, true);
 }
 
-/// The loop of [`deinterleave_grid`], for a grid of factor `F` checked
-/// against the buffers ([`BlockGrid::check`]) with at least one block
-/// and rows that do not overlap; with `WIDE` (only in a function
-/// compiled for AVX2), 32 bytes of each row at a time
-/// ([`avx2::deinterleave`]) and a last 16 with SSE2.
-#[inline(always)]
-fn deinterleave_blocks<
-    T: NoUninit,
-    M: Mix<T>,
-    const F: usize,
-    const STREAMING: bool,
-    const WIDE: bool,
->(
-    src: &[T],
-    dst: &mut [T],
-    grid: &BlockGrid,
-) {
-    match only_wide::<T, F, WIDE>(grid.rows) {
-        true => deinterleave_blocks_as::<T, M, F, STREAMING, WIDE, true>(src, dst, grid),
-        false => deinterleave_blocks_as::<T, M, F, STREAMING, WIDE, false>(src, dst, grid),
-    }
-}
-
 /// Whether blocks of `rows` elements per row are whole 32-byte vectors
 /// of each row, with `WIDE`: then the block loops take AVX2's vectors
 /// alone, a loop with no SSE2 vectors or tail behind them. As one loop
@@ -700,10 +666,14 @@ const fn only_wide<T, const F: usize, const WIDE: bool>(rows: usize) -> bool {
     WIDE && per != usize::MAX && rows.is_multiple_of(2 * per)
 }
 
-/// [`deinterleave_blocks`], with AVX2's vectors alone when `ONLY_WIDE`
-/// ([`only_wide`]).
+/// The loop of [`deinterleave_grid`], for a grid of factor `F` checked
+/// against the buffers ([`BlockGrid::check`]) with at least one block
+/// and rows that do not overlap; with `WIDE` (only in a function
+/// compiled for AVX2), 32 bytes of each row at a time
+/// ([`avx2::deinterleave`]) and a last 16 with SSE2, or AVX2's vectors
+/// alone when `ONLY_WIDE` ([`only_wide`]).
 #[inline(always)]
-fn deinterleave_blocks_as<
+fn deinterleave_blocks<
     T: NoUninit,
     M: Mix<T>,
     const F: usize,
@@ -1359,14 +1329,12 @@ mod tests {
         }
     }
 
-    /// Read in order, the level with the larger source stride goes outer
-    /// (the tiles of an `s8` `T(8,128)(4,1)` band, unpacked, go tile by
-    /// tile rather than row group by row group); in order already, the
-    /// grid stays as it is.
-    #[test]
-    fn read_order_puts_the_longer_source_stride_outer() {
-        let grid = BlockGrid {
-            start: [0, 0],
+    /// The grid of one band of an `s8[.., 1024]{1,0:T(8,128)(4,1)}`
+    /// unpack at `start`, as the walk hands it over: planes of four
+    /// destination rows, the eight tiles of the band along each.
+    fn unpack_band(start: [usize; 2]) -> BlockGrid {
+        BlockGrid {
+            start,
             counts: [2, 8],
             strides: [[512, 4096], [1024, 128]],
             bands: 1,
@@ -1374,8 +1342,16 @@ mod tests {
             factor: 4,
             row_stride: 1024,
             rows: 128,
-        };
-        let read = grid.in_read_order();
+        }
+    }
+
+    /// Read in order, the level with the larger source stride goes outer
+    /// (the tiles of an `s8` `T(8,128)(4,1)` band, unpacked, go tile by
+    /// tile rather than row group by row group); in order already, the
+    /// grid stays as it is.
+    #[test]
+    fn read_order_puts_the_longer_source_stride_outer() {
+        let read = unpack_band([0, 0]).in_read_order();
         assert_eq!(
             (read.counts, read.strides),
             ([8, 2], [[1024, 128], [512, 4096]])
@@ -1388,16 +1364,7 @@ mod tests {
     /// new one, and the joined grid comes back to be run.
     #[test]
     fn bands_join_while_they_continue() {
-        let band = |start: [usize; 2]| BlockGrid {
-            start,
-            counts: [2, 8],
-            strides: [[512, 4096], [1024, 128]],
-            bands: 1,
-            band_stride: [0, 0],
-            factor: 4,
-            row_stride: 1024,
-            rows: 128,
-        };
+        let band = unpack_band;
         let mut bands = Bands::new(true);
         assert_eq!(bands.push(band([0, 0])), None);
         assert_eq!(bands.push(band([8192, 8192])), None);
