@@ -223,10 +223,16 @@ impl BlockGrid {
     /// otherwise.
     #[inline(always)]
     fn join(&mut self, next: &BlockGrid) -> bool {
-        let alike = next.counts == self.counts
-            && next.strides == self.strides
-            && [next.factor, next.row_stride, next.rows]
-                == [self.factor, self.row_stride, self.rows];
+        let [a, b] = [next.strides, self.strides];
+        let alike = next.counts[0] == self.counts[0]
+            && next.counts[1] == self.counts[1]
+            && a[0][0] == b[0][0]
+            && a[0][1] == b[0][1]
+            && a[1][0] == b[1][0]
+            && a[1][1] == b[1][1]
+            && next.factor == self.factor
+            && next.row_stride == self.row_stride
+            && next.rows == self.rows;
         if next.bands != 1 || !alike {
             return false;
         }
