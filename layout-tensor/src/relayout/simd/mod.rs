@@ -18,7 +18,7 @@
 //! ([`ReadAhead`]). The kernels,
 //! [`interleave_grid`] and [`deinterleave_grid`], take a whole grid of
 //! blocks (below the streaming threshold, every band of a walk's tiles
-//! joined into one, [`Bands`], and read in order,
+//! joined into one, [`Bands`], and a deinterleave's read in order,
 //! [`BlockGrid::in_read_order`]), checked against the buffers once; they
 //! are safe functions over two slices, and `.ci/run` runs their tests
 //! under Miri. Packed
@@ -126,15 +126,19 @@ impl BlockGrid {
 
     /// The same blocks with the inner level the one that steps less far
     /// through the source, so that they are read in the order they lie:
-    /// the order the kernels take below the streaming threshold, where
-    /// the source comes from the caches and the hardware prefetches it
-    /// best in order. An `s8` `T(8,128)(4,1)` unpack comes in planes of
-    /// four destination rows, each reading every other 512-byte block of
-    /// its band; tile by tile, in turns with the planes' order at 1 MiB
-    /// (two rounds), the unpacks of `bf16`, `u8` and `pred` took 0.86 to
-    /// 0.97 of the time (`s8`'s the same), the packs 0.90 to 1.01. Above the
-    /// threshold the grid keeps the walk's order, which its streamed lines
-    /// follow.
+    /// the order the deinterleave takes below the streaming threshold,
+    /// where its dense side, the source, comes from the caches and the
+    /// hardware prefetches it best in order. An `s8` `T(8,128)(4,1)`
+    /// unpack comes in planes of four destination rows, each reading
+    /// every other 512-byte block of its band; tile by tile, in turns with
+    /// the planes' order at 1 MiB (two rounds), the unpacks of `bf16`,
+    /// `u8` and `pred` took 0.86 to 0.97 of the time (`s8`'s the same).
+    /// The interleave's dense side is the destination, which the walk's
+    /// order already writes in order: read in order, its packs went
+    /// both ways, 0.90 to 1.01 of the time in the matrix and 1.10 for
+    /// `u8[1000,1100]` into `T(32,128)(4,1)`, so it keeps the walk's
+    /// order. Above the threshold both keep it, as their streamed lines
+    /// follow it.
     #[inline(always)]
     fn in_read_order(mut self) -> BlockGrid {
         if self.strides[0][0] < self.strides[1][0] {
@@ -348,11 +352,7 @@ fn interleave_mixed<T: NoUninit, M2: Mix<T>, M4: Mix<T>>(
     if !grid.check([src.len(), dst.len()], 0) {
         return;
     }
-    let grid = match streaming {
-        false => grid.in_read_order(),
-        true => *grid,
-    };
-    dispatch::<T, M2, M4, INTERLEAVE>(src, dst, &grid, streaming, wide);
+    dispatch::<T, M2, M4, INTERLEAVE>(src, dst, grid, streaming, wide);
 }
 
 /// The direction a grid's blocks go ([`dispatch`]).
@@ -1293,8 +1293,8 @@ mod tests {
     /// Grids of three bands ([`BlockGrid::bands`]) of 2 × 3 blocks, each
     /// band 5 and 7 elements past the last one's end, with rows that
     /// are whole 32-byte vectors or not ([`only_wide`]), for 1-, 2-, 4-
-    /// and 8-byte elements and factors 2 and 4, both ways (the blocks of
-    /// a band in read order, [`BlockGrid::in_read_order`]).
+    /// and 8-byte elements and factors 2 and 4, both ways (a
+    /// deinterleave's blocks in read order, [`BlockGrid::in_read_order`]).
     #[test]
     fn bands_like_the_definition() {
         fn check<T: bytemuck::NoUninit + PartialEq + core::fmt::Debug>(make: impl Fn(usize) -> T) {
