@@ -489,7 +489,41 @@ proptest! {
         prop_assert_eq!(&visited_dst, &sorted, "destination order of {}", what);
         pairs.sort_unstable();
         expected.sort_unstable();
-        prop_assert_eq!(pairs, expected, "pairs of {}", what);
+        prop_assert_eq!(&pairs, &expected, "pairs of {}", what);
+        // Volumes in any order: the same pairs, in calls no smaller
+        // than the nest order's.
+        let strides = nest.volume_strides();
+        let volume_pairs = |any_order: bool| {
+            let mut pairs = Vec::new();
+            let mut calls = 0;
+            let mut visit = |start: [usize; 2], shape: [usize; 4]| {
+                calls += 1;
+                for o in 0..shape[0] {
+                    for k in 0..shape[1] {
+                        for r in 0..shape[2] {
+                            for i in 0..shape[3] {
+                                let at = |b: usize| {
+                                    start[b] + o * strides[0][b] + k * strides[1][b]
+                                        + r * strides[2][b] + i * strides[3][b]
+                                };
+                                pairs.push((at(0), at(1)));
+                            }
+                        }
+                    }
+                }
+            };
+            match any_order {
+                true => nest.for_each_volume_any_order(&mut visit),
+                false => nest.for_each_volume(&mut visit),
+            }
+            pairs.sort_unstable();
+            (pairs, calls)
+        };
+        let (in_order, calls) = volume_pairs(false);
+        let (any_order, fewer) = volume_pairs(true);
+        prop_assert_eq!(&in_order, &expected, "volumes of {}", what);
+        prop_assert_eq!(&any_order, &expected, "volumes in any order of {}", what);
+        prop_assert!(fewer <= calls, "{} volumes in any order, {} in order: {}", fewer, calls, what);
     }
 
     /// A nest template (dims marked `?` in both layouts) serves the

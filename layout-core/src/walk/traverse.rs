@@ -144,7 +144,42 @@ impl LoopNest {
     /// assert_eq!(volumes, [([0, 0], [2, 4, 128, 2]), ([2048, 2048], [2, 4, 128, 2])]);
     /// ```
     #[inline(always)]
-    pub fn for_each_volume<F: FnMut([usize; 2], [usize; 4])>(&self, mut f: F) {
+    pub fn for_each_volume<F: FnMut([usize; 2], [usize; 4])>(&self, f: F) {
+        self.volumes::<false, F>(f);
+    }
+
+    /// [`LoopNest::for_each_volume`], with the volumes in any order where
+    /// that makes them larger: when every block of a volume ends in the
+    /// same partial row (the last tile column of a row-major row, in each
+    /// of a band's rows), the blocks' full rows come in one call and
+    /// their last rows in another, where the nest's order would split
+    /// the volume block by block. For kernels that fill a volume in their
+    /// own order anyway and gain from long volumes (a row deinterleave
+    /// handles `factor` blocks at once, so blocks one at a time leave it
+    /// nothing to do). Every element is visited once; padding never.
+    ///
+    /// ```
+    /// use tessera::{walk::LoopNest, ArrayLayout};
+    /// let src: ArrayLayout = "bf16[16,200]{1,0:T(8,128)(2,1)}".parse().unwrap();
+    /// let dst: ArrayLayout = "bf16[16,200]{1,0}".parse().unwrap();
+    /// let nest = LoopNest::relayout(&src, &dst).unwrap().unwrap();
+    /// let mut volumes = Vec::new();
+    /// nest.for_each_volume_any_order(|start, shape| volumes.push((start, shape)));
+    /// // Per band of 8 rows: 4 row pairs of the full tile column, then of
+    /// // the partial one (72 columns); in nest order each row pair's
+    /// // 128 + 72 columns would come as two calls of one block.
+    /// assert_eq!(volumes[..2], [([0, 0], [4, 2, 1, 128]), ([1024, 128], [4, 2, 1, 72])]);
+    /// assert_eq!(volumes.len(), 4);
+    /// ```
+    #[inline(always)]
+    pub fn for_each_volume_any_order<F: FnMut([usize; 2], [usize; 4])>(&self, f: F) {
+        self.volumes::<true, F>(f);
+    }
+
+    /// The walk of [`LoopNest::for_each_volume`] (`ANY_ORDER` false) and
+    /// [`LoopNest::for_each_volume_any_order`] (true).
+    #[inline(always)]
+    fn volumes<const ANY_ORDER: bool, F: FnMut([usize; 2], [usize; 4])>(&self, mut f: F) {
         if self.element_count == 0 {
             return;
         }
@@ -158,7 +193,7 @@ impl LoopNest {
         self.for_each_outer(
             self.len.saturating_sub(4),
             #[inline(always)]
-            |offsets, base| self.volume(&cell, offsets, base, &mut f),
+            |offsets, base| self.volume::<ANY_ORDER, F>(&cell, offsets, base, &mut f),
         );
     }
 
@@ -334,10 +369,11 @@ impl LoopNest {
 
     /// The volume of levels `[outer, step, row, run]` at `offsets`, the
     /// outer digits having reached `base`: one call when all its blocks
-    /// have the same shape, else one for the planes before the last if
-    /// they do, and plane by plane for the rest.
+    /// have the same shape, else (`ANY_ORDER`) two when all its blocks
+    /// have the same rows but the last, else one for the planes before the
+    /// last if they are alike, and plane by plane for the rest.
     #[inline(always)]
-    fn volume<F: FnMut([usize; 2], [usize; 4])>(
+    fn volume<const ANY_ORDER: bool, F: FnMut([usize; 2], [usize; 4])>(
         &self,
         [outer, step, row, run]: &[Level; 4],
         offsets: [usize; 2],
@@ -373,20 +409,49 @@ impl LoopNest {
                             + to_last(run, row, rows),
                     )
         };
-        // All planes alike; or all but the last (a partial tile at the
-        // end of the outer level's dimension); or plane by plane.
-        let alike = if uniform(outers) {
-            outers
-        } else if outers > 1 && uniform(outers - 1) {
+        if uniform(outers) {
+            (*f)(offsets, [outers, steps, rows, len]);
+            return;
+        }
+        if ANY_ORDER && rows > 1 {
+            // Every block's rows but the last as long as the first block's
+            // first, and every block's last row as long as the first
+            // block's: the bounds argument above, over those two sets of
+            // rows (the first and the last row of each).
+            let at_last_block = |r: usize| {
+                base[run.dim]
+                    + to_last(run, outer, outers)
+                    + to_last(run, step, steps)
+                    + to_last(run, row, r)
+            };
+            let last = self.trips(run, base[run.dim] + to_last(run, row, rows));
+            if steps == self.trips(step, base[step.dim] + to_last(step, outer, outers))
+                && rows
+                    == self.trips(
+                        row,
+                        base[row.dim] + to_last(row, outer, outers) + to_last(row, step, steps),
+                    )
+                && len == self.trips(run, at_last_block(rows - 1))
+                && last == self.trips(run, at_last_block(rows))
+            {
+                (*f)(offsets, [outers, steps, rows - 1, len]);
+                let o = [
+                    offsets[0].wrapping_add((rows - 1).wrapping_mul(row.strides[0])),
+                    offsets[1].wrapping_add((rows - 1).wrapping_mul(row.strides[1])),
+                ];
+                (*f)(o, [outers, steps, 1, last]);
+                return;
+            }
+        }
+        // All planes but the last alike (a partial tile at the end of the
+        // outer level's dimension); then plane by plane.
+        let alike = if outers > 1 && uniform(outers - 1) {
             outers - 1
         } else {
             0
         };
         if alike > 0 {
             (*f)(offsets, [alike, steps, rows, len]);
-            if alike == outers {
-                return;
-            }
         }
         let saved = base[outer.dim];
         let mut o = [

@@ -149,9 +149,11 @@ fn copy_fields<const K: usize, const N: u32>(
         RelayoutKernel::Deinterleave { .. } => {
             // A block: `steps` (K when whole) destination rows
             // `step[1]` apart, `len` consecutive `x` each; consecutive in
-            // the source.
+            // the source. In any order, so that a partial last tile
+            // column comes as one volume per band, not block by block
+            // (see `relayout::copy`).
             let mut bands = simd::Bands::new(!streaming);
-            nest.for_each_volume(|start, [outers, steps, rows, len]| {
+            nest.for_each_volume_any_order(|start, [outers, steps, rows, len]| {
                 let whole = steps == K
                     && start.iter().all(|&o| on_byte::<K>(o))
                     && steps_on_bytes::<K>(outers, outer)

@@ -162,9 +162,12 @@ fn copy_volumes<T: NoUninit, S: Sink<T>>(
             // A block of `factor` steps (`steps == factor`; the last rows
             // of a row count that is not a multiple have fewer) reads
             // `factor * len` dense source elements into `factor`
-            // destination rows.
+            // destination rows. A partial last tile column would split
+            // every band block by block in the nest's order, so the
+            // volumes come in any order: the full tile columns of a band
+            // in one, the partial one in another.
             let mut bands = simd::Bands::new(!S::STREAMING);
-            nest.for_each_volume(
+            nest.for_each_volume_any_order(
                 #[inline(always)]
                 |start, [outers, steps, rows, len]| {
                     let dst = out.buffer();
