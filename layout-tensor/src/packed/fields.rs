@@ -142,7 +142,7 @@ fn copy_fields<const K: usize, const N: u32>(
                     }
                 }
             });
-            if let Some(grid) = bands.take() {
+            while let Some(grid) = bands.take() {
                 simd::interleave_fields_grid(src, out, &grid, streaming);
             }
         }
@@ -194,7 +194,7 @@ fn copy_fields<const K: usize, const N: u32>(
                     }
                 }
             });
-            if let Some(grid) = bands.take() {
+            while let Some(grid) = bands.take() {
                 simd::deinterleave_fields_grid(src, out, &grid, streaming);
             }
         }

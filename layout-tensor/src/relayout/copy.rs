@@ -154,7 +154,7 @@ fn copy_volumes<T: NoUninit, S: Sink<T>>(
                     }
                 },
             );
-            if let Some(grid) = bands.take() {
+            while let Some(grid) = bands.take() {
                 simd::interleave_grid(src, out.buffer(), &grid, S::STREAMING);
             }
         }
@@ -191,7 +191,7 @@ fn copy_volumes<T: NoUninit, S: Sink<T>>(
                     }
                 },
             );
-            if let Some(grid) = bands.take() {
+            while let Some(grid) = bands.take() {
                 simd::deinterleave_grid(src, out.buffer(), &grid, S::STREAMING);
             }
         }

@@ -181,11 +181,21 @@ impl BlockGrid {
 /// calls per band (the checks, the dispatch, the loop's set-up) took 5
 /// to 8% of its unpack's time at 1 MiB.
 ///
+/// Two grids wait at a time, so that two kinds of volume that alternate
+/// join each into its own grid: the full tile columns of a band and its
+/// partial last one (of 1000 columns, 7 of 128 and one of 104), which
+/// [`LoopNest::for_each_volume_any_order`] hands over in turn. The
+/// kernels write disjoint destinations, so the order they run in is free.
+///
 /// Joined only below the streaming threshold: above it a grid prefetches
 /// the source of the grid after it ([`BlockGrid::read_ahead`]).
+///
+/// [`LoopNest::for_each_volume_any_order`]: layout_core::walk::LoopNest::for_each_volume_any_order
 #[derive(Debug)]
 pub(crate) struct Bands {
-    pending: Option<BlockGrid>,
+    /// The grids waiting, the older first; `pending[1]` is empty while
+    /// `pending[0]` is.
+    pending: [Option<BlockGrid>; 2],
     join: bool,
 }
 
@@ -193,30 +203,44 @@ impl Bands {
     /// No grid yet; grids are joined when `join`.
     pub(crate) fn new(join: bool) -> Bands {
         Bands {
-            pending: None,
+            pending: [None, None],
             join,
         }
     }
 
-    /// Takes `grid` (of one band): joined to the pending grid when it
-    /// continues it, and then `None`; else the pending grid, to run now,
-    /// with `grid` pending in its place.
+    /// Takes `grid` (of one band): joined to a waiting grid when it
+    /// continues it, or waiting itself while there is room, and then
+    /// `None`; else the older waiting grid, to run now, with `grid`
+    /// waiting in its place.
     #[inline(always)]
     pub(crate) fn push(&mut self, grid: BlockGrid) -> Option<BlockGrid> {
         if !self.join {
             return Some(grid);
         }
-        if let Some(pending) = &mut self.pending
-            && pending.join(&grid)
-        {
-            return None;
+        for pending in &mut self.pending {
+            match pending {
+                Some(waiting) => {
+                    if waiting.join(&grid) {
+                        return None;
+                    }
+                }
+                None => {
+                    *pending = Some(grid);
+                    return None;
+                }
+            }
         }
-        self.pending.replace(grid)
+        let older = self.pending[0].take();
+        self.pending = [self.pending[1].take(), Some(grid)];
+        older
     }
 
-    /// The pending grid, to run after the last [`Bands::push`].
+    /// A waiting grid, the older first, to run after the last
+    /// [`Bands::push`]; `None` when none is left.
     pub(crate) fn take(&mut self) -> Option<BlockGrid> {
-        self.pending.take()
+        let older = self.pending[0].take();
+        self.pending = [self.pending[1].take(), None];
+        older
     }
 }
 
@@ -537,15 +561,36 @@ fn interleave_blocks<
                 }
             }
             if !ONLY_WIDE && done < rows {
-                interleave_tail::<T, M, F>(src, dst, [s, d], row_stride, done..rows);
+                if vectors > 0 {
+                    // The last vector's worth of each row again, ending at
+                    // the row's end: the elements past `done`, and some
+                    // the vectors wrote already, written again alike.
+                    let back = rows - vector_elements::<T, F>();
+                    // SAFETY: as for the vectors above, for one vector of
+                    // each row from `back`, `back + vector_elements <=
+                    // rows`; with normal stores (no lines), as `done <
+                    // rows` streams none of the grid's.
+                    unsafe {
+                        vector_interleave::<T, M, F, false>(
+                            src.as_ptr().add(s + back),
+                            row_stride,
+                            dst.as_mut_ptr().add(d + F * back),
+                            1,
+                            [0, 0],
+                        );
+                    }
+                } else {
+                    interleave_tail::<T, M, F>(src, dst, [s, d], row_stride, done..rows);
+                }
             }
         },
     );
 }
 
 /// The elements `r` in `rows` of each row of the block at `[s, d]`
-/// interleaved one at a time: those past the vectors of
-/// [`interleave_blocks`]. Out of line, so that the loop over blocks does
+/// interleaved one at a time: rows shorter than a vector in
+/// [`interleave_blocks`] (longer ones end in a vector that overlaps the
+/// last whole one). Out of line, so that the loop over blocks does
 /// not work out its bounds for blocks that have no such elements (the
 /// compiler did, for every block: a quarter to a half of the time of
 /// 512-byte blocks in `perf`).
@@ -776,14 +821,33 @@ fn deinterleave_blocks<
                 }
             }
             if !ONLY_WIDE && done < rows {
-                deinterleave_tail::<T, M, F>(src, dst, [s, d], row_stride, done..rows);
+                if vectors > 0 {
+                    // The last vector's worth of each row again, ending at
+                    // the row's end (as the interleave's).
+                    let back = rows - vector_elements::<T, F>();
+                    // SAFETY: as for the vectors above, for one vector of
+                    // each row from `back`, `back + vector_elements <=
+                    // rows`; with normal stores (no lines), as `done <
+                    // rows` streams none of the grid's.
+                    unsafe {
+                        vector_deinterleave::<T, M, F, false>(
+                            src.as_ptr().add(s + F * back),
+                            dst.as_mut_ptr().add(d + back),
+                            row_stride,
+                            1,
+                            [[0, 0]; F],
+                        );
+                    }
+                } else {
+                    deinterleave_tail::<T, M, F>(src, dst, [s, d], row_stride, done..rows);
+                }
             }
         });
     });
 }
 
 /// The elements `r` in `rows` of each row of the block at `[s, d]`
-/// deinterleaved one at a time: those past the vectors of
+/// deinterleaved one at a time: rows shorter than a vector in
 /// [`deinterleave_blocks`], out of line as [`interleave_tail`].
 #[inline(never)]
 #[cold]
@@ -1375,18 +1439,34 @@ mod tests {
         assert_eq!(bands.push(band([0, 0])), None);
         assert_eq!(bands.push(band([8192, 8192])), None);
         assert_eq!(bands.push(band([16384, 16384])), None);
-        // Not one stride on: the three bands come back, this one waits.
-        let joined = bands.push(band([30000, 24576])).unwrap();
-        assert_eq!((joined.bands, joined.band_stride), (3, [8192, 8192]));
-        assert_eq!(joined.start, [0, 0]);
-        // Another grid shape does not join either.
+        // Not one stride on: this one waits beside the three bands.
+        assert_eq!(bands.push(band([30000, 24576])), None);
+        // Another grid shape joins neither: the oldest comes back.
         let other = BlockGrid {
             rows: 64,
             ..band([40000, 40000])
         };
-        assert_eq!(bands.push(other).unwrap(), band([30000, 24576]));
-        // A grid before the pending one does not join.
-        assert_eq!(bands.push(band([0, 0])).unwrap(), other);
+        let joined = bands.push(other).unwrap();
+        assert_eq!((joined.bands, joined.band_stride), (3, [8192, 8192]));
+        assert_eq!(joined.start, [0, 0]);
+        // Two kinds that alternate join each into its own grid.
+        let other_at = |start| BlockGrid { start, ..other };
+        assert_eq!(bands.push(band([38192, 32768])), None);
+        assert_eq!(bands.push(other_at([48192, 48192])), None);
+        assert_eq!(bands.push(band([46384, 40960])), None);
+        let three = BlockGrid {
+            bands: 3,
+            band_stride: [8192, 8192],
+            ..band([30000, 24576])
+        };
+        // A grid before the waiting ones joins neither.
+        assert_eq!(bands.push(band([0, 0])).unwrap(), three);
+        let two = BlockGrid {
+            bands: 2,
+            band_stride: [8192, 8192],
+            ..other
+        };
+        assert_eq!(bands.take(), Some(two));
         assert_eq!(bands.take(), Some(band([0, 0])));
         assert_eq!(bands.take(), None);
         // Not joining: every grid comes straight back.
