@@ -375,15 +375,23 @@ fn merged<
     // 4-byte units); but 64-byte squares of 64-byte rows are streamed
     // straight to the destination, each square row a whole line
     // ([`streams_squares`]).
+    // Squares of `n` need at least `n` rows and runs: a plane of fewer
+    // (the 8 rows of one `T(8,128)` tile row, when a partial tile ends
+    // every band) would go element by element ([`edge`]).
+    let fits = |n: usize| x.per * x.blocks >= n && i.per * i.blocks >= n;
     let whole = |n: usize| {
-        (x.blocks == 1 || x.per.is_multiple_of(n)) && (i.blocks == 1 || i.per.is_multiple_of(n))
+        fits(n)
+            && (x.blocks == 1 || x.per.is_multiple_of(n))
+            && (i.blocks == 1 || i.per.is_multiple_of(n))
     };
     // Blocks that are not whole squares (the 2-row tiles of `T(2,128)`,
     // the 4-row tiles of bytes): squares across blocks, with an offset
     // per row and per run. A square's rows are then consecutive in the
     // source and its runs in the destination, as the blocks of each axis
     // continue each other there (how `x` and `i` were chosen).
-    let across = (x.blocks == 1 || x.stride[0] == x.per) && (i.blocks == 1 || i.stride[1] == i.per);
+    let across = fits(W)
+        && (x.blocks == 1 || x.stride[0] == x.per)
+        && (i.blocks == 1 || i.stride[1] == i.per);
     let streamed = STREAMING && X::BYTES == 64 && W * core::mem::size_of::<T>() == 64;
     let direct = match () {
         _ if STREAMING => (streamed && whole(W)).then_some(Direct::Squares(W)),
