@@ -56,6 +56,12 @@
 //!   cache, and 1000 bytes apart ([`transpose_shapes_1mib`]),
 //!   timed in turns with `memcpy` like the matrix. Only these:
 //!   `TESSERA_BENCH_SIZES=1 cargo bench -p tessera-xla --bench relayout -- shapes`.
+//! - `paired_partial_tiles_1MiB` (with size 1 only): the matrix's
+//!   tilings × {pack, unpack, transpose+tile} on shapes whose tiles are
+//!   partial in both dims (`f32[509,515]`, `bf16[721,727]`,
+//!   `s8`/`u8[1021,1027]`, [`partial_tiles_1mib`]), timed in turns with
+//!   `memcpy` like the matrix. Only these: `TESSERA_BENCH_SIZES=1 cargo
+//!   bench -p tessera-xla --bench relayout -- partial_tiles`.
 //! - `paired_packed_odd_rows_1MiB` (with size 1 only): packed `s4` and
 //!   `u2` rows that start mid-byte, to and from `T(8,128)E(n)` tiles
 //!   ([`packed_odd_rows_1mib`]), timed in turns with `memcpy` of the
@@ -977,6 +983,39 @@ fn transpose_shapes_1mib(c: &mut Criterion) {
     g.finish();
 }
 
+/// Shapes whose tiles are partial in both dims (`paired_partial_tiles_1MiB`):
+/// about 1 MiB of each TPU tiling's type, `[rows, cols]` neither a
+/// multiple of the tile, × {pack, unpack, transpose+tile}; checked, the
+/// kernel asserted, timed in turns with `memcpy`. Every band of tiles
+/// ends in a partial tile column, and the last band in partial rows; the
+/// odd row lengths of `bf16` and `s8` keep the transposes into tiles
+/// from taking a row's 2 or 4 elements as one unit.
+fn partial_tiles_1mib(c: &mut Criterion) {
+    let mut g = paired_group(c, "partial_tiles", 1);
+    // The matrix's pairs, but for the transposes into tiles of types
+    // with sub-tiles, whose odd rows keep their groups from being units.
+    let pairs = |tiling: &'static str, interleave: Option<usize>, transpose_tile| {
+        let mut pairs = tiling_pairs(tiling, interleave);
+        pairs[2].kernel = transpose_tile;
+        pairs
+    };
+    for pair in pairs("T(8,128)", None, RelayoutKernel::Transpose) {
+        matrix_entry(&mut g, "f32", "509,515", &pair, |i| i as f32);
+    }
+    for pair in pairs("T(8,128)(2,1)", Some(2), RelayoutKernel::ContiguousRuns) {
+        matrix_entry(&mut g, "bf16", "721,727", &pair, |i| {
+            bf16::from_bits(i as u16 & 0x3fff)
+        });
+    }
+    for pair in pairs("T(8,128)(4,1)", Some(4), RelayoutKernel::ContiguousRuns) {
+        matrix_entry(&mut g, "s8", "1021,1027", &pair, |i| i as i8);
+    }
+    for pair in pairs("T(32,128)(4,1)", Some(4), RelayoutKernel::ContiguousRuns) {
+        matrix_entry(&mut g, "u8", "1021,1027", &pair, |i| i as u8);
+    }
+    g.finish();
+}
+
 /// Packed rows that start mid-byte (`paired_packed_odd_rows_1MiB`): `s4`
 /// rows of 1023 (every other row starts a nibble into a byte) and `u2`
 /// rows of 1021 (each row a slot further into its byte) between
@@ -1026,6 +1065,7 @@ fn relayouts(c: &mut Criterion) {
     }
     if sizes.contains(&1) {
         transpose_shapes_1mib(c);
+        partial_tiles_1mib(c);
         packed_odd_rows_1mib(c);
         naive_1mib(c);
     }

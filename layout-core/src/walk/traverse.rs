@@ -153,7 +153,9 @@ impl LoopNest {
     /// same partial row (the last tile column of a row-major row, in each
     /// of a band's rows), the blocks' full rows come in one call and
     /// their last rows in another, where the nest's order would split
-    /// the volume block by block. For kernels that fill a volume in their
+    /// the volume block by block; so do the blocks of all its planes but
+    /// the last, when the last has fewer (the partial band at the end of
+    /// the rows). For kernels that fill a volume in their
     /// own order anyway and gain from long volumes (a row deinterleave
     /// handles `factor` blocks at once, so blocks one at a time leave it
     /// nothing to do). Every element is visited once; padding never.
@@ -370,8 +372,9 @@ impl LoopNest {
     /// The volume of levels `[outer, step, row, run]` at `offsets`, the
     /// outer digits having reached `base`: one call when all its blocks
     /// have the same shape, else (`ANY_ORDER`) two when all its blocks
-    /// have the same rows but the last, else one for the planes before the
-    /// last if they are alike, and plane by plane for the rest.
+    /// have the same rows but the last, else one (or, so, two) for the
+    /// planes before the last if they are alike, and plane by plane for
+    /// the rest.
     #[inline(always)]
     fn volume<const ANY_ORDER: bool, F: FnMut([usize; 2], [usize; 4])>(
         &self,
@@ -413,46 +416,58 @@ impl LoopNest {
             (*f)(offsets, [outers, steps, rows, len]);
             return;
         }
-        if ANY_ORDER && rows > 1 {
-            // Every block's rows but the last as long as the first block's
-            // first, and every block's last row as long as the first
-            // block's: the bounds argument above, over those two sets of
-            // rows (the first and the last row of each).
+        // With `ANY_ORDER`: whether every block of the first `k` planes
+        // has the same rows but the last, as long as the first block's
+        // first, and every block's last row as long as the first block's
+        // (the bounds argument above, over those two sets of rows).
+        let last = self.trips(run, base[run.dim] + to_last(run, row, rows));
+        let split = |k: usize| {
             let at_last_block = |r: usize| {
                 base[run.dim]
-                    + to_last(run, outer, outers)
+                    + to_last(run, outer, k)
                     + to_last(run, step, steps)
                     + to_last(run, row, r)
             };
-            let last = self.trips(run, base[run.dim] + to_last(run, row, rows));
-            if steps == self.trips(step, base[step.dim] + to_last(step, outer, outers))
+            ANY_ORDER
+                && rows > 1
+                && steps == self.trips(step, base[step.dim] + to_last(step, outer, k))
                 && rows
                     == self.trips(
                         row,
-                        base[row.dim] + to_last(row, outer, outers) + to_last(row, step, steps),
+                        base[row.dim] + to_last(row, outer, k) + to_last(row, step, steps),
                     )
                 && len == self.trips(run, at_last_block(rows - 1))
                 && last == self.trips(run, at_last_block(rows))
-            {
-                (*f)(offsets, [outers, steps, rows - 1, len]);
+        };
+        // The first `k` planes as one volume, or as two split so.
+        let mut planes = |k: usize, split: bool| match split {
+            false => (*f)(offsets, [k, steps, rows, len]),
+            true => {
+                (*f)(offsets, [k, steps, rows - 1, len]);
                 let o = [
                     offsets[0].wrapping_add((rows - 1).wrapping_mul(row.strides[0])),
                     offsets[1].wrapping_add((rows - 1).wrapping_mul(row.strides[1])),
                 ];
-                (*f)(o, [outers, steps, 1, last]);
-                return;
+                (*f)(o, [k, steps, 1, last]);
             }
+        };
+        if split(outers) {
+            planes(outers, true);
+            return;
         }
         // All planes but the last alike (a partial tile at the end of the
-        // outer level's dimension); then plane by plane.
-        let alike = if outers > 1 && uniform(outers - 1) {
-            outers - 1
-        } else {
-            0
+        // outer level's dimension), or split alike; then plane by plane.
+        let alike = match outers > 1 {
+            true if uniform(outers - 1) => {
+                planes(outers - 1, false);
+                outers - 1
+            }
+            true if split(outers - 1) => {
+                planes(outers - 1, true);
+                outers - 1
+            }
+            _ => 0,
         };
-        if alike > 0 {
-            (*f)(offsets, [alike, steps, rows, len]);
-        }
         let saved = base[outer.dim];
         let mut o = [
             offsets[0].wrapping_add(alike.wrapping_mul(outer.strides[0])),
