@@ -153,9 +153,12 @@ impl LoopNest {
     /// same partial row (the last tile column of a row-major row, in each
     /// of a band's rows), the blocks' full rows come in one call and
     /// their last rows in another, where the nest's order would split
-    /// the volume block by block; so do the blocks of all its planes but
-    /// the last, when the last has fewer (the partial band at the end of
-    /// the rows). For kernels that fill a volume in their
+    /// the volume block by block. Likewise, when every plane ends in the
+    /// same partial block (the last tile of each band of a transposed
+    /// tiling), the planes' other blocks come in one call and their last
+    /// blocks in another; and the planes before a last plane that has
+    /// fewer (the partial band at the end of the rows) split so on their
+    /// own. For kernels that fill a volume in their
     /// own order anyway and gain from long volumes (a row deinterleave
     /// handles `factor` blocks at once, so blocks one at a time leave it
     /// nothing to do). Every element is visited once; padding never.
@@ -378,17 +381,39 @@ impl LoopNest {
     #[inline(always)]
     fn volume<const ANY_ORDER: bool, F: FnMut([usize; 2], [usize; 4])>(
         &self,
-        [outer, step, row, run]: &[Level; 4],
+        levels: &[Level; 4],
         offsets: [usize; 2],
         base: &mut [usize; MAX_RANK],
         f: &mut F,
     ) {
+        let [outer, step, row, run] = levels;
         let outers = self.trips(outer, base[outer.dim]);
         let (steps, rows, len) = (
             self.trips(step, base[step.dim]),
             self.trips(row, base[row.dim]),
             self.trips(run, base[run.dim]),
         );
+        let counts = [outers, steps, rows, len];
+        if self.uniform(levels, base, counts, outers) {
+            (*f)(offsets, counts);
+            return;
+        }
+        // Out of line: the loop over volumes that are alike (every band
+        // of a matrix's tiles) keeps its registers.
+        self.volume_in_parts::<ANY_ORDER, F>(levels, offsets, base, f, counts);
+    }
+
+    /// Whether the first `k` planes of the volume of `levels` whose first
+    /// block has `[outers, steps, rows, len]`, the outer digits having
+    /// reached `base`, are alike (see [`LoopNest::volume`]).
+    #[inline(always)]
+    fn uniform(
+        &self,
+        [outer, step, row, run]: &[Level; 4],
+        base: &[usize; MAX_RANK],
+        [_, steps, rows, len]: [usize; 4],
+        k: usize,
+    ) -> bool {
         // Trip counts only shrink as the index grows, so when the first
         // and the last of the first `k` planes have as many blocks, their
         // first and last block as many rows, and their first and last row
@@ -396,26 +421,35 @@ impl LoopNest {
         // from the first's by the last step of each level above it in the
         // same dimension (no copy of `base`: a copy right after the
         // odometer's stores stalls on store forwarding).
-        let uniform = |k: usize| {
-            steps == self.trips(step, base[step.dim] + to_last(step, outer, k))
-                && rows
-                    == self.trips(
-                        row,
-                        base[row.dim] + to_last(row, outer, k) + to_last(row, step, steps),
-                    )
-                && len
-                    == self.trips(
-                        run,
-                        base[run.dim]
-                            + to_last(run, outer, k)
-                            + to_last(run, step, steps)
-                            + to_last(run, row, rows),
-                    )
-        };
-        if uniform(outers) {
-            (*f)(offsets, [outers, steps, rows, len]);
-            return;
-        }
+        steps == self.trips(step, base[step.dim] + to_last(step, outer, k))
+            && rows
+                == self.trips(
+                    row,
+                    base[row.dim] + to_last(row, outer, k) + to_last(row, step, steps),
+                )
+            && len
+                == self.trips(
+                    run,
+                    base[run.dim]
+                        + to_last(run, outer, k)
+                        + to_last(run, step, steps)
+                        + to_last(run, row, rows),
+                )
+    }
+
+    /// The volume of [`LoopNest::volume`] whose planes are not all alike,
+    /// `[outers, steps, rows, len]` those of its first block.
+    #[inline(never)]
+    fn volume_in_parts<const ANY_ORDER: bool, F: FnMut([usize; 2], [usize; 4])>(
+        &self,
+        levels: &[Level; 4],
+        offsets: [usize; 2],
+        base: &mut [usize; MAX_RANK],
+        f: &mut F,
+        [outers, steps, rows, len]: [usize; 4],
+    ) {
+        let [outer, step, row, run] = levels;
+        let uniform = |k: usize| self.uniform(levels, base, [outers, steps, rows, len], k);
         // With `ANY_ORDER`: whether every block of the first `k` planes
         // has the same rows but the last, as long as the first block's
         // first, and every block's last row as long as the first block's
@@ -439,10 +473,35 @@ impl LoopNest {
                 && len == self.trips(run, at_last_block(rows - 1))
                 && last == self.trips(run, at_last_block(rows))
         };
+        // With `ANY_ORDER`: whether the first `k` planes have the same
+        // blocks but each plane's last, alike among themselves: `[rows,
+        // len]` of those last blocks when so (a partial tile at the end of
+        // the step's dimension, in every plane), by the same argument.
+        let last_step = |k: usize| {
+            if !ANY_ORDER || steps < 2 {
+                return None;
+            }
+            let row_at =
+                |o: usize, t: usize| base[row.dim] + to_last(row, outer, o) + to_last(row, step, t);
+            let run_at = |o: usize, t: usize, r: usize| {
+                base[run.dim]
+                    + to_last(run, outer, o)
+                    + to_last(run, step, t)
+                    + to_last(run, row, r)
+            };
+            let last_rows = self.trips(row, row_at(1, steps));
+            let last_len = self.trips(run, run_at(1, steps, 1));
+            let alike = steps == self.trips(step, base[step.dim] + to_last(step, outer, k))
+                && rows == self.trips(row, row_at(k, steps - 1))
+                && len == self.trips(run, run_at(k, steps - 1, rows))
+                && last_rows == self.trips(row, row_at(k, steps))
+                && last_len == self.trips(run, run_at(k, steps, last_rows));
+            alike.then_some([last_rows, last_len])
+        };
         // The first `k` planes as one volume, or as two split so.
-        let mut planes = |k: usize, split: bool| match split {
-            false => (*f)(offsets, [k, steps, rows, len]),
-            true => {
+        let mut planes = |k: usize, split: Split| match split {
+            Split::None => (*f)(offsets, [k, steps, rows, len]),
+            Split::LastRow => {
                 (*f)(offsets, [k, steps, rows - 1, len]);
                 let o = [
                     offsets[0].wrapping_add((rows - 1).wrapping_mul(row.strides[0])),
@@ -450,23 +509,38 @@ impl LoopNest {
                 ];
                 (*f)(o, [k, steps, 1, last]);
             }
+            Split::LastStep([last_rows, last_len]) => {
+                (*f)(offsets, [k, steps - 1, rows, len]);
+                let o = [
+                    offsets[0].wrapping_add((steps - 1).wrapping_mul(step.strides[0])),
+                    offsets[1].wrapping_add((steps - 1).wrapping_mul(step.strides[1])),
+                ];
+                (*f)(o, [k, 1, last_rows, last_len]);
+            }
         };
-        if split(outers) {
-            planes(outers, true);
+        let how = |k: usize| match split(k) {
+            true => Some(Split::LastRow),
+            false => last_step(k).map(Split::LastStep),
+        };
+        if let Some(split) = how(outers) {
+            planes(outers, split);
             return;
         }
         // All planes but the last alike (a partial tile at the end of the
         // outer level's dimension), or split alike; then plane by plane.
         let alike = match outers > 1 {
             true if uniform(outers - 1) => {
-                planes(outers - 1, false);
+                planes(outers - 1, Split::None);
                 outers - 1
             }
-            true if split(outers - 1) => {
-                planes(outers - 1, true);
-                outers - 1
-            }
-            _ => 0,
+            true => match how(outers - 1) {
+                Some(split) => {
+                    planes(outers - 1, split);
+                    outers - 1
+                }
+                None => 0,
+            },
+            false => 0,
         };
         let saved = base[outer.dim];
         let mut o = [
@@ -597,6 +671,18 @@ impl LoopNest {
             r += 1;
         }
     }
+}
+
+/// How [`LoopNest::for_each_volume_any_order`] splits planes whose
+/// blocks are not all alike.
+#[derive(Clone, Copy)]
+enum Split {
+    /// Alike: one volume.
+    None,
+    /// Every block's last row apart.
+    LastRow,
+    /// Every plane's last block apart, `[rows, len]`.
+    LastStep([usize; 2]),
 }
 
 /// How much further `level`'s dimension is at the last of `trips` steps of

@@ -128,6 +128,9 @@ fn copy_volumes<T: NoUninit, S: Sink<T>>(
             // dense groups. Element sizes with a vector interleave take
             // that kernel, which streams a band's output whole; others the
             // transpose kernel.
+            // In the nest's order: a pack's volumes split only at the
+            // rows' end, where any order finds nothing larger, and its
+            // checks cost a partial-tile shape (`bf16[721,727]`) 5%.
             let vectors = simd::has_vectors::<T>(factor);
             let mut bands = simd::Bands::new(!S::STREAMING);
             nest.for_each_volume(
@@ -198,7 +201,11 @@ fn copy_volumes<T: NoUninit, S: Sink<T>>(
         RelayoutKernel::Transpose => {
             // Rows contiguous in the source (`row[0] == 1`, the level the
             // planner moved there), runs in the destination (`di == 1`).
-            nest.for_each_volume(
+            // In any order: with a partial tile at the end of every band,
+            // the bands' full tiles in one volume and their last in
+            // another, rather than band by band, so the kernel can merge
+            // the bands' rows (8 of them in a `T(8,128)` band).
+            nest.for_each_volume_any_order(
                 #[inline(always)]
                 |start, shape| {
                     transpose_volume(src, out.buffer(), start, shape, strides, S::STREAMING);
