@@ -158,10 +158,10 @@ impl LoopNest {
     /// tiling), the planes' other blocks come in one call and their last
     /// blocks in another; and the planes before a last plane that has
     /// fewer (the partial band at the end of the rows) split so on their
-    /// own. For kernels that fill a volume in their
-    /// own order anyway and gain from long volumes (a row deinterleave
-    /// handles `factor` blocks at once, so blocks one at a time leave it
-    /// nothing to do). Every element is visited once; padding never.
+    /// own. For kernels that fill a volume in their own order anyway and
+    /// gain from long volumes (a row deinterleave handles `factor` blocks
+    /// at once, so blocks one at a time leave it nothing to do). Every
+    /// element is visited once; padding never.
     ///
     /// ```
     /// use tessera::{walk::LoopNest, ArrayLayout};
@@ -374,10 +374,9 @@ impl LoopNest {
 
     /// The volume of levels `[outer, step, row, run]` at `offsets`, the
     /// outer digits having reached `base`: one call when all its blocks
-    /// have the same shape, else (`ANY_ORDER`) two when all its blocks
-    /// have the same rows but the last, else one (or, so, two) for the
-    /// planes before the last if they are alike, and plane by plane for
-    /// the rest.
+    /// have the same shape; else the planes that
+    /// [`LoopNest::volume_split`] finds alike in one call, or in two
+    /// split as it says (`ANY_ORDER`), and plane by plane for the rest.
     #[inline(always)]
     fn volume<const ANY_ORDER: bool, F: FnMut([usize; 2], [usize; 4])>(
         &self,
@@ -496,7 +495,7 @@ impl LoopNest {
         // With `ANY_ORDER`: whether every block of the first `k` planes
         // has the same rows but the last, as long as the first block's
         // first, and every block's last row as long as the first block's
-        // (the bounds argument above, over those two sets of rows).
+        // (the bounds argument of `uniform`, over those two sets of rows).
         let last = self.trips(run, base[run.dim] + to_last(run, row, rows));
         let split = |k: usize| {
             let at_last_block = |r: usize| {
