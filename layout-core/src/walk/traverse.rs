@@ -492,28 +492,28 @@ impl LoopNest {
     ) -> (usize, Split) {
         let [outer, step, row, run] = levels;
         let uniform = |k: usize| self.uniform(levels, base, [outers, steps, rows, len], k);
+        // The index, in the row's and in the run's dimension, of block
+        // `t - 1` of plane `o - 1` (and of its row `r - 1`): the first
+        // with 1s, the last of the first `k` planes with `k`, `steps`.
+        let row_at =
+            |o: usize, t: usize| base[row.dim] + to_last(row, outer, o) + to_last(row, step, t);
+        let run_at = |o: usize, t: usize, r: usize| {
+            base[run.dim] + to_last(run, outer, o) + to_last(run, step, t) + to_last(run, row, r)
+        };
+        let steps_alike =
+            |k: usize| steps == self.trips(step, base[step.dim] + to_last(step, outer, k));
         // With `ANY_ORDER`: whether every block of the first `k` planes
         // has the same rows but the last, as long as the first block's
         // first, and every block's last row as long as the first block's
         // (the bounds argument of `uniform`, over those two sets of rows).
-        let last = self.trips(run, base[run.dim] + to_last(run, row, rows));
+        let last = self.trips(run, run_at(1, 1, rows));
         let split = |k: usize| {
-            let at_last_block = |r: usize| {
-                base[run.dim]
-                    + to_last(run, outer, k)
-                    + to_last(run, step, steps)
-                    + to_last(run, row, r)
-            };
             ANY_ORDER
                 && rows > 1
-                && steps == self.trips(step, base[step.dim] + to_last(step, outer, k))
-                && rows
-                    == self.trips(
-                        row,
-                        base[row.dim] + to_last(row, outer, k) + to_last(row, step, steps),
-                    )
-                && len == self.trips(run, at_last_block(rows - 1))
-                && last == self.trips(run, at_last_block(rows))
+                && steps_alike(k)
+                && rows == self.trips(row, row_at(k, steps))
+                && len == self.trips(run, run_at(k, steps, rows - 1))
+                && last == self.trips(run, run_at(k, steps, rows))
         };
         // With `ANY_ORDER`: whether the first `k` planes have the same
         // blocks but each plane's last, alike among themselves: `[rows,
@@ -523,17 +523,9 @@ impl LoopNest {
             if !ANY_ORDER || steps < 2 {
                 return None;
             }
-            let row_at =
-                |o: usize, t: usize| base[row.dim] + to_last(row, outer, o) + to_last(row, step, t);
-            let run_at = |o: usize, t: usize, r: usize| {
-                base[run.dim]
-                    + to_last(run, outer, o)
-                    + to_last(run, step, t)
-                    + to_last(run, row, r)
-            };
             let last_rows = self.trips(row, row_at(1, steps));
             let last_len = self.trips(run, run_at(1, steps, 1));
-            let alike = steps == self.trips(step, base[step.dim] + to_last(step, outer, k))
+            let alike = steps_alike(k)
                 && rows == self.trips(row, row_at(k, steps - 1))
                 && len == self.trips(run, run_at(k, steps - 1, rows))
                 && last_rows == self.trips(row, row_at(k, steps))
