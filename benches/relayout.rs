@@ -985,32 +985,41 @@ fn transpose_shapes_1mib(c: &mut Criterion) {
 
 /// Shapes whose tiles are partial in both dims (`paired_partial_tiles_1MiB`):
 /// about 1 MiB of each TPU tiling's type, `[rows, cols]` neither a
-/// multiple of the tile, × {pack, unpack, transpose+tile}; checked, the
-/// kernel asserted, timed in turns with `memcpy`. Every band of tiles
-/// ends in a partial tile column, and the last band in partial rows; the
-/// odd row lengths of `bf16` and `s8` keep the transposes into tiles
-/// from taking a row's 2 or 4 elements as one unit.
+/// multiple of the tile, × {pack, unpack, transpose+tile, and its
+/// reverse}; checked, the kernel asserted, timed in turns with `memcpy`.
+/// Every band of tiles ends in a partial tile column, and the last band
+/// in partial rows; the odd row lengths of `bf16`, `s8` and `u8` put the
+/// units of the transposes into and out of sub-tiles (a row's 2 or 4
+/// elements) at odd offsets, so they go through the stage.
 fn partial_tiles_1mib(c: &mut Criterion) {
     let mut g = paired_group(c, "partial_tiles", 1);
-    // The matrix's pairs, but for the transposes into tiles of types
-    // with sub-tiles, whose odd rows keep their groups from being units.
-    let pairs = |tiling: &'static str, interleave: Option<usize>, transpose_tile| {
-        let mut pairs = tiling_pairs(tiling, interleave);
-        pairs[2].kernel = transpose_tile;
-        pairs
+    // The matrix's pairs and the transpose out of tiles, with the
+    // transposes' kernel: of units at odd offsets for types with
+    // sub-tiles.
+    let pairs = |tiling: &'static str, interleave: Option<usize>, transpose| {
+        let [pack, unpack, mut into] = tiling_pairs(tiling, interleave);
+        into.kernel = transpose;
+        let out = Pair {
+            name: "untile_transpose",
+            src: into.dst,
+            dst: "{1,0}",
+            kernel: transpose,
+        };
+        [pack, unpack, into, out]
     };
     for pair in pairs("T(8,128)", None, RelayoutKernel::Transpose) {
         matrix_entry(&mut g, "f32", "509,515", &pair, |i| i as f32);
     }
-    for pair in pairs("T(8,128)(2,1)", Some(2), RelayoutKernel::ContiguousRuns) {
+    let staged = |unit| RelayoutKernel::StagedUnitTranspose { unit };
+    for pair in pairs("T(8,128)(2,1)", Some(2), staged(2)) {
         matrix_entry(&mut g, "bf16", "721,727", &pair, |i| {
             bf16::from_bits(i as u16 & 0x3fff)
         });
     }
-    for pair in pairs("T(8,128)(4,1)", Some(4), RelayoutKernel::ContiguousRuns) {
+    for pair in pairs("T(8,128)(4,1)", Some(4), staged(4)) {
         matrix_entry(&mut g, "s8", "1021,1027", &pair, |i| i as i8);
     }
-    for pair in pairs("T(32,128)(4,1)", Some(4), RelayoutKernel::ContiguousRuns) {
+    for pair in pairs("T(32,128)(4,1)", Some(4), staged(4)) {
         matrix_entry(&mut g, "u8", "1021,1027", &pair, |i| i as u8);
     }
     g.finish();

@@ -43,10 +43,19 @@ fn each_pair_gets_the_kernel_of_its_structure() {
             "f32[33,70]{1,0:T(2,128)}",
             ContiguousRuns,
         ),
+        // A pack into tiles 4 elements wide is a transpose of runs of 4
+        // (`x / 4` follows the runs in the source, `y` in the
+        // destination), through the stage where rows of 7 put them at
+        // any offset.
         (
             "s16[5,6,7]{2,1,0}",
             "s16[5,6,7]{2,1,0:T(3,4)}",
-            ContiguousRuns,
+            StagedUnitTranspose { unit: 4 },
+        ),
+        (
+            "s16[5,6,8]{2,1,0}",
+            "s16[5,6,8]{2,1,0:T(3,4)}",
+            UnitTranspose { unit: 4 },
         ),
         // A permutation of major dims keeps the runs.
         (
@@ -177,11 +186,22 @@ fn each_pair_gets_the_kernel_of_its_structure() {
             "u8[64,96]{1,0}",
             UnitTranspose { unit: 4 },
         ),
-        // Pairs cut by an odd size stay runs.
+        // Rows of an odd number of elements: pairs at odd offsets in
+        // every other row, through the stage, into and out of sub-tiles.
         (
             "bf16[64,257]{1,0}",
             "bf16[64,257]{0,1:T(8,128)(2,1)}",
-            ContiguousRuns,
+            StagedUnitTranspose { unit: 2 },
+        ),
+        (
+            "s8[37,1023]{0,1:T(8,128)(4,1)}",
+            "s8[37,1023]{1,0}",
+            StagedUnitTranspose { unit: 4 },
+        ),
+        (
+            "u8[99,130]{1,0}",
+            "u8[99,130]{0,1:T(32,128)(4,1)}",
+            StagedUnitTranspose { unit: 4 },
         ),
         // Cuts that do not divide each other: no nest.
         ("f32[12]{0:T(3)}", "f32[12]{0:T(2)}", ElementByElement),
@@ -543,11 +563,26 @@ fn large_relayouts_of_every_kernel_match_the_engine() {
         );
         check_pair::<u8>(src, dst, 5 * (k % 2), 0xA5);
     }
+    // Transposes of units at odd offsets (rows of 2051 pairs and 4133
+    // quads), through the stage, streamed.
     let (src, dst) = (
         layout("u16[2053,2051]{1,0}".into()),
         layout("u16[2053,2051]{0,1:T(8,128)(2,1)}".into()),
     );
+    assert_eq!(
+        RelayoutKernel::for_layouts(&src, &dst).unwrap(),
+        RelayoutKernel::StagedUnitTranspose { unit: 2 }
+    );
     check_pair::<u16>(src, dst, 3, 0xA5A5);
+    let (src, dst) = (
+        layout("u8[2061,4133]{0,1:T(8,128)(4,1)}".into()),
+        layout("u8[2061,4133]{1,0}".into()),
+    );
+    assert_eq!(
+        RelayoutKernel::for_layouts(&src, &dst).unwrap(),
+        RelayoutKernel::StagedUnitTranspose { unit: 4 }
+    );
+    check_pair::<u8>(src, dst, 1, 0xA5);
     // Transposes of units (pairs of u16, quads of u8) into and out of
     // sub-tiles, streamed.
     let unit_pairs = [

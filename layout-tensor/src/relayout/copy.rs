@@ -6,7 +6,7 @@
 use bytemuck::NoUninit;
 use layout_core::walk::{LoopNest, for_each_run_start};
 
-use super::kernel::RelayoutKernel;
+use super::kernel::{RelayoutKernel, staged_units};
 use super::sink::{Memcpy, Sink};
 use super::stream::{STREAM_FROM_BYTES, StreamWriter};
 use super::{simd, stream, transpose};
@@ -27,8 +27,45 @@ pub(super) fn copy_planned<T: NoUninit>(
         RelayoutKernel::UnitTranspose { unit: 2 } => copy_units::<T, 2>(nest, src, dst),
         RelayoutKernel::UnitTranspose { unit: 4 } => copy_units::<T, 4>(nest, src, dst),
         RelayoutKernel::UnitTranspose { unit: 8 } => copy_units::<T, 8>(nest, src, dst),
+        RelayoutKernel::StagedUnitTranspose { unit: 2 } => copy_staged::<T, 2>(nest, src, dst),
+        RelayoutKernel::StagedUnitTranspose { unit: 4 } => copy_staged::<T, 4>(nest, src, dst),
+        RelayoutKernel::StagedUnitTranspose { unit: 8 } => copy_staged::<T, 8>(nest, src, dst),
         _ => copy_nest(nest, kernel, src, dst),
     }
+}
+
+/// A transpose of units of `K` elements that start at any element of one
+/// buffer, along a nest arranged for it ([`staged_units`]): each volume
+/// of whole units through the stage ([`transpose::staged_volume`]), in
+/// any order, so that the full tiles of a band come as one volume; the
+/// units a partial tile cuts short (and every unit, for element types
+/// the stage cannot hold) element by element.
+#[inline(never)]
+fn copy_staged<T: NoUninit, const K: usize>(nest: &LoopNest, src: &[T], dst: &mut [T]) {
+    let Some(staged) = staged_units(nest) else {
+        return copy_nest(nest, RelayoutKernel::Strided, src, dst);
+    };
+    let streaming =
+        core::mem::size_of_val(dst) >= STREAM_FROM_BYTES && StreamWriter::new(&mut *dst).is_some();
+    let strides = nest.volume_strides();
+    let fits = transpose::Stage::<T>::capacity() >= K;
+    let mut stage = transpose::Stage::<T>::new();
+    nest.for_each_volume_any_order(
+        #[inline(always)]
+        |start, shape| match shape[3] == K && fits {
+            true => transpose::staged_volume::<T, K, { transpose::STAGE_WORDS }>(
+                src,
+                dst,
+                &mut stage,
+                staged.misaligned,
+                start,
+                shape,
+                strides,
+                streaming,
+            ),
+            false => strided_volume(src, dst, start, shape, strides),
+        },
+    );
 }
 
 /// A transpose along a nest in units of `K` elements.
@@ -220,6 +257,7 @@ fn copy_volumes<T: NoUninit, S: Sink<T>>(
         RelayoutKernel::ElementByElement
         | RelayoutKernel::Strided
         | RelayoutKernel::UnitTranspose { .. }
+        | RelayoutKernel::StagedUnitTranspose { .. }
         | RelayoutKernel::PackedSlots => {
             nest.for_each_volume(
                 #[inline(always)]

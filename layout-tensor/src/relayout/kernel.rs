@@ -3,7 +3,7 @@
 //! layouts' text), so every pair of layouts with the same structure gets
 //! the same kernel, static, mixed and run-time alike.
 
-use layout_core::walk::LoopNest;
+use layout_core::walk::{LoopNest, MAX_LOOP_LEVELS};
 use layout_core::{ArrayLayout, Error};
 
 /// The kernel a relayout runs ([`TensorBase::relayout_into`]), as the
@@ -78,6 +78,22 @@ pub enum RelayoutKernel {
         /// Elements per unit.
         unit: usize,
     },
+    /// A [`UnitTranspose`](Self::UnitTranspose) whose units start at any
+    /// element of one buffer: the transpose into `(2,1)` sub-tiles of a
+    /// `bf16` array whose rows are an odd number of elements long, whose
+    /// pairs start at odd offsets in every other row. The units are whole
+    /// (`unit` elements contiguous in both buffers, the last of a row cut
+    /// short where its dimension ends), the nest has a level along which
+    /// they follow each other in the source and one along which they do in
+    /// the destination, and the other buffer's strides are whole units.
+    /// Cache-sized pieces of the misaligned buffer go through a staging
+    /// buffer on the stack (16 KiB on x86-64), where every unit starts at a
+    /// multiple of `unit`, and the transpose kernel moves them as units
+    /// between it and the other buffer.
+    StagedUnitTranspose {
+        /// Elements per unit.
+        unit: usize,
+    },
     /// Any other strides: element by element along the nest.
     Strided,
     /// Packed sub-byte layouts (`E(n)` below 8 bits) whose bytes do not
@@ -133,7 +149,10 @@ impl RelayoutKernel {
                 {
                     RelayoutKernel::UnitTranspose { unit }
                 }
-                _ => RelayoutKernel::ContiguousRuns,
+                _ => match staged_units(nest) {
+                    Some(staged) => RelayoutKernel::StagedUnitTranspose { unit: staged.unit },
+                    None => RelayoutKernel::ContiguousRuns,
+                },
             }
         } else if row[0] == 1 && di == 1 && (row[1] == 2 || row[1] == 4) {
             RelayoutKernel::Interleave { factor: row[1] }
@@ -279,6 +298,164 @@ const fn slots_per_byte(bits: [usize; 2], value_bits: usize) -> Option<usize> {
     }
 }
 
+/// Which buffer of a [`RelayoutKernel::StagedUnitTranspose`] holds units
+/// that start at any element: the one whose pieces go through the stage.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Misaligned {
+    /// Units start at any element of the source, at multiples of the
+    /// unit in the destination.
+    Source,
+    /// Units start at any element of the destination.
+    Destination,
+    /// Every unit starts at a multiple of the unit in both buffers (the
+    /// nest is not one of units only because a partial tile cuts its
+    /// runs short): no stage.
+    Neither,
+}
+
+/// The structure of a [`RelayoutKernel::StagedUnitTranspose`]
+/// ([`staged_units`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct StagedUnits {
+    /// Elements per unit: the extent of the innermost level.
+    pub(crate) unit: usize,
+    /// The buffer whose units start at any element.
+    pub(crate) misaligned: Misaligned,
+    /// The levels along which units follow each other in the source and
+    /// in the destination, `[source, destination]`.
+    levels: [usize; 2],
+}
+
+/// The staged unit transpose of `nest` ([`RelayoutKernel::StagedUnitTranspose`]),
+/// if it is one: the innermost level a run of 2, 4 or 8 elements
+/// contiguous in both buffers; a level along which runs follow each other
+/// in the source (source stride the run's extent) and another along which
+/// they do in the destination, each movable next to the run (the
+/// destination's innermost, the source's outside it) without passing a
+/// level of its own dimension ([`source_contiguous_level`] says why); and
+/// the strides of one buffer whole runs.
+pub(crate) const fn staged_units(nest: &LoopNest) -> Option<StagedUnits> {
+    let levels = nest.levels();
+    let n = levels.len();
+    if n < 3 {
+        return None;
+    }
+    let run = levels[n - 1];
+    let unit = run.extent;
+    if run.strides[0] != 1 || run.strides[1] != 1 || !matches!(unit, 2 | 4 | 8) {
+        return None;
+    }
+    let (mut along, mut found) = ([0usize; 2], [false; 2]);
+    let mut whole = [true; 2];
+    let mut k = n - 1;
+    while k > 0 {
+        k -= 1;
+        if levels[k].extent < 2 {
+            continue;
+        }
+        let mut b = 0;
+        while b < 2 {
+            let stride = levels[k].strides[b];
+            if stride == unit && !found[b] {
+                (along[b], found[b]) = (k, true);
+            }
+            if !stride.is_multiple_of(unit) {
+                whole[b] = false;
+            }
+            b += 1;
+        }
+    }
+    let misaligned = match whole {
+        [true, true] => Misaligned::Neither,
+        [false, true] => Misaligned::Source,
+        [true, false] => Misaligned::Destination,
+        [false, false] => return None,
+    };
+    if !found[0] || !found[1] || along[0] == along[1] {
+        return None;
+    }
+    // The moves `arrange` makes, on the levels' indices: each level passed
+    // must count another dimension than the one moved.
+    let mut order = [0usize; MAX_LOOP_LEVELS];
+    let mut k = 0;
+    while k < n {
+        order[k] = k;
+        k += 1;
+    }
+    let mut b = 2;
+    while b > 0 {
+        b -= 1;
+        // The destination's level to `n - 2`, then the source's to `n - 3`.
+        let to = n - 3 + b;
+        let mut from = 0;
+        while order[from] != along[b] {
+            from += 1;
+        }
+        while from != to {
+            let next = match from < to {
+                true => from + 1,
+                false => from - 1,
+            };
+            if levels[order[next]].dim == levels[along[b]].dim {
+                return None;
+            }
+            order[from] = order[next];
+            order[next] = along[b];
+            from = next;
+        }
+    }
+    Some(StagedUnits {
+        unit,
+        misaligned,
+        levels: along,
+    })
+}
+
+/// `nest`, arranged for a staged unit transpose, with the level that
+/// continues the units of the misaligned buffer moved next outside the
+/// volume (its outermost level), when one does and it can move without
+/// passing a level of its own dimension: the level whose stride in that
+/// buffer is the extent of the level along which units follow each other
+/// there, in units. Then the stage's pieces hold blocks side by side that
+/// continue each other's runs (or rows), each one copy, and each line of
+/// the misaligned buffer is read (or written) whole: the `x / 8` level
+/// of a transpose into `T(8,128)(4,1)`, whose blocks are 8 bytes of each
+/// of 128 rows, takes 8 of them per line. As the walk came, a piece took
+/// 8 bytes of every row, and the next piece the next 8.
+const fn continuing_outside(nest: LoopNest, misaligned: Misaligned) -> LoopNest {
+    let levels = nest.levels();
+    let n = levels.len();
+    let (b, along) = match misaligned {
+        Misaligned::Source => (0, levels[n - 3]),
+        Misaligned::Destination => (1, levels[n - 2]),
+        Misaligned::Neither => return nest,
+    };
+    let Some(length) = along.extent.checked_mul(levels[n - 1].extent) else {
+        return nest;
+    };
+    if n < 4 {
+        return nest;
+    }
+    let mut k = n - 3;
+    while k > 0 {
+        k -= 1;
+        if levels[k].strides[b] == length && levels[k].extent > 1 {
+            let mut j = k + 1;
+            while j < n - 3 {
+                if levels[j].dim == levels[k].dim {
+                    return nest;
+                }
+                j += 1;
+            }
+            return match k == n - 4 {
+                true => nest,
+                false => nest.with_level_moved(k, n - 4),
+            };
+        }
+    }
+    nest
+}
+
 /// The innermost level, other than the innermost one, whose source stride
 /// is 1, if any, and if no level inside it counts the same dimension: the
 /// walk splits a volume's blocks where a dimension ends assuming that a
@@ -319,6 +496,23 @@ pub(crate) const fn arrange(nest: &LoopNest, kernel: RelayoutKernel) -> Option<L
             None => Some(units),
         };
     }
+    if let RelayoutKernel::StagedUnitTranspose { .. } = kernel {
+        // The level along which units follow each other in the destination
+        // next to the run, the source's outside it ([`staged_units`]
+        // checked the moves).
+        let Some(staged) = staged_units(nest) else {
+            return None;
+        };
+        let [along_src, along_dst] = staged.levels;
+        let n = nest.levels().len();
+        let moved = nest.with_level_moved(along_dst, n - 2);
+        let along_src = match along_src > along_dst && along_src <= n - 2 {
+            true => along_src - 1,
+            false => along_src,
+        };
+        let arranged = moved.with_level_moved(along_src, n - 3);
+        return Some(continuing_outside(arranged, staged.misaligned));
+    }
     match (kernel, source_contiguous_level(nest)) {
         (RelayoutKernel::Transpose, Some(k)) => {
             let row = nest.levels().len() - 2;
@@ -333,7 +527,7 @@ pub(crate) const fn arrange(nest: &LoopNest, kernel: RelayoutKernel) -> Option<L
 
 #[cfg(test)]
 mod tests {
-    use super::{RelayoutKernel, arrange};
+    use super::{Misaligned, RelayoutKernel, arrange, staged_units};
     use crate::relayout::tests::nest;
 
     /// The unpack of a transposed tiling reads its source's contiguous
@@ -351,5 +545,37 @@ mod tests {
         // Already in place: nothing to move.
         let n = nest("f32[40,300]{1,0}", "f32[40,300]{0,1}");
         assert!(arrange(&n, RelayoutKernel::Transpose).is_none());
+    }
+
+    /// A staged unit transpose has the level along which units follow
+    /// each other in the destination next to the run, the source's outside
+    /// it, and outside the volume the level that continues the misaligned
+    /// buffer's pieces: `x / 8`, 8 elements of a row (4 pairs) on from the
+    /// last in the source, or in the destination.
+    #[test]
+    fn staged_transposes_take_the_units_levels_and_the_one_that_continues_them() {
+        let into = "bf16[721,761]{1,0}";
+        let tiled = "bf16[721,761]{0,1:T(8,128)(2,1)}";
+        for (src, dst, misaligned, b) in [
+            (into, tiled, Misaligned::Source, 0),
+            (tiled, into, Misaligned::Destination, 1),
+        ] {
+            let n = nest(src, dst);
+            let kernel = RelayoutKernel::for_nest(Some(&n));
+            assert_eq!(kernel, RelayoutKernel::StagedUnitTranspose { unit: 2 });
+            assert_eq!(staged_units(&n).unwrap().misaligned, misaligned);
+            let arranged = arrange(&n, kernel).unwrap();
+            let [outer, step, row, run] = arranged.volume_strides();
+            assert_eq!([run, [step[0], row[1]]], [[1, 1], [2, 2]], "{src} -> {dst}");
+            assert_eq!(outer[b], 8, "{src} -> {dst}");
+            // The same walk: every element once.
+            assert_eq!(arranged.element_count(), n.element_count());
+        }
+        // Rows of an even number of elements: whole units, no stage.
+        let n = nest("bf16[721,762]{1,0}", "bf16[721,762]{0,1:T(8,128)(2,1)}");
+        assert_eq!(
+            RelayoutKernel::for_nest(Some(&n)),
+            RelayoutKernel::UnitTranspose { unit: 2 }
+        );
     }
 }

@@ -86,10 +86,13 @@ use bytemuck::NoUninit;
 #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
 use super::isa;
 
+mod staged;
 #[cfg(test)]
 mod tests;
 #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
 mod vector;
+
+pub(crate) use staged::{STAGE_WORDS, Stage, staged_volume};
 
 /// `K` consecutive elements taken as one, for a transpose of units
 /// ([`RelayoutKernel::UnitTranspose`](crate::RelayoutKernel::UnitTranspose)):
