@@ -90,8 +90,10 @@ impl<T: NoUninit, const WORDS: usize> Stage<T, WORDS> {
 }
 
 /// Bytes of units a piece of a staged volume takes across the misaligned
-/// buffer's contiguous count, at least: two cache lines of each block's
-/// rows (or runs) in the other buffer.
+/// buffer's contiguous count, at least: eight cache lines of each
+/// block's rows (or runs) in the other buffer. With two, the `s8`
+/// transpose into `T(8,128)(4,1)` took twice as long (in a scratch
+/// harness; `bf16`'s read 20% faster).
 const ACROSS_BYTES: usize = 512;
 
 /// One volume of a staged unit transpose, of units of `K` elements, all
@@ -144,19 +146,22 @@ pub(crate) fn staged_volume<T: NoUninit, const K: usize, const WORDS: usize>(
     let capacity = Stage::<T, WORDS>::capacity() / K;
     // A piece is `blocks` blocks of `part[0]` rows by `part[1]` runs, in
     // units. Along the misaligned buffer's contiguous count (rows in the
-    // source, runs in the destination) a piece takes whole blocks where
-    // the stage holds them; across it, enough for [`ACROSS_BYTES`], and
-    // as many blocks as then fit side by side: pieces of blocks that
-    // continue each other there copy long spans of each row (512 bytes of
-    // each source row of `bf16[721,727]` into `T(8,128)(2,1)`, from 128
-    // with whole blocks: 3.9 times `memcpy`'s time to TODO).
+    // source, runs in the destination) it takes whole blocks, or as much
+    // of one as leaves room across for [`ACROSS_BYTES`] (or all there
+    // is): a merged tile row of `s8[37,28339]` into
+    // `{0,1:T(8,128)(4,1)}` is 7084 units along by 37 across, and pieces
+    // of 4096 by 1 went unit by unit (12 times `memcpy`'s time; 1.0 so).
+    // Across, at least that much, and as many blocks side by side as then
+    // fit: blocks that continue each other in the misaligned buffer are
+    // one copy of each row, 512 bytes of each source row of
+    // `bf16[721,727]` into `T(8,128)(2,1)`.
     let (along, across) = match misaligned {
         Misaligned::Source => (steps, rows),
         _ => (rows, steps),
     };
-    let along_part = along.min(capacity).max(1);
-    let room = capacity / along_part;
     let least = (ACROSS_BYTES / (K * core::mem::size_of::<T>()).max(1)).max(1);
+    let along_part = along.min(capacity / across.clamp(1, least)).max(1);
+    let room = capacity / along_part;
     let across_part = across
         .min((capacity / along_part.saturating_mul(outers).max(1)).max(least))
         .min(room)

@@ -933,9 +933,16 @@ fn edge<T: Copy>(
 ) {
     for j in runs {
         let [js, jd] = i.at(j, [run_stride, 1]);
-        for m in rows.clone() {
-            let [ms, md] = x.at(m, [1, row_stride]);
+        // Row `m` is element `e` of block `block` of `x` (`x.at`, without
+        // its division per element).
+        let (mut block, mut e) = (rows.start / x.per, rows.start % x.per);
+        for _ in rows.clone() {
+            let [ms, md] = [0, 1].map(|b| block * x.stride[b] + e * [1, row_stride][b]);
             dst[d + md + jd] = src[s + ms + js];
+            e += 1;
+            if e == x.per {
+                (block, e) = (block + 1, 0);
+            }
         }
     }
 }
