@@ -933,20 +933,12 @@ fn edge<T: Copy>(
 ) {
     for j in runs {
         let [js, jd] = i.at(j, [run_stride, 1]);
-        // Row `m` is element `e` of block `block` of `x` (`x.at`, without
-        // its division per element).
-        let (mut block, mut e) = (rows.start / x.per, rows.start % x.per);
-        for _ in rows.clone() {
-            let [ms, md] = [0, 1].map(|b| block * x.stride[b] + e * [1, row_stride][b]);
+        for m in rows.clone() {
+            let [ms, md] = x.at(m, [1, row_stride]);
             dst[d + md + jd] = src[s + ms + js];
-            e += 1;
-            if e == x.per {
-                (block, e) = (block + 1, 0);
-            }
         }
     }
 }
-
 /// `V` vectors of `2 * V` elements transposed within each 16-byte half:
 /// vector `k` holds, in its low half, row [`square_row(k)`](square_row)
 /// (of 16-byte squares) of the `V × V` square of the inputs' low halves,
