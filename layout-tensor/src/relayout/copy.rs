@@ -188,6 +188,9 @@ fn copy_volumes<T: NoUninit, S: Sink<T>>(
                         if let Some(grid) = bands.push(grid) {
                             simd::interleave_grid(src, dst, &grid, S::STREAMING);
                         }
+                    } else if len < factor {
+                        let shape = [outers, steps, rows, len];
+                        partial_groups(src, dst, start, shape, strides);
                     } else {
                         let shape = [outers, steps, rows, len];
                         transpose_volume(src, dst, start, shape, strides, S::STREAMING);
@@ -459,6 +462,35 @@ fn next_run<T>(len: usize, counts: [usize; 3], strides: [[usize; 2]; 3]) -> usiz
     match (0..3).rev().find(|&k| counts[k] > 1) {
         Some(k) => strides[k][0],
         None => 0,
+    }
+}
+
+/// One volume of an interleave's last groups, of fewer rows than the
+/// factor (`len < row[1]`; the rows of a band past the last whole group:
+/// one of `s8[37,N]`'s last tile band of 5 rows into `T(8,128)(4,1)`):
+/// each source row's elements (contiguous, `row[0] == 1`) to every
+/// `row[1]`-th destination slot. The transpose kernel took such a volume,
+/// runs of one element, at over four times `memcpy`'s time for the
+/// whole pack.
+#[inline(never)]
+fn partial_groups<T: Copy>(
+    src: &[T],
+    dst: &mut [T],
+    start: [usize; 2],
+    [outers, steps, rows, len]: [usize; 4],
+    [outer, step, row, [si, _]]: [[usize; 2]; 4],
+) {
+    for o in 0..outers {
+        for k in 0..steps {
+            let [s, d] = [0, 1].map(|b| start[b] + o * outer[b] + k * step[b]);
+            for i in 0..len {
+                let from = &src[s + i * si..][..rows];
+                let to = dst[d + i..].iter_mut().step_by(row[1]);
+                for (slot, &value) in to.zip(from) {
+                    *slot = value;
+                }
+            }
+        }
     }
 }
 
