@@ -39,33 +39,43 @@ pub(super) fn copy_planned<T: NoUninit>(
 /// of whole units through the stage ([`transpose::staged_volume`]), in
 /// any order, so that the full tiles of a band come as one volume; the
 /// units a partial tile cuts short (and every unit, for element types
-/// the stage cannot hold) element by element.
+/// the stage cannot hold) element by element. Into a destination of
+/// [`STREAM_FROM_BYTES`] or more, the transpose kernel's stores stream,
+/// fenced when the walk ends ([`StreamWriter`]'s drop).
 #[inline(never)]
 fn copy_staged<T: NoUninit, const K: usize>(nest: &LoopNest, src: &[T], dst: &mut [T]) {
     let Some(staged) = staged_units(nest) else {
         return copy_nest(nest, RelayoutKernel::Strided, src, dst);
     };
-    let streaming =
-        core::mem::size_of_val(dst) >= STREAM_FROM_BYTES && StreamWriter::new(&mut *dst).is_some();
-    let strides = nest.volume_strides();
-    let fits = transpose::Stage::<T>::capacity() >= K;
-    let mut stage = transpose::Stage::<T>::new();
-    nest.for_each_volume_any_order(
-        #[inline(always)]
-        |start, shape| match shape[3] == K && fits {
-            true => transpose::staged_volume::<T, K, { transpose::STAGE_WORDS }>(
-                src,
-                dst,
-                &mut stage,
-                staged.misaligned,
-                start,
-                shape,
-                strides,
-                streaming,
-            ),
-            false => strided_volume(src, dst, start, shape, strides),
-        },
-    );
+    let walk = |dst: &mut [T], streaming: bool| {
+        let strides = nest.volume_strides();
+        let fits = transpose::Stage::<T>::capacity() >= K;
+        let mut stage = transpose::Stage::<T>::new();
+        nest.for_each_volume_any_order(
+            #[inline(always)]
+            |start, shape| match shape[3] == K && fits {
+                true => transpose::staged_volume::<T, K, { transpose::STAGE_WORDS }>(
+                    src,
+                    dst,
+                    &mut stage,
+                    staged.misaligned,
+                    start,
+                    shape,
+                    strides,
+                    streaming,
+                ),
+                false => strided_volume(src, dst, start, shape, strides),
+            },
+        );
+    };
+    if core::mem::size_of_val(dst) >= STREAM_FROM_BYTES
+        && let Some(mut writer) = StreamWriter::new(&mut *dst)
+    {
+        // The writer lives until the walk has written everything.
+        walk(writer.flushed(), true);
+    } else {
+        walk(dst, false);
+    }
 }
 
 /// A transpose along a nest in units of `K` elements.

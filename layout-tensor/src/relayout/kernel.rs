@@ -416,7 +416,7 @@ pub(crate) const fn staged_units(nest: &LoopNest) -> Option<StagedUnits> {
 /// volume (its outermost level), when one does and it can move without
 /// passing a level of its own dimension: the level whose stride in that
 /// buffer is the extent of the level along which units follow each other
-/// there, in units. Then the stage's pieces hold blocks side by side that
+/// there, times the unit. Then the stage's pieces hold blocks side by side that
 /// continue each other's runs (or rows), each one copy, and each line of
 /// the misaligned buffer is read (or written) whole: the `x / 8` level
 /// of a transpose into `T(8,128)(4,1)`, whose blocks are 8 bytes of each

@@ -21,9 +21,10 @@ use bytemuck::NoUninit;
 use super::{TransposeGrid, as_units, as_units_mut, transpose_grid};
 use crate::relayout::kernel::Misaligned;
 
-/// 8-byte words of the stage: 16 KiB where the vector kernel runs (half
-/// the L1 data cache of most x86-64 cores, leaving room for the lines of
-/// the other buffer), 2 KiB on other targets, whose stacks may be small.
+/// 8-byte words of the stage: 16 KiB where the vector kernel runs (a
+/// third to a half of an x86-64 core's L1 data cache, leaving room for
+/// the lines of the other buffer), 2 KiB on other targets, whose stacks
+/// may be small.
 pub(crate) const STAGE_WORDS: usize =
     match cfg!(all(target_arch = "x86_64", target_feature = "sse2")) {
         true => 2048,
