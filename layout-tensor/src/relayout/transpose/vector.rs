@@ -760,7 +760,8 @@ const HALF_SQUARE_BAND_BYTES: usize = 128;
 /// [`HALF_SQUARE_BAND_BYTES`] of each destination row, `W` rows at a
 /// time, so that each destination line is written whole before the
 /// next group of rows. The caller checks that blocks are whole squares
-/// of `W` (or the axis one block); the edges take the plain loop.
+/// of `W` (or the axis one block). An axis of one block ends in one more
+/// group that overlaps the one before; other edges take the plain loop.
 ///
 /// With `ACROSS`, half squares may cross blocks, as in [`direct_plane`]:
 /// each run's source offset and each row's destination offset come from
@@ -939,6 +940,7 @@ fn edge<T: Copy>(
         }
     }
 }
+
 /// `V` vectors of `2 * V` elements transposed within each 16-byte half:
 /// vector `k` holds, in its low half, row [`square_row(k)`](square_row)
 /// (of 16-byte squares) of the `V × V` square of the inputs' low halves,
