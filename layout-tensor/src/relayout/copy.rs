@@ -490,18 +490,17 @@ fn partial_groups<T: Copy>(
     [outers, steps, rows, len]: [usize; 4],
     [outer, step, row, [si, _]]: [[usize; 2]; 4],
 ) {
-    for o in 0..outers {
-        for k in 0..steps {
-            let [s, d] = [0, 1].map(|b| start[b] + o * outer[b] + k * step[b]);
-            for i in 0..len {
-                let from = &src[s + i * si..][..rows];
-                let to = dst[d + i..].iter_mut().step_by(row[1]);
-                for (slot, &value) in to.zip(from) {
-                    *slot = value;
-                }
+    // Each block's start, as the walk gives them (one row per block).
+    let blocks = [outer, step, [0, 0]];
+    for_each_run_start(start, [outers, steps, 1], blocks, |[s, d]| {
+        for i in 0..len {
+            let from = &src[s + i * si..][..rows];
+            let to = dst[d + i..].iter_mut().step_by(row[1]);
+            for (slot, &value) in to.zip(from) {
+                *slot = value;
             }
         }
-    }
+    });
 }
 
 /// One volume of blocks with any strides: element `(o, k, r, i)` goes

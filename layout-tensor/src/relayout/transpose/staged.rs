@@ -230,25 +230,10 @@ impl Piece {
     ) {
         let ([s, d], [blocks, rows, runs]) = (self.at, self.counts);
         let [outer, step, row] = self.strides;
-        let len = rows * K;
-        let continued = blocks > 1 && outer[0] == len;
-        for i in 0..runs {
-            let from = s + i * row[0];
-            let to = i * blocks * len;
-            match continued {
-                true => copy(
-                    &mut stage[to..to + blocks * len],
-                    &src[from..from + blocks * len],
-                ),
-                false => {
-                    for b in 0..blocks {
-                        let from = from + b * outer[0];
-                        let to = to + b * len;
-                        copy(&mut stage[to..to + len], &src[from..from + len]);
-                    }
-                }
-            }
-        }
+        let lines = [runs, blocks, rows * K];
+        for_each_span(lines, [row[0], outer[0]], s, |at, staged, n| {
+            copy(&mut stage[staged..staged + n], &src[at..at + n]);
+        });
         let grid = TransposeGrid {
             start: [0, d / K],
             counts: [blocks, 1],
@@ -294,22 +279,35 @@ impl Piece {
             &grid,
             false,
         );
-        let len = runs * K;
-        let continued = blocks > 1 && outer[1] == len;
-        for r in 0..rows {
-            let from = r * blocks * len;
-            let to = d + r * step[1];
-            match continued {
-                true => copy(
-                    &mut dst[to..to + blocks * len],
-                    &stage[from..from + blocks * len],
-                ),
-                false => {
-                    for b in 0..blocks {
-                        let from = from + b * len;
-                        let to = to + b * outer[1];
-                        copy(&mut dst[to..to + len], &stage[from..from + len]);
-                    }
+        let lines = [rows, blocks, runs * K];
+        for_each_span(lines, [step[1], outer[1]], d, |at, staged, n| {
+            copy(&mut dst[at..at + n], &stage[staged..staged + n]);
+        });
+    }
+}
+
+/// The spans a piece copies between the stage and its misaligned buffer:
+/// line `l < lines` (a run in the source, a row in the destination) of
+/// block `b < blocks`, `len` elements, at `base + l * strides[0] + b *
+/// strides[1]` in the buffer and `(l * blocks + b) * len` in the stage
+/// (the blocks side by side), passed to `f` as `(buffer offset, stage
+/// offset, length)`; one span per line when the blocks continue each
+/// other in the buffer (`strides[1] == len`).
+#[inline(always)]
+fn for_each_span(
+    [lines, blocks, len]: [usize; 3],
+    [line_stride, block_stride]: [usize; 2],
+    base: usize,
+    mut f: impl FnMut(usize, usize, usize),
+) {
+    let continued = blocks > 1 && block_stride == len;
+    for l in 0..lines {
+        let (at, staged) = (base + l * line_stride, l * blocks * len);
+        match continued {
+            true => f(at, staged, blocks * len),
+            false => {
+                for b in 0..blocks {
+                    f(at + b * block_stride, staged + b * len, len);
                 }
             }
         }
