@@ -45,7 +45,9 @@
 //! block's squares go in sweeps of fewer rows, so that a line half
 //! written by one square is still cached when the next one writes the
 //! rest; rows that all fall in one set (a multiple of 4 KiB apart) are
-//! staged as above the threshold (below). Squares start where the
+//! staged as above the threshold (below), and so are bytes' rows that
+//! crowd before the 32 of a half square (2 KiB apart), which take no
+//! sweeps. Squares start where the
 //! destination's rows reach a vector boundary (and the source's runs,
 //! where every row and run shares one), with a lead square from the first
 //! element and a trailing one to the last overlapping their neighbours:
