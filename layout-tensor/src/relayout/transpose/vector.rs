@@ -418,12 +418,17 @@ fn merged<
                 Some(_) => rows_before_crowding(dst, at[1], x, grid.row_stride),
                 None => 0,
             };
-            // Bytes in half squares write `W` = 32 rows at a time and take
-            // no sweeps: rows that crowd before 32 are staged too (rows 2
-            // KiB apart, `u8[2048,512]`: 7.4-8.2 times `memcpy`'s time
-            // to 4.5).
-            let group = match W == 32 && X::BYTES == 32 {
-                true => W,
+            // Squares whose rows are less than a line (bytes' half
+            // squares, 16 bytes of 32 rows; AVX2's squares of 2-byte
+            // elements, 32 bytes of 16) leave each line part written for
+            // the next square: rows that crowd before 32 are staged too
+            // (rows 2 KiB apart, two sets). At 1 MiB, `u8[2048,512]` went
+            // from 7.4-8.2 times `memcpy`'s time to 4.5, `bf16[1024,512]`
+            // from 4.5 to 3.1. Staged more often, rows 1 KiB apart (32
+            // before they crowd) and the 2-row tiles of AVX-512's
+            // full-line squares (`f32` `T(2,128)`) went slower.
+            let group = match W * core::mem::size_of::<T>() < 64 {
+                true => 32,
                 false => 16,
             };
             let one_set = uncrowded < (x.per * x.blocks).min(group);
