@@ -420,13 +420,16 @@ fn merged<
             };
             // Squares whose rows are less than a line (bytes' half
             // squares, 16 bytes of 32 rows; AVX2's squares of 2-byte
-            // elements, 32 bytes of 16) leave each line part written for
-            // the next square: rows that crowd before 32 are staged too
-            // (rows 2 KiB apart, two sets). At 1 MiB, `u8[2048,512]` went
-            // from 7.4-8.2 times `memcpy`'s time to 4.5, `bf16[1024,512]`
-            // from 4.5 to 3.1. Staged more often, rows 1 KiB apart (32
-            // before they crowd) and the 2-row tiles of AVX-512's
-            // full-line squares (`f32` `T(2,128)`) went slower.
+            // elements, 32 bytes of 16; SSE2's, and AVX2's of 4-byte
+            // elements where there is no AVX-512) leave each line part
+            // written for the next square: rows that crowd before 32
+            // are staged too (rows 2 KiB apart, two sets). On the
+            // AVX-512 machine of `BENCHMARKS.md`, at 1 MiB,
+            // `u8[2048,512]` went from 7.4-8.2 times `memcpy`'s time to
+            // 4.5, `bf16[1024,512]` from 4.5 to 3.1. Staged more often,
+            // rows 1 KiB apart (32 before they crowd) and the 2-row
+            // tiles of AVX-512's full-line squares (`f32` `T(2,128)`)
+            // went slower.
             let group = match W * core::mem::size_of::<T>() < 64 {
                 true => 32,
                 false => 16,
