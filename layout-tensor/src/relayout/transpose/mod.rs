@@ -47,8 +47,9 @@
 //! rest; rows that all fall in one set (a multiple of 4 KiB apart) are
 //! staged as above the threshold (below), and so are rows 2 KiB apart
 //! (crowded before 32) where a square's rows are less than a line, which
-//! a square leaves part written for the next one (bytes' half squares,
-//! AVX2's squares of 2-byte elements). Squares start where the
+//! a square leaves part written for the next one (with AVX-512, bytes'
+//! half squares and AVX2's squares of 2-byte elements; without it, all
+//! squares). Squares start where the
 //! destination's rows reach a vector boundary (and the source's runs,
 //! where every row and run shares one), with a lead square from the first
 //! element and a trailing one to the last overlapping their neighbours:

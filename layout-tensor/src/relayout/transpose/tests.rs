@@ -401,7 +401,7 @@ fn tiles_transpose_like_the_definition() {
 /// whole squares and in squares across blocks of 2 rows, also when the
 /// blocks crowd and the rows within them do not; rows 4 KiB apart are
 /// staged, and so are rows 2 KiB apart where a square's rows are less
-/// than a line (bytes, and 2-byte elements in AVX2's squares).
+/// than a line (bytes and 2-byte elements with AVX-512; all without).
 fn check_crowded_rows<T: bytemuck::NoUninit + PartialEq + core::fmt::Debug>(make: fn(usize) -> T) {
     let size = core::mem::size_of::<T>();
     // Two blocks of 128 bytes and then some, either way; under Miri
