@@ -500,21 +500,33 @@ fn merged<
 /// between the rows of one of `x`'s blocks.
 fn rows_before_crowding<T>(dst: &[T], d: usize, x: Axis, row_stride: usize) -> usize {
     let size = core::mem::size_of::<T>();
-    let start = dst.as_ptr().addr();
-    let mut lines_in_set = [0u8; 64];
     let rows = (x.per * x.blocks).min(128);
+    // Eight rows fit in any set. The staged unit transposes plan a plane
+    // per piece of 16 KiB: this walk took some 7% of a `bf16` one's time
+    // (`perf`) while it stepped one row at a time through both indices.
+    if rows <= 8 {
+        return rows;
+    }
+    let start = dst.as_ptr().addr().wrapping_add(d.wrapping_mul(size));
+    let (row_bytes, block_bytes) = (
+        row_stride.wrapping_mul(size),
+        x.stride[1].wrapping_mul(size),
+    );
+    let mut lines_in_set = [0u8; 64];
+    let mut m = 0;
     // Row `m` is row `e` of block `b`.
-    let (mut b, mut e) = (0, 0);
-    for m in 0..rows {
-        let at = b * x.stride[1] + e * row_stride;
-        let set = (start + (d + at) * size) / 64 % 64;
-        lines_in_set[set] += 1;
-        if lines_in_set[set] > 8 {
-            return m;
+    for b in 0..x.blocks {
+        let block = start.wrapping_add(b.wrapping_mul(block_bytes));
+        for e in 0..x.per.min(rows - m) {
+            let set = block.wrapping_add(e.wrapping_mul(row_bytes)) / 64 % 64;
+            lines_in_set[set] += 1;
+            if lines_in_set[set] > 8 {
+                return m + e;
+            }
         }
-        e += 1;
-        if e == x.per {
-            (b, e) = (b + 1, 0);
+        m += x.per.min(rows - m);
+        if m == rows {
+            break;
         }
     }
     rows
@@ -1273,6 +1285,11 @@ mod tests {
         assert_eq!(rows_apart(5, 1, 0, 4096), 5);
         // Tiles of 2 rows 512 bytes apart, tiles 8 KiB apart: 2 sets.
         assert_eq!(rows_apart(2, 100, 8192, 512), 16);
+        // Tiles of 3 rows 4 KiB apart: one set, crowded at the last row
+        // of the third tile; tiles a line apart, a set each, and the
+        // 128 rows end inside a tile.
+        assert_eq!(rows_apart(3, 100, 8192, 4096), 8);
+        assert_eq!(rows_apart(3, 100, 64, 4096), 128);
         // The same 4 KiB rows from a start that is not a line's: the
         // same sets, one for each row.
         let x = Axis {
