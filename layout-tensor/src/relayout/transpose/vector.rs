@@ -514,17 +514,20 @@ fn rows_before_crowding<T>(dst: &[T], d: usize, x: Axis, row_stride: usize) -> u
     );
     let mut lines_in_set = [0u8; 64];
     let mut m = 0;
-    // Row `m` is row `e` of block `b`.
+    // Row `m + e` is row `e` of block `b`: `Axis::offsets`' order,
+    // stepped here in place (its table of offsets, then the sets, read
+    // 10-15% slower on the staged transposes).
     for b in 0..x.blocks {
         let block = start.wrapping_add(b.wrapping_mul(block_bytes));
-        for e in 0..x.per.min(rows - m) {
+        let take = x.per.min(rows - m);
+        for e in 0..take {
             let set = block.wrapping_add(e.wrapping_mul(row_bytes)) / 64 % 64;
             lines_in_set[set] += 1;
             if lines_in_set[set] > 8 {
                 return m + e;
             }
         }
-        m += x.per.min(rows - m);
+        m += take;
         if m == rows {
             break;
         }
