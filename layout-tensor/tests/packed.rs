@@ -971,7 +971,24 @@ fn field_square_transposes() {
             format!("{{1,0:E({n})}}"),
             format!("{{0,1:T(8,128)E({n})}}"),
         );
-        for (shape, src, dst) in cases.chain([tiled]) {
+        // Several tiles of `y`, the last partial: the 8-row tiles of `x`
+        // go side by side as one block of rows (vector blocks of 32 and 64
+        // rows across tiles), both ways.
+        let across = ["264,272", "392,1032"].into_iter().flat_map(|shape| {
+            [
+                (
+                    shape,
+                    format!("{{1,0:E({n})}}"),
+                    format!("{{0,1:T(8,128)E({n})}}"),
+                ),
+                (
+                    shape,
+                    format!("{{0,1:T(8,128)E({n})}}"),
+                    format!("{{1,0:E({n})}}"),
+                ),
+            ]
+        });
+        for (shape, src, dst) in cases.chain([tiled]).chain(across) {
             let a: ArrayLayout = format!("{ty}[{shape}]{src}").parse().unwrap();
             let b: ArrayLayout = format!("{ty}[{shape}]{dst}").parse().unwrap();
             assert_eq!(

@@ -266,9 +266,45 @@ pub(crate) const fn packed_squares(
     };
     let [[src_along, dst_row], [src_row, dst_along]] = arranged.block_strides();
     match src_along == 1 && dst_along == 1 && src_row % k == 0 && dst_row % k == 0 {
-        true => Some((arranged, k)),
+        true => Some((continuing_rows(arranged), k)),
         false => None,
     }
+}
+
+/// `nest`, arranged for a packed transpose (its rows contiguous in the
+/// source), with the level whose blocks continue its rows in the source
+/// moved next outside the block, when one does and it can move without
+/// passing a level of its own dimension (as [`continuing_outside`]): the
+/// level whose source stride is the row level's extent. Then the blocks
+/// of a plane continue each other's rows, and the packed transpose takes
+/// them as one block of many rows: the 8-row tiles of
+/// `{0,1:T(8,128)E(4)}` side by side, 128 rows a tile of its vector
+/// kernel, where each alone is too few rows for it.
+const fn continuing_rows(nest: LoopNest) -> LoopNest {
+    let levels = nest.levels();
+    let n = levels.len();
+    if n < 3 {
+        return nest;
+    }
+    let rows = levels[n - 2].extent;
+    let mut k = n - 2;
+    while k > 0 {
+        k -= 1;
+        if levels[k].strides[0] == rows && levels[k].extent > 1 {
+            let mut j = k + 1;
+            while j < n - 2 {
+                if levels[j].dim == levels[k].dim {
+                    return nest;
+                }
+                j += 1;
+            }
+            return match k == n - 3 {
+                true => nest,
+                false => nest.with_level_moved(k, n - 3),
+            };
+        }
+    }
+    nest
 }
 
 /// The nest of a packed relayout (in slots of `bits` bits each, source
@@ -527,8 +563,30 @@ pub(crate) const fn arrange(nest: &LoopNest, kernel: RelayoutKernel) -> Option<L
 
 #[cfg(test)]
 mod tests {
-    use super::{Misaligned, RelayoutKernel, arrange, staged_units};
+    use super::{Misaligned, RelayoutKernel, arrange, packed_squares, staged_units};
     use crate::relayout::tests::nest;
+
+    /// A packed transpose into tiles of 8 destination rows takes the
+    /// tiles side by side: the level of `x / 8`, whose blocks continue the
+    /// rows in the source, next outside the block, so that a plane's
+    /// blocks are one block of rows; where the rows are whole, nothing
+    /// moves.
+    #[test]
+    fn packed_squares_take_tiles_of_few_rows_side_by_side() {
+        let n = nest("s4[256,512]{1,0:E(4)}", "s4[256,512]{0,1:T(8,128)E(4)}");
+        let (squares, k) = packed_squares(&n, [4, 4], 4).unwrap();
+        assert_eq!(k, 2);
+        let [step, row, run] = squares.plane_strides();
+        let rows = squares.levels()[squares.levels().len() - 2].extent;
+        assert_eq!((rows, row[0], run[1]), (8, 1, 1));
+        // The next block: 8 slots on in the source, a row of tiles (the
+        // 2 tiles of `y`, each 8 rows of 128) on in the destination.
+        assert_eq!(step, [8, 2 * 8 * 128]);
+        let n = nest("s4[256,512]{1,0:E(4)}", "s4[256,512]{0,1:E(4)}");
+        let (squares, _) = packed_squares(&n, [4, 4], 4).unwrap();
+        assert_eq!(squares.levels().len(), n.levels().len());
+        assert_eq!(squares.plane_strides()[1..], n.plane_strides()[1..]);
+    }
 
     /// The unpack of a transposed tiling reads its source's contiguous
     /// level two levels out: the planner moves it next to the innermost.

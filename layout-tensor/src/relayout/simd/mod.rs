@@ -34,6 +34,8 @@ use super::stream::ReadAhead;
 
 #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
 mod avx2;
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+pub(crate) mod squares;
 
 /// The most rows a block interleaves ([`BlockGrid::factor`]).
 const MAX_FACTOR: usize = 4;

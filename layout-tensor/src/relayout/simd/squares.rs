@@ -1,0 +1,535 @@
+//! The vector blocks of packed transposes by squares of fields
+//! ([`crate::packed`]'s `squares`): 16 source rows of 16 bytes in SSE2's
+//! vectors, or 32 rows in AVX2's when the CPU has it
+//! ([`has_avx2`](crate::relayout::isa::has_avx2)).
+//!
+//! A block's source rows hold `k = 8 / n` slots of `n` bits per byte
+//! along the source's contiguous level; each group of `k` rows has its
+//! squares' fields transposed in its vectors ([`Mix::vectors`]), which
+//! leaves byte `q` of vector `e` of group `g` the destination byte of row
+//! `k q + e` at byte `g`; a 16 × 16 transpose of the bytes
+//! ([`transpose_bytes`]), the vectors taken `e` by `e`, gives each
+//! destination row its `16 / k` bytes of the block in one vector.
+//!
+//! With AVX2, lane 0 of each vector holds 16 bytes of one of rows `0..16`
+//! and lane 1 the same bytes of row `16 + t`: the field mix and the byte
+//! transpose (unpacks within lanes) make of each lane what SSE2 makes of
+//! its 16 rows, and a permute of 8-byte quarters (`vpermq`), with a byte
+//! shuffle within lanes for `k` of 4 and 8, puts each destination row's
+//! `32 / k` bytes side by side: half the shuffles per byte, and stores
+//! twice as wide.
+//!
+//! A tile goes in bands of destination rows ([`BAND_SPAN`]), and a band
+//! in blocks of source rows that each take the band's whole height, so
+//! that each source line is read whole while it is in the L1 cache (its
+//! four 16-byte pieces in consecutive blocks). Timed in turns with the
+//! SSE2 kernel that went a block of rows at a time across the tile's
+//! source rows (commit 2c98cbc), times over `memcpy`'s, medians of 500
+//! in a scratch harness, two rounds: `s4[2048,1024]` → `{0,1:E(4)}` (1
+//! MiB) 4.4–4.5 against 5.4–5.5, `s4[2000,1000]` 4.7 against 5.5,
+//! `s4[1024,4096]` 5.6–5.7 against 8.2–8.3, its reverse 4.5 against 5.4,
+//! `u2[2048,2048]` 6.0–6.7 against 6.9–7.8, `pred[4096,2048]` 10.5
+//! against 12.6–12.8; at 16 MiB (`s4[32768,1024]`) 4.7–4.8 against
+//! 4.5–4.8. Tried and not kept: AVX-512's four lanes (64 rows a block,
+//! 4.4 against AVX2's 4.3–4.4 at 1 MiB), and prefetching the next
+//! tile's or block's source lines or the next tile's destination lines
+//! (each slower, 4.5 to 5.2–5.7).
+//!
+//! Loads and stores are of slices checked once per block; the `unsafe`
+//! code is the vector instructions, and the call into the function
+//! compiled for AVX2. `.ci/run` runs this module's tests under Miri, with
+//! and without AVX2 enabled.
+
+use core::arch::x86_64::__m128i;
+
+use crate::relayout::isa::has_avx2;
+use crate::relayout::mix::{Fields, Mix};
+use crate::relayout::simd::transpose_bytes;
+
+/// Slots of a tile along each level, as [`crate::packed`]'s `squares`
+/// tiles them: 128 source rows of up to 128 slots, into 128 destination
+/// rows of up to 128 slots.
+pub(crate) const TILE: usize = 128;
+
+/// Where [`tile`] gathers a tile's destination rows: [`TILE`] rows of
+/// `TILE / K` bytes (8 KiB for `K = 2`), made once per copy and reused
+/// by each tile.
+pub(crate) struct Stage([u8; TILE * TILE / 2]);
+
+impl Stage {
+    /// A stage of zeros.
+    pub(crate) fn new() -> Stage {
+        Stage([0; TILE * TILE / 2])
+    }
+}
+
+/// The squares of a tile that whole vector blocks cover: slots
+/// `is[0]..is[1]` (multiples of 16, at most [`TILE`] apart) along the
+/// destination's rows and `rs[0]..rs[1]` (multiples of `16 K`, at most
+/// [`TILE`] apart) along the source's. `[[s, d], [src_row, dst_row]]` are
+/// the start of the nest's block and its two rows' strides, in bytes, and
+/// `[per, block]` how the destination's rows go on past `per` of them: row
+/// `r` at `d + (r / per) * block + (r % per) * dst_row` (`per` a multiple
+/// of `K`; `usize::MAX` where the rows are all `dst_row` apart).
+///
+/// Blocks of 16 or 32 source rows take the tile's whole width at a time,
+/// so that each source line is read in turn while it is in the L1 cache:
+/// a tile's source rows are a row apart, and with rows 512 bytes apart
+/// its 128 rows fall in 8 of the cache's sets, twice what those sets
+/// hold. The tile's destination rows are staged in `stage`, and then
+/// written out a row at a time: written straight, they are a row stride
+/// apart, often a multiple of 4 KiB and so in one cache set, and each
+/// line was written in pieces, evicted between them (an `s4` transpose
+/// of 1 MiB took 58 times `memcpy`'s time).
+///
+/// # Panics
+/// If a block reaches past `src` or `out` (the caller's nest is checked
+/// against both).
+#[inline(always)]
+pub(crate) fn tile<const K: usize, const N: u32>(
+    src: &[u8],
+    out: &mut [u8],
+    stage: &mut Stage,
+    bytes: ([usize; 2], [usize; 2]),
+    dst_blocks: [usize; 2],
+    is: [usize; 2],
+    rs: [usize; 2],
+) where
+    Fields<N>: Mix<u8>,
+{
+    if is[1] <= is[0] || rs[1] <= rs[0] {
+        return;
+    }
+    if has_avx2() {
+        // SAFETY: the CPU has AVX2.
+        unsafe { wide_tile::<K, N>(src, out, stage, bytes, dst_blocks, is, rs) }
+    } else {
+        narrow_tile::<K, N>(src, out, stage, bytes, dst_blocks, is, rs);
+    }
+}
+
+/// [`tile`] in SSE2's vectors.
+#[inline(always)]
+fn narrow_tile<const K: usize, const N: u32>(
+    src: &[u8],
+    out: &mut [u8],
+    stage: &mut Stage,
+    bytes: ([usize; 2], [usize; 2]),
+    dst_blocks: [usize; 2],
+    is: [usize; 2],
+    rs: [usize; 2],
+) where
+    Fields<N>: Mix<u8>,
+{
+    staged::<K>(
+        src,
+        out,
+        stage,
+        bytes,
+        dst_blocks,
+        is,
+        rs,
+        |src, from, stage, height| {
+            for i in (0..is[1] - is[0]).step_by(16) {
+                for_each_block::<K>(height, |r| {
+                    let at = from.at(i, r);
+                    block::<K, N>(src, at, stage, [r * (TILE / K) + i / K, TILE / K]);
+                });
+            }
+        },
+    );
+}
+
+/// [`tile`] in AVX2's vectors: source rows 32 at a time, the last 16 (if
+/// the tile's rows are an odd number of 16) in SSE2's.
+///
+/// # Safety
+/// The CPU has AVX2.
+#[target_feature(enable = "avx2")]
+unsafe fn wide_tile<const K: usize, const N: u32>(
+    src: &[u8],
+    out: &mut [u8],
+    stage: &mut Stage,
+    bytes: ([usize; 2], [usize; 2]),
+    dst_blocks: [usize; 2],
+    is: [usize; 2],
+    rs: [usize; 2],
+) where
+    Fields<N>: Mix<u8>,
+{
+    let width = is[1] - is[0];
+    staged::<K>(
+        src,
+        out,
+        stage,
+        bytes,
+        dst_blocks,
+        is,
+        rs,
+        |src, from, stage, height| {
+            let pairs = width / 32 * 32;
+            for i in (0..pairs).step_by(32) {
+                for_each_block::<K>(height, |r| {
+                    let to = [r * (TILE / K) + i / K, TILE / K];
+                    // SAFETY: this function's caller's CPU has AVX2.
+                    unsafe { wide_block::<K, N>(src, from.at(i, r), stage, to) };
+                });
+            }
+            if pairs < width {
+                for_each_block::<K>(height, |r| {
+                    let at = from.at(pairs, r);
+                    block::<K, N>(src, at, stage, [r * (TILE / K) + pairs / K, TILE / K]);
+                });
+            }
+        },
+    );
+}
+
+/// `f(r)` for the start `r` of each block of `16 K` slots of a band
+/// `height` slots high, counted from the band's first.
+#[inline(always)]
+fn for_each_block<const K: usize>(height: usize, mut f: impl FnMut(usize)) {
+    for r in (0..height).step_by(16 * K) {
+        f(r);
+    }
+}
+
+/// A tile's source rows: its first byte and the rows' stride.
+#[derive(Clone, Copy)]
+struct SourceRows<const K: usize>([usize; 2]);
+
+impl<const K: usize> SourceRows<K> {
+    /// Where the tile's source row `i` holds its slot `r`, and the rows'
+    /// stride: a block's `[from, src_row]`.
+    #[inline(always)]
+    fn at(self, i: usize, r: usize) -> [usize; 2] {
+        let [start, stride] = self.0;
+        [start + i * stride + r / K, stride]
+    }
+}
+
+/// Bytes of the destination that one band of a tile's rows may span
+/// ([`staged`]): 128 KiB, 32 pages.
+///
+/// A band's destination rows are written out together, each on its own
+/// page where rows are 4 KiB apart. Bands of 128 rows read as follows on
+/// the machine of `BENCHMARKS.md` (times over `memcpy`'s, in turns with
+/// bands of 32 rows, a block's): `s4` transposes whose destination rows
+/// are 512 bytes or 1 KiB apart took 5.3 and 4.3 against 7.8 and 5.8,
+/// and those with rows 2 and 4 KiB apart 9.2 and 14.3 against 7.2 and
+/// 10.5 (`s4[4096,2048]`, `s4[8192,1024]`). Our reading, not verified,
+/// is the data TLB: a band of 128 rows 4 KiB apart writes to 128 pages,
+/// more than the first-level TLB holds.
+const BAND_SPAN: usize = 128 << 10;
+
+/// The stage and its write-out of [`tile`], in bands of `16 K` to
+/// [`TILE`] rows (as many as span at most [`BAND_SPAN`] of the
+/// destination): `blocks(src, from, stage, height)` fills `stage` with a
+/// band `height` rows high (its row `r` at byte `r * TILE / K`; source
+/// row `i`'s slot `r` at [`from.at(i, r)`](SourceRows::at)), whose rows
+/// then go to the destination.
+// The tile's place in both buffers, as `tile` takes it, and the stage.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+fn staged<const K: usize>(
+    src: &[u8],
+    out: &mut [u8],
+    stage: &mut Stage,
+    ([s, d], [src_row, dst_row]): ([usize; 2], [usize; 2]),
+    [per, block]: [usize; 2],
+    is: [usize; 2],
+    rs: [usize; 2],
+    mut blocks: impl FnMut(&[u8], SourceRows<K>, &mut [u8], usize),
+) {
+    let width = (is[1] - is[0]) / K;
+    let band = (BAND_SPAN / dst_row.max(1)).clamp(16 * K, TILE) / (16 * K) * (16 * K);
+    let stage = &mut stage.0[..TILE * (TILE / K)];
+    for r in (rs[0]..rs[1]).step_by(band) {
+        let height = band.min(rs[1] - r);
+        let from = SourceRows::<K>([s + is[0] * src_row + r / K, src_row]);
+        blocks(src, from, stage, height);
+        // Row `r` of the destination at `(r / per) * block + (r % per) *
+        // dst_row`, stepped row by row.
+        let (mut b, mut e) = (r / per, r % per);
+        let mut at = d + b * block + e * dst_row + is[0] / K;
+        for staged in stage.chunks_exact(TILE / K).take(height) {
+            // A whole stage row is a copy of constant length, inlined.
+            match width == TILE / K {
+                true => out[at..at + TILE / K].copy_from_slice(staged),
+                false => out[at..at + width].copy_from_slice(&staged[..width]),
+            }
+            (e, at) = (e + 1, at + dst_row);
+            if e == per {
+                (b, e) = (b + 1, 0);
+                at = d + b * block + is[0] / K;
+            }
+        }
+    }
+}
+
+/// 16 source rows of 16 bytes, row `t` from byte `from + t * src_row`
+/// (`16 K` slots, 16 squares per `K` rows), into `16 K` destination rows
+/// of `16 / K` bytes, row `e` at byte `to + e * dst_row` (see the
+/// [module docs](self)).
+#[inline(always)]
+fn block<const K: usize, const N: u32>(
+    src: &[u8],
+    [from, src_row]: [usize; 2],
+    out: &mut [u8],
+    [to, dst_row]: [usize; 2],
+) where
+    Fields<N>: Mix<u8>,
+{
+    // The block's spans in each buffer, checked once.
+    let groups = 16 / K;
+    let src = &src[from..from + 15 * src_row + 16];
+    let rows: [__m128i; 16] =
+        core::array::from_fn(|t| bytemuck::pod_read_unaligned(&src[t * src_row..][..16]));
+    let mut by_place = rows;
+    for g in 0..groups {
+        let mixed = <Fields<N> as Mix<u8>>::vectors::<K>(core::array::from_fn(|e| rows[g * K + e]));
+        for (e, v) in mixed.into_iter().enumerate() {
+            by_place[e * groups + g] = v;
+        }
+    }
+    let out = &mut out[to..to + (16 * K - 1) * dst_row + groups];
+    for (q, v) in transpose_bytes(by_place).into_iter().enumerate() {
+        let bytes: [u8; 16] = bytemuck::cast(v);
+        for (e, piece) in bytes.chunks_exact(groups).enumerate() {
+            let at = (K * q + e) * dst_row;
+            out[at..at + groups].copy_from_slice(piece);
+        }
+    }
+}
+
+/// [`block`] for 32 source rows, in AVX2's vectors: rows `t` and `16 + t`
+/// in the two lanes of one vector, and `32 / K` bytes of each destination
+/// row (see the [module docs](self)).
+///
+/// # Safety
+/// The CPU has AVX2.
+#[inline(always)]
+unsafe fn wide_block<const K: usize, const N: u32>(
+    src: &[u8],
+    [from, src_row]: [usize; 2],
+    out: &mut [u8],
+    [to, dst_row]: [usize; 2],
+) where
+    Fields<N>: Mix<u8>,
+{
+    use core::arch::x86_64::{
+        __m256i, _mm256_permute4x64_epi64, _mm256_set_m128i, _mm256_shuffle_epi8,
+    };
+    let groups = 16 / K;
+    let src = &src[from..from + 31 * src_row + 16];
+    let rows: [__m256i; 16] = core::array::from_fn(|t| {
+        let half = |t: usize| bytemuck::pod_read_unaligned::<__m128i>(&src[t * src_row..][..16]);
+        // SAFETY: the caller's CPU has AVX2; register-only.
+        unsafe { _mm256_set_m128i(half(16 + t), half(t)) }
+    });
+    let mut by_place = rows;
+    for g in 0..groups {
+        // SAFETY: the caller's CPU has AVX2.
+        let mixed = unsafe {
+            <Fields<N> as Mix<u8>>::wide_vectors::<K>(core::array::from_fn(|e| rows[g * K + e]))
+        };
+        for (e, v) in mixed.into_iter().enumerate() {
+            by_place[e * groups + g] = v;
+        }
+    }
+    let row_bytes = 32 / K;
+    let out = &mut out[to..to + (16 * K - 1) * dst_row + row_bytes];
+    let side_by_side: __m256i = bytemuck::cast(side_by_side(groups));
+    // SAFETY: as above.
+    for (q, v) in unsafe { wide_transpose_bytes(by_place) }
+        .into_iter()
+        .enumerate()
+    {
+        // Quarters: lane 0's first, lane 1's first, lane 0's second, lane
+        // 1's second; then, below 8-byte rows, the pieces of each lane
+        // paired.
+        // SAFETY: the caller's CPU has AVX2; register-only.
+        let v = unsafe {
+            let v = _mm256_permute4x64_epi64::<0b11_01_10_00>(v);
+            match K {
+                2 => v,
+                _ => _mm256_shuffle_epi8(v, side_by_side),
+            }
+        };
+        let bytes: [u8; 32] = bytemuck::cast(v);
+        for (e, piece) in bytes.chunks_exact(row_bytes).enumerate() {
+            let at = (K * q + e) * dst_row;
+            out[at..at + row_bytes].copy_from_slice(piece);
+        }
+    }
+}
+
+/// The byte shuffle of [`wide_block`] for pieces of `groups` bytes: in
+/// each 16-byte lane, the first 8 bytes' pieces (of lane 0's rows) and
+/// the last 8's (lane 1's) taken in turns, so that the pieces of one
+/// destination row are side by side.
+const fn side_by_side(groups: usize) -> [u8; 32] {
+    let mut table = [0u8; 32];
+    let mut at = 0;
+    while at < 32 {
+        let (piece, byte) = ((at % 16) / groups, at % groups);
+        let from = match piece % 2 {
+            0 => piece / 2 * groups,
+            _ => 8 + piece / 2 * groups,
+        };
+        table[at] = (from + byte) as u8;
+        at += 1;
+    }
+    table
+}
+
+/// [`transpose_bytes`] in each 16-byte lane of AVX2's vectors.
+///
+/// # Safety
+/// The CPU has AVX2.
+#[inline(always)]
+unsafe fn wide_transpose_bytes(
+    mut x: [core::arch::x86_64::__m256i; 16],
+) -> [core::arch::x86_64::__m256i; 16] {
+    use core::arch::x86_64::{_mm256_unpackhi_epi8, _mm256_unpacklo_epi8};
+    for _ in 0..4 {
+        x = core::array::from_fn(|j| {
+            let (a, b) = (x[j / 2], x[j / 2 + 8]);
+            // SAFETY: the caller's CPU has AVX2; register-only.
+            unsafe {
+                match j % 2 {
+                    0 => _mm256_unpacklo_epi8(a, b),
+                    _ => _mm256_unpackhi_epi8(a, b),
+                }
+            }
+        });
+    }
+    x
+}
+
+#[cfg(test)]
+mod tests {
+    use alloc::format;
+    use alloc::vec;
+    use alloc::vec::Vec;
+
+    use super::{Stage, TILE, narrow_tile, side_by_side, wide_tile};
+    use crate::relayout::isa::has_avx2;
+    use crate::relayout::mix::{Fields, Mix};
+
+    /// A tile copied square by square with [`Mix::elements`]: the
+    /// definition the vector tiles must agree with.
+    fn by_squares<const K: usize, const N: u32>(
+        src: &[u8],
+        out: &mut [u8],
+        ([s, d], [src_row, dst_row]): ([usize; 2], [usize; 2]),
+        [per, block]: [usize; 2],
+        is: [usize; 2],
+        rs: [usize; 2],
+    ) where
+        Fields<N>: Mix<u8>,
+    {
+        for i in (is[0]..is[1]).step_by(K) {
+            for r in (rs[0]..rs[1]).step_by(K) {
+                let from = s + i * src_row + r / K;
+                let square: [u8; K] = core::array::from_fn(|j| src[from + j * src_row]);
+                let to = d + (r / per) * block + (r % per) * dst_row + i / K;
+                for (j, byte) in Fields::<N>::elements(square).into_iter().enumerate() {
+                    out[to + j * dst_row] = byte;
+                }
+            }
+        }
+    }
+
+    /// Both vector tiles (the AVX2 one where the CPU has it) against
+    /// [`by_squares`], for tiles of 16 to [`TILE`] destination slots (odd
+    /// numbers of 16 take SSE2 blocks after the AVX2 pairs) and `16 K` to
+    /// [`TILE`] source slots, starts off the buffers' beginnings, padded
+    /// row strides, and one stage for all, left as the last tile left it.
+    fn check<const K: usize, const N: u32>()
+    where
+        Fields<N>: Mix<u8>,
+    {
+        let widths: &[usize] = match cfg!(miri) {
+            true => &[16, 48],
+            false => &[16, 32, 48, 64, 80, 96, 112, 128],
+        };
+        let heights = (16 * K..=TILE)
+            .step_by(16 * K)
+            .filter(|&h| !cfg!(miri) || h == TILE);
+        // Destination rows a few bytes past the tile, and far enough
+        // apart for bands of 64 and of 32 rows (`BAND_SPAN`).
+        let dst_rows: &[usize] = match cfg!(miri) {
+            true => &[0, 3000],
+            false => &[0, 1500, 3000],
+        };
+        let (mut narrow_stage, mut wide_stage) = (Stage::new(), Stage::new());
+        let cases = heights.flat_map(|h| widths.iter().rev().map(move |&w| (h, w)));
+        let cases = cases.flat_map(|(h, w)| dst_rows.iter().map(move |&row| (h, w, row)));
+        // Rows all `dst_row` apart, and in groups of 8 (a tile's rows)
+        // with a gap of 40 bytes between groups.
+        let groups: &[Option<usize>] = &[None, Some(8)];
+        let cases = cases.flat_map(|(h, w, row)| groups.iter().map(move |&g| (h, w, row, g)));
+        for (height, width, far, group) in cases {
+            if cfg!(miri) && (far > 0 || group.is_some()) && width > 16 {
+                continue;
+            }
+            let (is, rs) = ([16, 16 + width], [16 * K, 16 * K + height]);
+            // Source rows along `i`, destination rows along `r`, each
+            // with a few bytes past the tile.
+            let (src_row, dst_row) = (rs[1] / K + 3, far.max(is[1] / K + 5));
+            let (s, d) = (7, 11);
+            let src: Vec<u8> = (0..s + is[1] * src_row)
+                .map(|b| (b * 37 + b / 251) as u8)
+                .collect();
+            let bytes = ([s, d], [src_row, dst_row]);
+            let blocks = match group {
+                Some(per) => [per, per * dst_row + 40],
+                None => [usize::MAX, 0],
+            };
+            let mut expected = vec![0u8; d + rs[1] * (dst_row + 40)];
+            by_squares::<K, N>(&src, &mut expected, bytes, blocks, is, rs);
+            let mut narrow = vec![0u8; expected.len()];
+            narrow_tile::<K, N>(&src, &mut narrow, &mut narrow_stage, bytes, blocks, is, rs);
+            let case =
+                format!("K = {K}, {width} × {height} slots, rows {dst_row} apart, {blocks:?}");
+            assert_eq!(narrow, expected, "SSE2, {case}");
+            if has_avx2() {
+                let mut wide = vec![0u8; expected.len()];
+                // SAFETY: the CPU has AVX2.
+                unsafe {
+                    wide_tile::<K, N>(&src, &mut wide, &mut wide_stage, bytes, blocks, is, rs)
+                };
+                assert_eq!(wide, expected, "AVX2, {case}");
+            }
+        }
+    }
+
+    #[test]
+    fn vector_tiles_transpose_squares_of_nibbles() {
+        check::<2, 4>();
+    }
+
+    #[test]
+    fn vector_tiles_transpose_squares_of_two_bit_fields() {
+        check::<4, 2>();
+    }
+
+    #[test]
+    fn vector_tiles_transpose_squares_of_bits() {
+        check::<8, 1>();
+    }
+
+    /// Pieces of 8 bytes stay where they are; smaller ones alternate
+    /// between each lane's halves.
+    #[test]
+    fn side_by_side_pairs_the_halves_pieces() {
+        let identity: [u8; 32] = core::array::from_fn(|b| (b % 16) as u8);
+        assert_eq!(side_by_side(8), identity);
+        assert_eq!(
+            &side_by_side(4)[..16],
+            &[0, 1, 2, 3, 8, 9, 10, 11, 4, 5, 6, 7, 12, 13, 14, 15]
+        );
+        assert_eq!(&side_by_side(2)[..8], &[0, 1, 8, 9, 2, 3, 10, 11]);
+    }
+}
