@@ -99,3 +99,5 @@ pub use tensor::PackedBuf;
 pub use tensor::{Packed, PackedBase, PackedView, PackedViewMut};
 pub use tiles::{PackedTile, PackedTileView, PackedTileViewMut, PackedTiles, PackedTilesMut};
 pub use walk::PackedSlots;
+
+pub(crate) use squares::BlockRows;

@@ -64,78 +64,126 @@ fn copy_squares<const K: usize, const N: u32>(
     // Element `(r, i)` of a block: `r` along the source's contiguous
     // level, `i` along the destination's.
     let [step, [_, dst_row], [src_row, _]] = nest.plane_strides();
+    let whole = |n: usize| n.is_multiple_of(K);
     nest.for_each_plane(|[s, d], [steps, rows, len]| {
-        // Blocks whose rows continue each other in the source (tiles of
-        // a few destination rows, the `x / 8` level of `{0,1:T(8,128)E(4)}`
-        // arranged by `packed_squares`) go as one block of all their rows,
-        // each group of `rows` a step on in the destination.
-        if steps > 1 && step[0] == rows && rows.is_multiple_of(K) && step[1].is_multiple_of(K) {
-            let rows_at = DstRows {
+        let (src_rows, dst_rows) = (BlockRows::plain(s, src_row), BlockRows::plain(d, dst_row));
+        // Blocks whose rows continue each other in the source (tiles of a
+        // few destination rows, the `x / 8` level of `{0,1:T(8,128)E(4)}`
+        // arranged by `packed_squares`) go as one block of all their
+        // rows, each group of `rows` a step on in the destination; blocks
+        // whose runs continue each other in the destination (the tiles of
+        // a few source rows of the reverse), as one block of all their
+        // runs.
+        if steps > 1 && step[0] == rows && whole(rows) && whole(step[1]) {
+            let dst_rows = BlockRows {
                 per: rows,
                 block: step[1],
-                row: dst_row,
+                ..dst_rows
             };
             block::<K, N>(
                 src,
                 out,
                 copy_one,
-                [s, d],
+                [src_rows, dst_rows],
                 [steps * rows, len],
-                src_row,
-                rows_at,
             );
-            return;
-        }
-        let rows_at = DstRows {
-            per: usize::MAX,
-            block: 0,
-            row: dst_row,
-        };
-        for k in 0..steps {
-            let at = [s + k * step[0], d + k * step[1]];
-            block::<K, N>(src, out, copy_one, at, [rows, len], src_row, rows_at);
+        } else if steps > 1 && step[1] == len && whole(len) && whole(step[0]) {
+            let src_rows = BlockRows {
+                per: len,
+                block: step[0],
+                ..src_rows
+            };
+            block::<K, N>(
+                src,
+                out,
+                copy_one,
+                [src_rows, dst_rows],
+                [rows, steps * len],
+            );
+        } else {
+            for k in 0..steps {
+                let rows_at = [
+                    BlockRows::plain(s + k * step[0], src_row),
+                    BlockRows::plain(d + k * step[1], dst_row),
+                ];
+                block::<K, N>(src, out, copy_one, rows_at, [rows, len]);
+            }
         }
     });
 }
 
-/// Where a block's destination rows are, in slots: `per` rows `row`
-/// apart, then the next `per` a `block` on from the first of them.
-#[derive(Clone, Copy)]
-struct DstRows {
-    per: usize,
-    block: usize,
-    row: usize,
+/// Where the rows of a packed transpose's block lie in one buffer: `per`
+/// rows `row` apart from `start`, then the next `per` a `block` on from
+/// the first of them (tiles of a few rows side by side); all `row` apart
+/// where `per` is `usize::MAX`. In slots, or in bytes ([`BlockRows::in_bytes`]).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct BlockRows {
+    pub(crate) start: usize,
+    pub(crate) row: usize,
+    pub(crate) per: usize,
+    pub(crate) block: usize,
 }
 
-impl DstRows {
-    /// Destination row `r`'s offset from the block's start.
+impl BlockRows {
+    /// Rows all `row` apart from `start`.
+    fn plain(start: usize, row: usize) -> BlockRows {
+        BlockRows {
+            start,
+            row,
+            per: usize::MAX,
+            block: 0,
+        }
+    }
+
+    /// Where row `n` starts.
     #[inline(always)]
-    fn at(self, r: usize) -> usize {
-        (r / self.per) * self.block + (r % self.per) * self.row
+    pub(crate) fn at(self, n: usize) -> usize {
+        self.start + (n / self.per) * self.block + (n % self.per) * self.row
+    }
+
+    /// Where rows `first..first + out.len()` start, stepped row by row.
+    #[inline(always)]
+    pub(crate) fn fill(self, out: &mut [usize], first: usize) {
+        let (mut group, mut e) = (first / self.per, first % self.per);
+        let mut at = self.start + group * self.block + e * self.row;
+        for o in out {
+            *o = at;
+            (e, at) = (e + 1, at + self.row);
+            if e == self.per {
+                (group, e) = (group + 1, 0);
+                at = self.start + group * self.block;
+            }
+        }
+    }
+
+    /// The rows in bytes, `k` slots to a byte (`start`, `row` and `block`
+    /// multiples of `k`).
+    fn in_bytes(self, k: usize) -> BlockRows {
+        BlockRows {
+            start: self.start / k,
+            row: self.row / k,
+            block: self.block / k,
+            ..self
+        }
     }
 }
 
-/// One block of [`copy_squares`]: `rows × len` slots from `[s, d]`, the
-/// source's rows `src_row` apart along `i`, the destination's at
-/// `rows_at` along `r`.
-#[allow(clippy::too_many_arguments)]
+/// One block of [`copy_squares`]: `rows × len` slots, the source's rows
+/// (along `i`) and the destination's (along `r`) where `[src_rows,
+/// dst_rows]` say.
 #[inline(always)]
 fn block<const K: usize, const N: u32>(
     src: &[u8],
     out: &mut [u8],
     copy_one: &impl Fn(&mut [u8], usize, usize),
-    [s, d]: [usize; 2],
+    [src_rows, dst_rows]: [BlockRows; 2],
     [rows, len]: [usize; 2],
-    src_row: usize,
-    rows_at: DstRows,
 ) where
     Fields<N>: Mix<u8>,
 {
-    let one = |out: &mut [u8], r: usize, i: usize| {
-        copy_one(out, s + r + i * src_row, d + rows_at.at(r) + i)
-    };
-    let dst_row = rows_at.row;
-    if !s.is_multiple_of(K) || !d.is_multiple_of(K) {
+    let one =
+        |out: &mut [u8], r: usize, i: usize| copy_one(out, src_rows.at(i) + r, dst_rows.at(r) + i);
+    if !src_rows.start.is_multiple_of(K) || !dst_rows.start.is_multiple_of(K) {
         for i in 0..len {
             for r in 0..rows {
                 one(out, r, i);
@@ -144,16 +192,13 @@ fn block<const K: usize, const N: u32>(
         return;
     }
     let (whole_rows, whole_len) = (rows / K * K, len / K * K);
-    // The part that blocks of 16 source rows of 16 bytes cover.
+    // The part that blocks of 16 source rows of 16 bytes cover (each row
+    // where its `BlockRows` says).
     let (vector_rows, vector_len) = match VECTORS {
         true => (rows / (16 * K) * (16 * K), len / 16 * 16),
         false => (0, 0),
     };
-    let bytes = ([s / K, d / K], [src_row / K, dst_row / K]);
-    let blocks = match rows_at.per {
-        usize::MAX => [usize::MAX, 0],
-        per => [per, rows_at.block / K],
-    };
+    let bytes = [src_rows.in_bytes(K), dst_rows.in_bytes(K)];
     #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
     let mut stage = crate::relayout::simd::squares::Stage::new();
     for i_tile in (0..whole_len).step_by(TILE) {
@@ -166,7 +211,6 @@ fn block<const K: usize, const N: u32>(
                 out,
                 &mut stage,
                 bytes,
-                blocks,
                 [i_tile, i_end.min(vector_len)],
                 [r_tile, r_vectors],
             );
@@ -177,8 +221,7 @@ fn block<const K: usize, const N: u32>(
                 if from < r_end {
                     for i in is.step_by(K) {
                         for r in (from..r_end).step_by(K) {
-                            let to = (d + rows_at.at(r) + i) / K;
-                            square::<K, N>(src, out, bytes, to, [i, r]);
+                            square::<K, N>(src, out, bytes, [i, r]);
                         }
                     }
                 }
@@ -206,24 +249,24 @@ const VECTORS: bool = cfg!(all(target_arch = "x86_64", target_feature = "sse2"))
 
 /// One `K × K` square: the `K` source bytes of rows `i..i + K` holding
 /// slots `r..r + K` of the source's contiguous level, their fields
-/// transposed, into the `K` destination bytes of rows `r..r + K` (`to`,
-/// the first's, and then `dst_row` apart) holding slots `i..i + K` of the
-/// destination's. `[[s, _], [src_row, dst_row]]` are the block's start
-/// and the two rows' strides, in bytes; `i` and `r` are in slots,
-/// multiples of `K`.
+/// transposed, into the `K` destination bytes of rows `r..r + K` holding
+/// slots `i..i + K` of the destination's. `[src_rows, dst_rows]` are the
+/// block's rows in bytes; `i` and `r` are in slots, multiples of `K`, so
+/// that a square's `K` rows are in one group of each (`per` a multiple of
+/// `K`).
 #[inline(always)]
 fn square<const K: usize, const N: u32>(
     src: &[u8],
     out: &mut [u8],
-    ([s, _], [src_row, dst_row]): ([usize; 2], [usize; 2]),
-    to: usize,
+    [src_rows, dst_rows]: [BlockRows; 2],
     [i, r]: [usize; 2],
 ) where
     Fields<N>: Mix<u8>,
 {
-    let from = s + i * src_row + r / K;
-    let square: [u8; K] = core::array::from_fn(|j| src[from + j * src_row]);
+    let from = src_rows.at(i) + r / K;
+    let square: [u8; K] = core::array::from_fn(|j| src[from + j * src_rows.row]);
+    let to = dst_rows.at(r) + i / K;
     for (j, byte) in Fields::<N>::elements(square).into_iter().enumerate() {
-        out[to + j * dst_row] = byte;
+        out[to + j * dst_rows.row] = byte;
     }
 }

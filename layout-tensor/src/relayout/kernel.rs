@@ -272,39 +272,61 @@ pub(crate) const fn packed_squares(
 }
 
 /// `nest`, arranged for a packed transpose (its rows contiguous in the
-/// source), with the level whose blocks continue its rows in the source
+/// source, its runs in the destination), with the level whose blocks
+/// continue its rows in the source, or its runs in the destination,
 /// moved next outside the block, when one does and it can move without
 /// passing a level of its own dimension (as [`continuing_outside`]): the
-/// level whose source stride is the row level's extent. Then the blocks
-/// of a plane continue each other's rows, and the packed transpose takes
-/// them as one block of many rows: the 8-row tiles of
-/// `{0,1:T(8,128)E(4)}` side by side, 128 rows a tile of its vector
-/// kernel, where each alone is too few rows for it.
+/// level whose source stride is the row level's extent, or whose
+/// destination stride is the run level's; where both do, the one that
+/// continues the shorter. Then the blocks of a plane continue each
+/// other's rows (or runs), and the packed transpose takes them as one
+/// block: the 8-row tiles of `{0,1:T(8,128)E(4)}` side by side, 128 rows
+/// a tile of its vector kernel, where each alone is too few rows for it
+/// (and their 8-run tiles, transposed back).
 const fn continuing_rows(nest: LoopNest) -> LoopNest {
     let levels = nest.levels();
     let n = levels.len();
     if n < 3 {
         return nest;
     }
-    let rows = levels[n - 2].extent;
+    let [rows, runs] = [levels[n - 2].extent, levels[n - 1].extent];
+    let along_rows = continuing(&nest, 0, rows);
+    let along_runs = continuing(&nest, 1, runs);
+    let k = match (along_rows, along_runs) {
+        (Some(k), None) => k,
+        (None, Some(k)) => k,
+        (Some(k), Some(_)) if rows <= runs => k,
+        (_, Some(k)) => k,
+        (None, None) => return nest,
+    };
+    match k == n - 3 {
+        true => nest,
+        false => nest.with_level_moved(k, n - 3),
+    }
+}
+
+/// The innermost level of `nest` outside its block whose stride in buffer
+/// `b` is `length` (it continues the block's rows, or runs, there), when
+/// it can move next outside the block without passing a level of its own
+/// dimension.
+const fn continuing(nest: &LoopNest, b: usize, length: usize) -> Option<usize> {
+    let levels = nest.levels();
+    let n = levels.len();
     let mut k = n - 2;
     while k > 0 {
         k -= 1;
-        if levels[k].strides[0] == rows && levels[k].extent > 1 {
+        if levels[k].strides[b] == length && levels[k].extent > 1 {
             let mut j = k + 1;
             while j < n - 2 {
                 if levels[j].dim == levels[k].dim {
-                    return nest;
+                    return None;
                 }
                 j += 1;
             }
-            return match k == n - 3 {
-                true => nest,
-                false => nest.with_level_moved(k, n - 3),
-            };
+            return Some(k);
         }
     }
-    nest
+    None
 }
 
 /// The nest of a packed relayout (in slots of `bits` bits each, source
@@ -582,6 +604,13 @@ mod tests {
         // The next block: 8 slots on in the source, a row of tiles (the
         // 2 tiles of `y`, each 8 rows of 128) on in the destination.
         assert_eq!(step, [8, 2 * 8 * 128]);
+        // And back: 8 runs of each tile, the next tile's a step on.
+        let n = nest("s4[256,512]{0,1:T(8,128)E(4)}", "s4[256,512]{1,0:E(4)}");
+        let (squares, _) = packed_squares(&n, [4, 4], 4).unwrap();
+        let [step, row, run] = squares.plane_strides();
+        let runs = squares.levels()[squares.levels().len() - 1].extent;
+        assert_eq!((runs, row[0], run[1]), (8, 1, 1));
+        assert_eq!(step, [2 * 8 * 128, 8]);
         let n = nest("s4[256,512]{1,0:E(4)}", "s4[256,512]{0,1:E(4)}");
         let (squares, _) = packed_squares(&n, [4, 4], 4).unwrap();
         assert_eq!(squares.levels().len(), n.levels().len());

@@ -42,6 +42,7 @@
 
 use core::arch::x86_64::__m128i;
 
+use crate::packed::BlockRows;
 use crate::relayout::isa::has_avx2;
 use crate::relayout::mix::{Fields, Mix};
 use crate::relayout::simd::transpose_bytes;
@@ -66,11 +67,10 @@ impl Stage {
 /// The squares of a tile that whole vector blocks cover: slots
 /// `is[0]..is[1]` (multiples of 16, at most [`TILE`] apart) along the
 /// destination's rows and `rs[0]..rs[1]` (multiples of `16 K`, at most
-/// [`TILE`] apart) along the source's. `[[s, d], [src_row, dst_row]]` are
-/// the start of the nest's block and its two rows' strides, in bytes, and
-/// `[per, block]` how the destination's rows go on past `per` of them: row
-/// `r` at `d + (r / per) * block + (r % per) * dst_row` (`per` a multiple
-/// of `K`; `usize::MAX` where the rows are all `dst_row` apart).
+/// [`TILE`] apart) along the source's. `[src_rows, dst_rows]` are where
+/// the nest's block has its rows in each buffer, in bytes: source row `i`
+/// at `src_rows.at(i)`, destination row `r` at `dst_rows.at(r)` (their
+/// groups of `per` rows a multiple of 16 slots long, and of `K`).
 ///
 /// Blocks of 16 or 32 source rows take the tile's whole width at a time,
 /// so that each source line is read in turn while it is in the L1 cache:
@@ -90,8 +90,7 @@ pub(crate) fn tile<const K: usize, const N: u32>(
     src: &[u8],
     out: &mut [u8],
     stage: &mut Stage,
-    bytes: ([usize; 2], [usize; 2]),
-    dst_blocks: [usize; 2],
+    rows: [BlockRows; 2],
     is: [usize; 2],
     rs: [usize; 2],
 ) where
@@ -100,44 +99,38 @@ pub(crate) fn tile<const K: usize, const N: u32>(
     if is[1] <= is[0] || rs[1] <= rs[0] {
         return;
     }
-    if has_avx2() {
+    // Source rows in groups read their starts from a table; rows all a
+    // stride apart, a multiple of it (each kernel compiled for one).
+    match (has_avx2(), rows[0].per == usize::MAX) {
         // SAFETY: the CPU has AVX2.
-        unsafe { wide_tile::<K, N>(src, out, stage, bytes, dst_blocks, is, rs) }
-    } else {
-        narrow_tile::<K, N>(src, out, stage, bytes, dst_blocks, is, rs);
+        (true, true) => unsafe { wide_tile::<K, N, false>(src, out, stage, rows, is, rs) },
+        // SAFETY: as above.
+        (true, false) => unsafe { wide_tile::<K, N, true>(src, out, stage, rows, is, rs) },
+        (false, true) => narrow_tile::<K, N, false>(src, out, stage, rows, is, rs),
+        (false, false) => narrow_tile::<K, N, true>(src, out, stage, rows, is, rs),
     }
 }
 
 /// [`tile`] in SSE2's vectors.
 #[inline(always)]
-fn narrow_tile<const K: usize, const N: u32>(
+fn narrow_tile<const K: usize, const N: u32, const GROUPED: bool>(
     src: &[u8],
     out: &mut [u8],
     stage: &mut Stage,
-    bytes: ([usize; 2], [usize; 2]),
-    dst_blocks: [usize; 2],
+    rows: [BlockRows; 2],
     is: [usize; 2],
     rs: [usize; 2],
 ) where
     Fields<N>: Mix<u8>,
 {
-    staged::<K>(
-        src,
-        out,
-        stage,
-        bytes,
-        dst_blocks,
-        is,
-        rs,
-        |src, from, stage, height| {
-            for i in (0..is[1] - is[0]).step_by(16) {
-                for_each_block::<K>(height, |r| {
-                    let at = from.at(i, r);
-                    block::<K, N>(src, at, stage, [r * (TILE / K) + i / K, TILE / K]);
-                });
-            }
-        },
-    );
+    staged::<K, GROUPED>(src, out, stage, rows, is, rs, |src, from, stage, height| {
+        for i in (0..is[1] - is[0]).step_by(16) {
+            for_each_block::<K>(height, |r| {
+                let to = [r * (TILE / K) + i / K, TILE / K];
+                block::<K, N>(src, from.rows(i, r), stage, to);
+            });
+        }
+    });
 }
 
 /// [`tile`] in AVX2's vectors: source rows 32 at a time, the last 16 (if
@@ -146,43 +139,33 @@ fn narrow_tile<const K: usize, const N: u32>(
 /// # Safety
 /// The CPU has AVX2.
 #[target_feature(enable = "avx2")]
-unsafe fn wide_tile<const K: usize, const N: u32>(
+unsafe fn wide_tile<const K: usize, const N: u32, const GROUPED: bool>(
     src: &[u8],
     out: &mut [u8],
     stage: &mut Stage,
-    bytes: ([usize; 2], [usize; 2]),
-    dst_blocks: [usize; 2],
+    rows: [BlockRows; 2],
     is: [usize; 2],
     rs: [usize; 2],
 ) where
     Fields<N>: Mix<u8>,
 {
     let width = is[1] - is[0];
-    staged::<K>(
-        src,
-        out,
-        stage,
-        bytes,
-        dst_blocks,
-        is,
-        rs,
-        |src, from, stage, height| {
-            let pairs = width / 32 * 32;
-            for i in (0..pairs).step_by(32) {
-                for_each_block::<K>(height, |r| {
-                    let to = [r * (TILE / K) + i / K, TILE / K];
-                    // SAFETY: this function's caller's CPU has AVX2.
-                    unsafe { wide_block::<K, N>(src, from.at(i, r), stage, to) };
-                });
-            }
-            if pairs < width {
-                for_each_block::<K>(height, |r| {
-                    let at = from.at(pairs, r);
-                    block::<K, N>(src, at, stage, [r * (TILE / K) + pairs / K, TILE / K]);
-                });
-            }
-        },
-    );
+    staged::<K, GROUPED>(src, out, stage, rows, is, rs, |src, from, stage, height| {
+        let pairs = width / 32 * 32;
+        for i in (0..pairs).step_by(32) {
+            for_each_block::<K>(height, |r| {
+                let to = [r * (TILE / K) + i / K, TILE / K];
+                // SAFETY: this function's caller's CPU has AVX2.
+                unsafe { wide_block::<K, N>(src, from.rows(i, r), stage, to) };
+            });
+        }
+        if pairs < width {
+            for_each_block::<K>(height, |r| {
+                let to = [r * (TILE / K) + pairs / K, TILE / K];
+                block::<K, N>(src, from.rows(pairs, r), stage, to);
+            });
+        }
+    });
 }
 
 /// `f(r)` for the start `r` of each block of `16 K` slots of a band
@@ -194,17 +177,64 @@ fn for_each_block<const K: usize>(height: usize, mut f: impl FnMut(usize)) {
     }
 }
 
-/// A tile's source rows: its first byte and the rows' stride.
+/// A band's source rows: where each of the tile's rows starts (from a
+/// table where they come in groups, `GROUPED`, else a stride apart from
+/// the first), and the band's first byte along them.
 #[derive(Clone, Copy)]
-struct SourceRows<const K: usize>([usize; 2]);
+struct SourceRows<'a, const K: usize, const GROUPED: bool> {
+    starts: &'a [usize; TILE],
+    first: usize,
+    stride: usize,
+    column: usize,
+}
 
-impl<const K: usize> SourceRows<K> {
-    /// Where the tile's source row `i` holds its slot `r`, and the rows'
-    /// stride: a block's `[from, src_row]`.
+impl<'a, const K: usize, const GROUPED: bool> SourceRows<'a, K, GROUPED> {
+    /// The rows of a block from the tile's source row `i`, at the band's
+    /// slot `r`.
     #[inline(always)]
-    fn at(self, i: usize, r: usize) -> [usize; 2] {
-        let [start, stride] = self.0;
-        [start + i * stride + r / K, stride]
+    fn rows(self, i: usize, r: usize) -> BlockSource<'a> {
+        let column = self.column + r / K;
+        match GROUPED {
+            true => BlockSource {
+                starts: Some(&self.starts[i..]),
+                first: column,
+                stride: 0,
+            },
+            false => BlockSource {
+                starts: None,
+                first: self.first + i * self.stride + column,
+                stride: self.stride,
+            },
+        }
+    }
+}
+
+/// A block's source rows: row `t` at `first + t * stride`, or, with
+/// `starts`, at `starts[t] + first`.
+#[derive(Clone, Copy)]
+struct BlockSource<'a> {
+    starts: Option<&'a [usize]>,
+    first: usize,
+    stride: usize,
+}
+
+impl BlockSource<'_> {
+    /// 16 bytes of each of `L` rows, from row `offset` on.
+    ///
+    /// # Panics
+    /// If a row reaches past `src`.
+    #[inline(always)]
+    fn load<const L: usize>(self, src: &[u8], offset: usize) -> [__m128i; L] {
+        let read = |bytes: &[u8]| bytemuck::pod_read_unaligned::<__m128i>(&bytes[..16]);
+        match self.starts {
+            // The block's span checked once.
+            None => {
+                let from = self.first + offset * self.stride;
+                let src = &src[from..from + (L - 1) * self.stride + 16];
+                core::array::from_fn(|t| read(&src[t * self.stride..]))
+            }
+            Some(starts) => core::array::from_fn(|t| read(&src[starts[offset + t] + self.first..])),
+        }
     }
 }
 
@@ -225,66 +255,70 @@ const BAND_SPAN: usize = 128 << 10;
 /// The stage and its write-out of [`tile`], in bands of `16 K` to
 /// [`TILE`] rows (as many as span at most [`BAND_SPAN`] of the
 /// destination): `blocks(src, from, stage, height)` fills `stage` with a
-/// band `height` rows high (its row `r` at byte `r * TILE / K`; source
-/// row `i`'s slot `r` at [`from.at(i, r)`](SourceRows::at)), whose rows
-/// then go to the destination.
-// The tile's place in both buffers, as `tile` takes it, and the stage.
-#[allow(clippy::too_many_arguments)]
+/// band `height` rows high (its row `r` at byte `r * TILE / K`; the
+/// tile's source row `i` holds the band's slot `r` at byte
+/// `from.rows(i)[0] + from.column(r)`), whose rows then go to the
+/// destination.
 #[inline(always)]
-fn staged<const K: usize>(
+fn staged<const K: usize, const GROUPED: bool>(
     src: &[u8],
     out: &mut [u8],
     stage: &mut Stage,
-    ([s, d], [src_row, dst_row]): ([usize; 2], [usize; 2]),
-    [per, block]: [usize; 2],
+    [src_rows, dst_rows]: [BlockRows; 2],
     is: [usize; 2],
     rs: [usize; 2],
-    mut blocks: impl FnMut(&[u8], SourceRows<K>, &mut [u8], usize),
+    mut blocks: impl FnMut(&[u8], SourceRows<'_, K, GROUPED>, &mut [u8], usize),
 ) {
     let width = (is[1] - is[0]) / K;
-    let band = (BAND_SPAN / dst_row.max(1)).clamp(16 * K, TILE) / (16 * K) * (16 * K);
+    let mut starts = [0; TILE];
+    if GROUPED {
+        src_rows.fill(&mut starts[..is[1] - is[0]], is[0]);
+    }
+    let band = (BAND_SPAN / dst_rows.row.max(1)).clamp(16 * K, TILE) / (16 * K) * (16 * K);
     let stage = &mut stage.0[..TILE * (TILE / K)];
     for r in (rs[0]..rs[1]).step_by(band) {
         let height = band.min(rs[1] - r);
-        let from = SourceRows::<K>([s + is[0] * src_row + r / K, src_row]);
+        let from = SourceRows::<K, GROUPED> {
+            starts: &starts,
+            first: src_rows.at(is[0]),
+            stride: src_rows.row,
+            column: r / K,
+        };
         blocks(src, from, stage, height);
-        // Row `r` of the destination at `(r / per) * block + (r % per) *
-        // dst_row`, stepped row by row.
-        let (mut b, mut e) = (r / per, r % per);
-        let mut at = d + b * block + e * dst_row + is[0] / K;
+        // Row `r` of the destination where `dst_rows` says, stepped row
+        // by row.
+        let (mut group, mut e) = (r / dst_rows.per, r % dst_rows.per);
+        let mut at = dst_rows.at(r) + is[0] / K;
         for staged in stage.chunks_exact(TILE / K).take(height) {
             // A whole stage row is a copy of constant length, inlined.
             match width == TILE / K {
                 true => out[at..at + TILE / K].copy_from_slice(staged),
                 false => out[at..at + width].copy_from_slice(&staged[..width]),
             }
-            (e, at) = (e + 1, at + dst_row);
-            if e == per {
-                (b, e) = (b + 1, 0);
-                at = d + b * block + is[0] / K;
+            (e, at) = (e + 1, at + dst_rows.row);
+            if e == dst_rows.per {
+                (group, e) = (group + 1, 0);
+                at = dst_rows.start + group * dst_rows.block + is[0] / K;
             }
         }
     }
 }
 
-/// 16 source rows of 16 bytes, row `t` from byte `from + t * src_row`
+/// 16 source rows of 16 bytes, where `rows` says
 /// (`16 K` slots, 16 squares per `K` rows), into `16 K` destination rows
 /// of `16 / K` bytes, row `e` at byte `to + e * dst_row` (see the
 /// [module docs](self)).
 #[inline(always)]
 fn block<const K: usize, const N: u32>(
     src: &[u8],
-    [from, src_row]: [usize; 2],
+    rows: BlockSource<'_>,
     out: &mut [u8],
     [to, dst_row]: [usize; 2],
 ) where
     Fields<N>: Mix<u8>,
 {
-    // The block's spans in each buffer, checked once.
     let groups = 16 / K;
-    let src = &src[from..from + 15 * src_row + 16];
-    let rows: [__m128i; 16] =
-        core::array::from_fn(|t| bytemuck::pod_read_unaligned(&src[t * src_row..][..16]));
+    let rows: [__m128i; 16] = rows.load(src, 0);
     let mut by_place = rows;
     for g in 0..groups {
         let mixed = <Fields<N> as Mix<u8>>::vectors::<K>(core::array::from_fn(|e| rows[g * K + e]));
@@ -311,7 +345,7 @@ fn block<const K: usize, const N: u32>(
 #[inline(always)]
 unsafe fn wide_block<const K: usize, const N: u32>(
     src: &[u8],
-    [from, src_row]: [usize; 2],
+    rows: BlockSource<'_>,
     out: &mut [u8],
     [to, dst_row]: [usize; 2],
 ) where
@@ -321,11 +355,10 @@ unsafe fn wide_block<const K: usize, const N: u32>(
         __m256i, _mm256_permute4x64_epi64, _mm256_set_m128i, _mm256_shuffle_epi8,
     };
     let groups = 16 / K;
-    let src = &src[from..from + 31 * src_row + 16];
+    let [low, high]: [[__m128i; 16]; 2] = [rows.load(src, 0), rows.load(src, 16)];
     let rows: [__m256i; 16] = core::array::from_fn(|t| {
-        let half = |t: usize| bytemuck::pod_read_unaligned::<__m128i>(&src[t * src_row..][..16]);
         // SAFETY: the caller's CPU has AVX2; register-only.
-        unsafe { _mm256_set_m128i(half(16 + t), half(t)) }
+        unsafe { _mm256_set_m128i(high[t], low[t]) }
     });
     let mut by_place = rows;
     for g in 0..groups {
@@ -414,6 +447,7 @@ mod tests {
     use alloc::vec::Vec;
 
     use super::{Stage, TILE, narrow_tile, side_by_side, wide_tile};
+    use crate::packed::BlockRows;
     use crate::relayout::isa::has_avx2;
     use crate::relayout::mix::{Fields, Mix};
 
@@ -422,8 +456,7 @@ mod tests {
     fn by_squares<const K: usize, const N: u32>(
         src: &[u8],
         out: &mut [u8],
-        ([s, d], [src_row, dst_row]): ([usize; 2], [usize; 2]),
-        [per, block]: [usize; 2],
+        [src_rows, dst_rows]: [BlockRows; 2],
         is: [usize; 2],
         rs: [usize; 2],
     ) where
@@ -431,11 +464,9 @@ mod tests {
     {
         for i in (is[0]..is[1]).step_by(K) {
             for r in (rs[0]..rs[1]).step_by(K) {
-                let from = s + i * src_row + r / K;
-                let square: [u8; K] = core::array::from_fn(|j| src[from + j * src_row]);
-                let to = d + (r / per) * block + (r % per) * dst_row + i / K;
+                let square: [u8; K] = core::array::from_fn(|j| src[src_rows.at(i + j) + r / K]);
                 for (j, byte) in Fields::<N>::elements(square).into_iter().enumerate() {
-                    out[to + j * dst_row] = byte;
+                    out[dst_rows.at(r + j) + i / K] = byte;
                 }
             }
         }
@@ -445,7 +476,8 @@ mod tests {
     /// [`by_squares`], for tiles of 16 to [`TILE`] destination slots (odd
     /// numbers of 16 take SSE2 blocks after the AVX2 pairs) and `16 K` to
     /// [`TILE`] source slots, starts off the buffers' beginnings, padded
-    /// row strides, and one stage for all, left as the last tile left it.
+    /// row strides, rows in groups of 8 (a tile's) in either buffer, and
+    /// one stage for all, left as the last tile left it.
     fn check<const K: usize, const N: u32>()
     where
         Fields<N>: Mix<u8>,
@@ -466,39 +498,58 @@ mod tests {
         let (mut narrow_stage, mut wide_stage) = (Stage::new(), Stage::new());
         let cases = heights.flat_map(|h| widths.iter().rev().map(move |&w| (h, w)));
         let cases = cases.flat_map(|(h, w)| dst_rows.iter().map(move |&row| (h, w, row)));
-        // Rows all `dst_row` apart, and in groups of 8 (a tile's rows)
-        // with a gap of 40 bytes between groups.
-        let groups: &[Option<usize>] = &[None, Some(8)];
-        let cases = cases.flat_map(|(h, w, row)| groups.iter().map(move |&g| (h, w, row, g)));
-        for (height, width, far, group) in cases {
-            if cfg!(miri) && (far > 0 || group.is_some()) && width > 16 {
+        // Rows all a stride apart; the destination's, or the source's, in
+        // groups of 8 with a gap of 40 bytes between groups.
+        let cases = cases.flat_map(|(h, w, row)| (0..3).map(move |g| (h, w, row, g)));
+        for (height, width, far, grouped) in cases {
+            if cfg!(miri) && (far > 0 || grouped > 0) && width > 16 {
                 continue;
             }
             let (is, rs) = ([16, 16 + width], [16 * K, 16 * K + height]);
             // Source rows along `i`, destination rows along `r`, each
             // with a few bytes past the tile.
             let (src_row, dst_row) = (rs[1] / K + 3, far.max(is[1] / K + 5));
-            let (s, d) = (7, 11);
-            let src: Vec<u8> = (0..s + is[1] * src_row)
+            let plain = |start, row| BlockRows {
+                start,
+                row,
+                per: usize::MAX,
+                block: 0,
+            };
+            let groups = |start, row| BlockRows {
+                start,
+                row,
+                per: 8,
+                block: 8 * row + 40,
+            };
+            let rows = match grouped {
+                0 => [plain(7, src_row), plain(11, dst_row)],
+                1 => [plain(7, src_row), groups(11, dst_row)],
+                _ => [groups(7, src_row), plain(11, dst_row)],
+            };
+            let src: Vec<u8> = (0..rows[0].at(is[1]) + src_row)
                 .map(|b| (b * 37 + b / 251) as u8)
                 .collect();
-            let bytes = ([s, d], [src_row, dst_row]);
-            let blocks = match group {
-                Some(per) => [per, per * dst_row + 40],
-                None => [usize::MAX, 0],
-            };
-            let mut expected = vec![0u8; d + rs[1] * (dst_row + 40)];
-            by_squares::<K, N>(&src, &mut expected, bytes, blocks, is, rs);
+            let mut expected = vec![0u8; rows[1].at(rs[1]) + dst_row];
+            by_squares::<K, N>(&src, &mut expected, rows, is, rs);
             let mut narrow = vec![0u8; expected.len()];
-            narrow_tile::<K, N>(&src, &mut narrow, &mut narrow_stage, bytes, blocks, is, rs);
-            let case =
-                format!("K = {K}, {width} × {height} slots, rows {dst_row} apart, {blocks:?}");
+            match grouped {
+                2 => narrow_tile::<K, N, true>(&src, &mut narrow, &mut narrow_stage, rows, is, rs),
+                _ => narrow_tile::<K, N, false>(&src, &mut narrow, &mut narrow_stage, rows, is, rs),
+            }
+            let case = format!("K = {K}, {width} × {height} slots, rows {rows:?}");
             assert_eq!(narrow, expected, "SSE2, {case}");
             if has_avx2() {
                 let mut wide = vec![0u8; expected.len()];
                 // SAFETY: the CPU has AVX2.
                 unsafe {
-                    wide_tile::<K, N>(&src, &mut wide, &mut wide_stage, bytes, blocks, is, rs)
+                    match grouped {
+                        2 => {
+                            wide_tile::<K, N, true>(&src, &mut wide, &mut wide_stage, rows, is, rs)
+                        }
+                        _ => {
+                            wide_tile::<K, N, false>(&src, &mut wide, &mut wide_stage, rows, is, rs)
+                        }
+                    }
                 };
                 assert_eq!(wide, expected, "AVX2, {case}");
             }
