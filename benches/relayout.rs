@@ -67,6 +67,12 @@
 //!   ([`packed_odd_rows_1mib`]), timed in turns with `memcpy` of the
 //!   packed bytes. Only these: `TESSERA_BENCH_SIZES=1 cargo bench -p
 //!   tessera-xla --bench relayout -- packed_odd_rows`.
+//! - `paired_packed_tiled_transposes_1MiB` (with size 1 only): packed
+//!   transposes into and out of `{0,1:T(8,128)E(n)}` tiles, whose 8 rows
+//!   a tile go side by side ([`packed_tiled_transposes_1mib`]), timed in
+//!   turns with `memcpy` of the packed bytes. Only these:
+//!   `TESSERA_BENCH_SIZES=1 cargo bench -p tessera-xla --bench relayout --
+//!   packed_tiled_transposes`.
 //! - `naive_1MiB` (with size 1 only): `memcpy`, `pack` (the kernel) and
 //!   the per-element loop `dst[[i, j]] = src[[i, j]]` through static
 //!   (`naive_pack`) and run-time (`naive_pack_runtime`) layouts.
@@ -1055,6 +1061,39 @@ fn packed_odd_rows_1mib(c: &mut Criterion) {
     g.finish();
 }
 
+/// Packed transposes into and out of tiles of 8 rows
+/// (`paired_packed_tiled_transposes_1MiB`): `s4[2048,1024]{1,0:E(4)}` →
+/// `{0,1:T(8,128)E(4)}` and back, and `u2[2000,2000]`'s (partial tiles
+/// both ways), squares of fields whose blocks are a tile's 8 rows (or
+/// runs) until the planner puts the tiles side by side. Checked, the
+/// kernel asserted, timed in turns with `memcpy` of the packed bytes.
+fn packed_tiled_transposes_1mib(c: &mut Criterion) {
+    let mut g = paired_group(c, "packed_tiled_transposes", 1);
+    let pair = |name: &'static str, src: &'static str, dst: &'static str| Pair {
+        name,
+        src,
+        dst,
+        kernel: RelayoutKernel::Transpose,
+    };
+    let (rows, tiled) = ("{1,0:E(4)}", "{0,1:T(8,128)E(4)}");
+    let s4 = [
+        pair("transpose_tile", rows, tiled),
+        pair("untile_transpose", tiled, rows),
+    ];
+    for s4 in &s4 {
+        packed_matrix_entry::<S4>(&mut g, "s4", "2048,1024", s4, |i| (i % 16) as i8 - 8);
+    }
+    let (rows, tiled) = ("{1,0:E(2)}", "{0,1:T(8,128)E(2)}");
+    let u2 = [
+        pair("transpose_tile", rows, tiled),
+        pair("untile_transpose", tiled, rows),
+    ];
+    for u2 in &u2 {
+        packed_matrix_entry::<U2>(&mut g, "u2", "2000,2000", u2, |i| (i % 4) as u8);
+    }
+    g.finish();
+}
+
 fn relayouts(c: &mut Criterion) {
     call_8kib(c);
     let sizes = sizes();
@@ -1076,6 +1115,7 @@ fn relayouts(c: &mut Criterion) {
         transpose_shapes_1mib(c);
         partial_tiles_1mib(c);
         packed_odd_rows_1mib(c);
+        packed_tiled_transposes_1mib(c);
         naive_1mib(c);
     }
 }
