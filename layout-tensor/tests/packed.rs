@@ -988,7 +988,26 @@ fn field_square_transposes() {
                 ),
             ]
         });
-        for (shape, src, dst) in cases.chain([tiled]).chain(across) {
+        // Source rows of an odd length, which start mid-byte (realigned
+        // as the kernel reads them), plain and into tiles, and back.
+        let odd = [
+            (
+                "40,263",
+                format!("{{1,0:E({n})}}"),
+                format!("{{0,1:E({n})}}"),
+            ),
+            (
+                "263,40",
+                format!("{{0,1:E({n})}}"),
+                format!("{{1,0:E({n})}}"),
+            ),
+            (
+                "264,263",
+                format!("{{1,0:E({n})}}"),
+                format!("{{0,1:T(8,128)E({n})}}"),
+            ),
+        ];
+        for (shape, src, dst) in cases.chain([tiled]).chain(across).chain(odd) {
             let a: ArrayLayout = format!("{ty}[{shape}]{src}").parse().unwrap();
             let b: ArrayLayout = format!("{ty}[{shape}]{dst}").parse().unwrap();
             assert_eq!(

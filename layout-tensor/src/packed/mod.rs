@@ -100,4 +100,4 @@ pub use tensor::{Packed, PackedBase, PackedView, PackedViewMut};
 pub use tiles::{PackedTile, PackedTileView, PackedTileViewMut, PackedTiles, PackedTilesMut};
 pub use walk::PackedSlots;
 
-pub(crate) use squares::BlockRows;
+pub(crate) use squares::{BlockRows, realign};

@@ -56,11 +56,14 @@ impl<S: Storage<Elem = u8>, L: AnyLayout, E: SubByte> PackedBase<S, L, E> {
     /// - when the nest is a transpose whose bytes hold `k` slots along one
     ///   level in the source and along the other in the destination
     ///   (`{1,0:E(4)}` into `{0,1:E(4)}` or `{0,1:T(8,128)E(4)}`: bytes of
-    ///   two `x` into bytes of two `y`), each buffer's rows starting on a
-    ///   byte, squares of `k` bytes with their fields transposed, 16 rows
-    ///   of 16 bytes at a time in vectors: the `s4` transpose takes
-    ///   5.2–6.3× `memcpy`'s time (`BENCHMARKS.md`). Rows that start
-    ///   mid-byte (an odd number of `s4` per row) go slot by slot;
+    ///   two `x` into bytes of two `y`), the destination's rows starting
+    ///   on a byte, squares of `k` bytes with their fields transposed, 16
+    ///   or 32 rows of 16 bytes at a time in vectors, tiles of a few rows
+    ///   side by side: the `s4` transpose takes 3.9–4.7× `memcpy`'s time,
+    ///   into and out of `T(8,128)E(4)` tiles 4–6× (`BENCHMARKS.md`).
+    ///   Source rows that start mid-byte (an odd number of `s4` per row)
+    ///   are realigned a tile at a time as they are read (about 16×);
+    ///   destination rows that do, slot by slot;
     /// - otherwise runs contiguous in both buffers are copied a byte at a
     ///   time: whole when they start at the same bit of a byte, each
     ///   destination byte from the two source bytes it straddles when not

@@ -25,9 +25,12 @@
 //! destination (the reverse) as one block of all their runs; [`BlockRows`]
 //! says where such a block's rows are, in groups. Alone, each block was
 //! too few rows for the vector blocks (47–56 times `memcpy`'s time).
+//! Source rows that start mid-byte (an odd row length of `s4`) are
+//! realigned as they are read ([`realign`]: a tile's band at a time into
+//! a stage for the vector blocks, a byte at a time for single squares).
 //! The other whole squares go one at a time ([`square`]); slots outside
-//! whole squares (a partial tile's odd extents), and blocks that do not
-//! start on a byte, slot by slot. The module has no `unsafe` code of its
+//! whole squares (a partial tile's odd extents), and blocks whose
+//! destination rows do not start on a byte, slot by slot. The module has no `unsafe` code of its
 //! own: the vector blocks are a safe function over slices.
 
 use layout_core::walk::LoopNest;
@@ -165,13 +168,35 @@ impl BlockRows {
 
     /// The rows in bytes, `k` slots to a byte (`start`, `row` and `block`
     /// multiples of `k`).
-    fn in_bytes(self, k: usize) -> BlockRows {
+    pub(crate) fn in_bytes(self, k: usize) -> BlockRows {
         BlockRows {
             start: self.start / k,
             row: self.row / k,
             block: self.block / k,
             ..self
         }
+    }
+}
+
+/// `out.len()` bytes of slots of `src` (`K` slots to a byte, the first
+/// in the most significant bits) from slot `from` on, shifted to start a
+/// byte: each byte out is the two source bytes it straddles.
+///
+/// # Panics
+/// If the slots reach past `src`.
+#[inline(always)]
+pub(crate) fn realign<const K: usize>(src: &[u8], from: usize, out: &mut [u8]) {
+    let (byte, shift) = (from / K, (from % K * (8 / K)) as u32);
+    if shift == 0 {
+        out.copy_from_slice(&src[byte..byte + out.len()]);
+        return;
+    }
+    // Each byte's own slots and the next one's, as slices of one length
+    // (no checks in the loop, which the compiler vectorises).
+    let n = out.len();
+    let (this, next) = (&src[byte..byte + n], &src[byte + 1..byte + n + 1]);
+    for ((o, &a), &b) in out.iter_mut().zip(this).zip(next) {
+        *o = (a << shift) | (b >> (8 - shift));
     }
 }
 
@@ -190,7 +215,7 @@ fn block<const K: usize, const N: u32>(
 {
     let one =
         |out: &mut [u8], r: usize, i: usize| copy_one(out, src_rows.at(i) + r, dst_rows.at(r) + i);
-    if !src_rows.start.is_multiple_of(K) || !dst_rows.start.is_multiple_of(K) {
+    if !dst_rows.start.is_multiple_of(K) {
         for i in 0..len {
             for r in 0..rows {
                 one(out, r, i);
@@ -199,13 +224,13 @@ fn block<const K: usize, const N: u32>(
         return;
     }
     let (whole_rows, whole_len) = (rows / K * K, len / K * K);
-    // The part that blocks of 16 source rows of 16 bytes cover (each row
-    // where its `BlockRows` says).
+    // The part that the vector tiles cover: all whole squares (each row
+    // where its `BlockRows` says; edge tiles through their stage).
     let (vector_rows, vector_len) = match VECTORS {
-        true => (rows / (16 * K) * (16 * K), len / 16 * 16),
+        true => (whole_rows, whole_len),
         false => (0, 0),
     };
-    let bytes = [src_rows.in_bytes(K), dst_rows.in_bytes(K)];
+    let bytes = [src_rows, dst_rows.in_bytes(K)];
     #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
     let mut stage = crate::relayout::simd::squares::Stage::new();
     for i_tile in (0..whole_len).step_by(TILE) {
@@ -258,9 +283,10 @@ const VECTORS: bool = cfg!(all(target_arch = "x86_64", target_feature = "sse2"))
 /// slots `r..r + K` of the source's contiguous level, their fields
 /// transposed, into the `K` destination bytes of rows `r..r + K` holding
 /// slots `i..i + K` of the destination's. `[src_rows, dst_rows]` are the
-/// block's rows in bytes; `i` and `r` are in slots, multiples of `K`, so
-/// that a square's `K` rows are in one group of each (`per` a multiple of
-/// `K`).
+/// block's rows, the source's in slots (its bytes realigned where a row
+/// starts mid-byte) and the destination's in bytes; `i` and `r` are in
+/// slots, multiples of `K`, so that a square's `K` destination rows are
+/// in one group (`per` a multiple of `K`).
 #[inline(always)]
 fn square<const K: usize, const N: u32>(
     src: &[u8],
@@ -270,8 +296,11 @@ fn square<const K: usize, const N: u32>(
 ) where
     Fields<N>: Mix<u8>,
 {
-    let from = src_rows.at(i) + r / K;
-    let square: [u8; K] = core::array::from_fn(|j| src[from + j * src_rows.row]);
+    let square: [u8; K] = core::array::from_fn(|j| {
+        let mut byte = [0];
+        realign::<K>(src, src_rows.at(i + j) + r, &mut byte);
+        byte[0]
+    });
     let to = dst_rows.at(r) + i / K;
     for (j, byte) in Fields::<N>::elements(square).into_iter().enumerate() {
         out[to + j * dst_rows.row] = byte;

@@ -24,7 +24,7 @@
 //! that each source line is read whole while it is in the L1 cache (its
 //! four 16-byte pieces in consecutive blocks). Timed in turns with the
 //! SSE2 kernel that went a block of rows at a time across the tile's
-//! source rows (commit 2c98cbc), times over `memcpy`'s, medians of 500
+//! source rows (commit 2c98cbc, against 92e6c18), times over `memcpy`'s, medians of 500
 //! in a scratch harness, two rounds: `s4[2048,1024]` → `{0,1:E(4)}` (1
 //! MiB) 4.4–4.5 against 5.4–5.5, `s4[2000,1000]` 4.7 against 5.5,
 //! `s4[1024,4096]` 5.6–5.7 against 8.2–8.3, its reverse 4.5 against 5.4,
@@ -35,14 +35,15 @@
 //! tile's or block's source lines or the next tile's destination lines
 //! (each slower, 4.5 to 5.2–5.7).
 //!
-//! Loads and stores are of slices checked once per block; the `unsafe`
+//! Loads and stores are of slices, checked once per block (once per row
+//! where the source rows come in groups, [`BlockRows`]); the `unsafe`
 //! code is the vector instructions, and the call into the function
 //! compiled for AVX2. `.ci/run` runs this module's tests under Miri, with
 //! and without AVX2 enabled.
 
 use core::arch::x86_64::__m128i;
 
-use crate::packed::BlockRows;
+use crate::packed::{BlockRows, realign};
 use crate::relayout::isa::has_avx2;
 use crate::relayout::mix::{Fields, Mix};
 use crate::relayout::simd::transpose_bytes;
@@ -55,22 +56,34 @@ pub(crate) const TILE: usize = 128;
 /// Where [`tile`] gathers a tile's destination rows: [`TILE`] rows of
 /// `TILE / K` bytes (8 KiB for `K = 2`), made once per copy and reused
 /// by each tile.
-pub(crate) struct Stage([u8; TILE * TILE / 2]);
+pub(crate) struct Stage {
+    dst: [u8; TILE * TILE / 2],
+    /// A tile's source rows realigned to start a byte, when they start
+    /// mid-byte.
+    src: [u8; TILE * TILE / 2],
+}
 
 impl Stage {
     /// A stage of zeros.
     pub(crate) fn new() -> Stage {
-        Stage([0; TILE * TILE / 2])
+        Stage {
+            dst: [0; TILE * TILE / 2],
+            src: [0; TILE * TILE / 2],
+        }
     }
 }
 
-/// The squares of a tile that whole vector blocks cover: slots
-/// `is[0]..is[1]` (multiples of 16, at most [`TILE`] apart) along the
-/// destination's rows and `rs[0]..rs[1]` (multiples of `16 K`, at most
-/// [`TILE`] apart) along the source's. `[src_rows, dst_rows]` are where
-/// the nest's block has its rows in each buffer, in bytes: source row `i`
-/// at `src_rows.at(i)`, destination row `r` at `dst_rows.at(r)` (their
-/// groups of `per` rows a multiple of 16 slots long, and of `K`).
+/// The squares of a tile: slots `is[0]..is[1]` (multiples of `K`, at
+/// most [`TILE`] apart) along the destination's rows and `rs[0]..rs[1]`
+/// (multiples of `K`, at most [`TILE`] apart) along the source's.
+/// `[src_rows, dst_rows]` are where the nest's block has its rows in each
+/// buffer, the source's in slots and the destination's in bytes: source
+/// row `i` at slot `src_rows.at(i)`, destination row `r` at byte
+/// `dst_rows.at(r)`. Source rows that start mid-byte, and tiles whose
+/// extents are not whole vector blocks (16 source rows, `16 K` slots of
+/// them), go through the stage a band at a time ([`realign`]), where the
+/// last block of each extent reads stale bytes past it into destination
+/// bytes that are not written out.
 ///
 /// Blocks of 16 or 32 source rows take the tile's whole width at a time,
 /// so that each source line is read in turn while it is in the L1 cache:
@@ -100,20 +113,61 @@ pub(crate) fn tile<const K: usize, const N: u32>(
         return;
     }
     // Source rows in groups read their starts from a table; rows all a
-    // stride apart, a multiple of it (each kernel compiled for one).
-    match (has_avx2(), rows[0].per == usize::MAX) {
+    // stride apart, a multiple of it; rows that start mid-byte, and tiles
+    // at the edges, whose last block is part of one, through the stage
+    // (each kernel compiled for one).
+    let [src_rows, dst_rows] = rows;
+    let whole = (is[1] - is[0]).is_multiple_of(16) && (rs[1] - rs[0]).is_multiple_of(16 * K);
+    let aligned = whole
+        && [src_rows.start, src_rows.row, src_rows.block]
+            .iter()
+            .all(|&n| n % K == 0);
+    let rows = match aligned {
+        true => [src_rows.in_bytes(K), dst_rows],
+        false => rows,
+    };
+    tile_with::<K, N>(has_avx2(), src, out, stage, rows, aligned, is, rs);
+}
+
+/// [`tile`] with AVX2's vectors or not (`avx2`, which the CPU has when
+/// true), the source's rows in bytes where they are `aligned`, in slots
+/// where not.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+fn tile_with<const K: usize, const N: u32>(
+    avx2: bool,
+    src: &[u8],
+    out: &mut [u8],
+    stage: &mut Stage,
+    rows: [BlockRows; 2],
+    aligned: bool,
+    is: [usize; 2],
+    rs: [usize; 2],
+) where
+    Fields<N>: Mix<u8>,
+{
+    match (aligned, rows[0].per == usize::MAX) {
         // SAFETY: the CPU has AVX2.
-        (true, true) => unsafe { wide_tile::<K, N, false>(src, out, stage, rows, is, rs) },
+        (true, true) if avx2 => unsafe {
+            wide_tile::<K, N, false, false>(src, out, stage, rows, is, rs)
+        },
         // SAFETY: as above.
-        (true, false) => unsafe { wide_tile::<K, N, true>(src, out, stage, rows, is, rs) },
-        (false, true) => narrow_tile::<K, N, false>(src, out, stage, rows, is, rs),
-        (false, false) => narrow_tile::<K, N, true>(src, out, stage, rows, is, rs),
+        (true, false) if avx2 => unsafe {
+            wide_tile::<K, N, true, false>(src, out, stage, rows, is, rs)
+        },
+        // SAFETY: as above.
+        (false, _) if avx2 => unsafe {
+            wide_tile::<K, N, false, true>(src, out, stage, rows, is, rs)
+        },
+        (true, true) => narrow_tile::<K, N, false, false>(src, out, stage, rows, is, rs),
+        (true, false) => narrow_tile::<K, N, true, false>(src, out, stage, rows, is, rs),
+        (false, _) => narrow_tile::<K, N, false, true>(src, out, stage, rows, is, rs),
     }
 }
 
 /// [`tile`] in SSE2's vectors.
 #[inline(always)]
-fn narrow_tile<const K: usize, const N: u32, const GROUPED: bool>(
+fn narrow_tile<const K: usize, const N: u32, const GROUPED: bool, const SHIFTED: bool>(
     src: &[u8],
     out: &mut [u8],
     stage: &mut Stage,
@@ -123,7 +177,7 @@ fn narrow_tile<const K: usize, const N: u32, const GROUPED: bool>(
 ) where
     Fields<N>: Mix<u8>,
 {
-    staged::<K, GROUPED>(src, out, stage, rows, is, rs, |src, from, stage, height| {
+    staged::<K, GROUPED, SHIFTED>(src, out, stage, rows, is, rs, |src, from, stage, height| {
         for i in (0..is[1] - is[0]).step_by(16) {
             for_each_block::<K>(height, |r| {
                 let to = [r * (TILE / K) + i / K, TILE / K];
@@ -139,7 +193,7 @@ fn narrow_tile<const K: usize, const N: u32, const GROUPED: bool>(
 /// # Safety
 /// The CPU has AVX2.
 #[target_feature(enable = "avx2")]
-unsafe fn wide_tile<const K: usize, const N: u32, const GROUPED: bool>(
+unsafe fn wide_tile<const K: usize, const N: u32, const GROUPED: bool, const SHIFTED: bool>(
     src: &[u8],
     out: &mut [u8],
     stage: &mut Stage,
@@ -150,7 +204,7 @@ unsafe fn wide_tile<const K: usize, const N: u32, const GROUPED: bool>(
     Fields<N>: Mix<u8>,
 {
     let width = is[1] - is[0];
-    staged::<K, GROUPED>(src, out, stage, rows, is, rs, |src, from, stage, height| {
+    staged::<K, GROUPED, SHIFTED>(src, out, stage, rows, is, rs, |src, from, stage, height| {
         let pairs = width / 32 * 32;
         for i in (0..pairs).step_by(32) {
             for_each_block::<K>(height, |r| {
@@ -159,10 +213,10 @@ unsafe fn wide_tile<const K: usize, const N: u32, const GROUPED: bool>(
                 unsafe { wide_block::<K, N>(src, from.rows(i, r), stage, to) };
             });
         }
-        if pairs < width {
+        for i in (pairs..width).step_by(16) {
             for_each_block::<K>(height, |r| {
-                let to = [r * (TILE / K) + pairs / K, TILE / K];
-                block::<K, N>(src, from.rows(pairs, r), stage, to);
+                let to = [r * (TILE / K) + i / K, TILE / K];
+                block::<K, N>(src, from.rows(i, r), stage, to);
             });
         }
     });
@@ -260,7 +314,7 @@ const BAND_SPAN: usize = 128 << 10;
 /// `from.rows(i)[0] + from.column(r)`), whose rows then go to the
 /// destination.
 #[inline(always)]
-fn staged<const K: usize, const GROUPED: bool>(
+fn staged<const K: usize, const GROUPED: bool, const SHIFTED: bool>(
     src: &[u8],
     out: &mut [u8],
     stage: &mut Stage,
@@ -275,16 +329,39 @@ fn staged<const K: usize, const GROUPED: bool>(
         src_rows.fill(&mut starts[..is[1] - is[0]], is[0]);
     }
     let band = (BAND_SPAN / dst_rows.row.max(1)).clamp(16 * K, TILE) / (16 * K) * (16 * K);
-    let stage = &mut stage.0[..TILE * (TILE / K)];
+    let Stage {
+        dst: stage,
+        src: aligned,
+    } = stage;
+    let stage = &mut stage[..TILE * (TILE / K)];
     for r in (rs[0]..rs[1]).step_by(band) {
         let height = band.min(rs[1] - r);
-        let from = SourceRows::<K, GROUPED> {
-            starts: &starts,
-            first: src_rows.at(is[0]),
-            stride: src_rows.row,
-            column: r / K,
-        };
-        blocks(src, from, stage, height);
+        if SHIFTED {
+            // The band of each source row (`src_rows` in slots), from
+            // where it starts in its byte to the stage's rows.
+            for (i, row) in aligned
+                .chunks_exact_mut(TILE / K)
+                .take(is[1] - is[0])
+                .enumerate()
+            {
+                realign::<K>(src, src_rows.at(is[0] + i) + r, &mut row[..height / K]);
+            }
+            let from = SourceRows::<K, GROUPED> {
+                starts: &starts,
+                first: 0,
+                stride: TILE / K,
+                column: 0,
+            };
+            blocks(&aligned[..], from, stage, height);
+        } else {
+            let from = SourceRows::<K, GROUPED> {
+                starts: &starts,
+                first: src_rows.at(is[0]),
+                stride: src_rows.row,
+                column: r / K,
+            };
+            blocks(src, from, stage, height);
+        }
         // Row `r` of the destination where `dst_rows` says, stepped row
         // by row.
         let (mut group, mut e) = (r / dst_rows.per, r % dst_rows.per);
@@ -446,13 +523,14 @@ mod tests {
     use alloc::vec;
     use alloc::vec::Vec;
 
-    use super::{Stage, TILE, narrow_tile, side_by_side, wide_tile};
-    use crate::packed::BlockRows;
+    use super::{Stage, TILE, side_by_side, tile_with};
+    use crate::packed::{BlockRows, realign};
     use crate::relayout::isa::has_avx2;
     use crate::relayout::mix::{Fields, Mix};
 
     /// A tile copied square by square with [`Mix::elements`]: the
-    /// definition the vector tiles must agree with.
+    /// definition the vector tiles must agree with (source rows in slots,
+    /// realigned where they start mid-byte; destination rows in bytes).
     fn by_squares<const K: usize, const N: u32>(
         src: &[u8],
         out: &mut [u8],
@@ -464,7 +542,11 @@ mod tests {
     {
         for i in (is[0]..is[1]).step_by(K) {
             for r in (rs[0]..rs[1]).step_by(K) {
-                let square: [u8; K] = core::array::from_fn(|j| src[src_rows.at(i + j) + r / K]);
+                let square: [u8; K] = core::array::from_fn(|j| {
+                    let mut byte = [0];
+                    realign::<K>(src, src_rows.at(i + j) + r, &mut byte);
+                    byte[0]
+                });
                 for (j, byte) in Fields::<N>::elements(square).into_iter().enumerate() {
                     out[dst_rows.at(r + j) + i / K] = byte;
                 }
@@ -476,33 +558,37 @@ mod tests {
     /// [`by_squares`], for tiles of 16 to [`TILE`] destination slots (odd
     /// numbers of 16 take SSE2 blocks after the AVX2 pairs) and `16 K` to
     /// [`TILE`] source slots, starts off the buffers' beginnings, padded
-    /// row strides, rows in groups of 8 (a tile's) in either buffer, and
-    /// one stage for all, left as the last tile left it.
+    /// row strides, rows in groups of 8 (a tile's) in either buffer,
+    /// source rows that start mid-byte, and one stage for all, left as
+    /// the last tile left it.
     fn check<const K: usize, const N: u32>()
     where
         Fields<N>: Mix<u8>,
     {
         let widths: &[usize] = match cfg!(miri) {
-            true => &[16, 48],
-            false => &[16, 32, 48, 64, 80, 96, 112, 128],
+            true => &[16, 40],
+            false => &[8, 16, 32, 40, 48, 64, 80, 96, 112, 120, 128],
         };
+        // Whole vector blocks, and not (through the stage).
         let heights = (16 * K..=TILE)
             .step_by(16 * K)
-            .filter(|&h| !cfg!(miri) || h == TILE);
+            .chain([K, 16 * K + K, TILE - K]);
+        let heights = heights.filter(|&h| h <= TILE && (!cfg!(miri) || h >= TILE - K));
         // Destination rows a few bytes past the tile, and far enough
         // apart for bands of 64 and of 32 rows (`BAND_SPAN`).
         let dst_rows: &[usize] = match cfg!(miri) {
             true => &[0, 3000],
             false => &[0, 1500, 3000],
         };
-        let (mut narrow_stage, mut wide_stage) = (Stage::new(), Stage::new());
+        let mut stages = [Stage::new(), Stage::new()];
         let cases = heights.flat_map(|h| widths.iter().rev().map(move |&w| (h, w)));
         let cases = cases.flat_map(|(h, w)| dst_rows.iter().map(move |&row| (h, w, row)));
         // Rows all a stride apart; the destination's, or the source's, in
-        // groups of 8 with a gap of 40 bytes between groups.
-        let cases = cases.flat_map(|(h, w, row)| (0..3).map(move |g| (h, w, row, g)));
-        for (height, width, far, grouped) in cases {
-            if cfg!(miri) && (far > 0 || grouped > 0) && width > 16 {
+        // groups of 8 with a gap of 40 bytes between groups; source rows
+        // a slot past a byte, and then each one slot more.
+        let cases = cases.flat_map(|(h, w, row)| (0..4).map(move |g| (h, w, row, g)));
+        for (height, width, far, kind) in cases {
+            if cfg!(miri) && (far > 0 || kind > 0) && width > 16 {
                 continue;
             }
             let (is, rs) = ([16, 16 + width], [16 * K, 16 * K + height]);
@@ -521,37 +607,31 @@ mod tests {
                 per: 8,
                 block: 8 * row + 40,
             };
-            let rows = match grouped {
-                0 => [plain(7, src_row), plain(11, dst_row)],
-                1 => [plain(7, src_row), groups(11, dst_row)],
-                _ => [groups(7, src_row), plain(11, dst_row)],
+            let rows = match kind {
+                0 => [plain(7 * K, src_row * K), plain(11, dst_row)],
+                1 => [plain(7 * K, src_row * K), groups(11, dst_row)],
+                2 => [groups(7 * K, src_row * K), plain(11, dst_row)],
+                _ => [plain(7 * K + 1, src_row * K + 1), plain(11, dst_row)],
             };
-            let src: Vec<u8> = (0..rows[0].at(is[1]) + src_row)
+            let src: Vec<u8> = (0..rows[0].at(is[1]) / K + src_row)
                 .map(|b| (b * 37 + b / 251) as u8)
                 .collect();
             let mut expected = vec![0u8; rows[1].at(rs[1]) + dst_row];
             by_squares::<K, N>(&src, &mut expected, rows, is, rs);
-            let mut narrow = vec![0u8; expected.len()];
-            match grouped {
-                2 => narrow_tile::<K, N, true>(&src, &mut narrow, &mut narrow_stage, rows, is, rs),
-                _ => narrow_tile::<K, N, false>(&src, &mut narrow, &mut narrow_stage, rows, is, rs),
-            }
+            let whole = width.is_multiple_of(16) && height.is_multiple_of(16 * K);
+            let aligned = kind < 3 && whole;
+            let in_tile = match aligned {
+                true => [rows[0].in_bytes(K), rows[1]],
+                false => rows,
+            };
             let case = format!("K = {K}, {width} × {height} slots, rows {rows:?}");
-            assert_eq!(narrow, expected, "SSE2, {case}");
-            if has_avx2() {
-                let mut wide = vec![0u8; expected.len()];
-                // SAFETY: the CPU has AVX2.
-                unsafe {
-                    match grouped {
-                        2 => {
-                            wide_tile::<K, N, true>(&src, &mut wide, &mut wide_stage, rows, is, rs)
-                        }
-                        _ => {
-                            wide_tile::<K, N, false>(&src, &mut wide, &mut wide_stage, rows, is, rs)
-                        }
-                    }
-                };
-                assert_eq!(wide, expected, "AVX2, {case}");
+            for (avx2, stage) in [false, true].into_iter().zip(&mut stages) {
+                if avx2 && !has_avx2() {
+                    continue;
+                }
+                let mut got = vec![0u8; expected.len()];
+                tile_with::<K, N>(avx2, &src, &mut got, stage, in_tile, aligned, is, rs);
+                assert_eq!(got, expected, "AVX2 {avx2}, {case}");
             }
         }
     }
