@@ -100,4 +100,5 @@ pub use tensor::{Packed, PackedBase, PackedView, PackedViewMut};
 pub use tiles::{PackedTile, PackedTileView, PackedTileViewMut, PackedTiles, PackedTilesMut};
 pub use walk::PackedSlots;
 
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
 pub(crate) use squares::{BlockRows, realign};

@@ -36,6 +36,21 @@
 use layout_core::walk::LoopNest;
 
 use crate::relayout::mix::{Fields, Mix};
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+use crate::relayout::simd::squares::Stage;
+
+/// Where the vector tiles stage a tile's rows: nothing on targets without
+/// them.
+#[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
+struct Stage;
+
+#[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
+impl Stage {
+    /// The empty stage.
+    fn new() -> Stage {
+        Stage
+    }
+}
 
 /// Slots of a tile along each of the two levels: 128 source rows and 128
 /// destination rows of at most 64 bytes each, 16 KiB in all (the vector
@@ -75,6 +90,9 @@ fn copy_squares<const K: usize, const N: u32>(
     // level, `i` along the destination's.
     let [step, [_, dst_row], [src_row, _]] = nest.plane_strides();
     let whole = |n: usize| n.is_multiple_of(K);
+    // One stage for the whole copy (16 KiB on x86-64, zeroed once).
+    let mut stage = Stage::new();
+    let stage = &mut stage;
     nest.for_each_plane(|[s, d], [steps, rows, len]| {
         let (src_rows, dst_rows) = (BlockRows::plain(s, src_row), BlockRows::plain(d, dst_row));
         // Blocks whose rows continue each other in the source (tiles of a
@@ -93,6 +111,7 @@ fn copy_squares<const K: usize, const N: u32>(
             block::<K, N>(
                 src,
                 out,
+                stage,
                 copy_one,
                 [src_rows, dst_rows],
                 [steps * rows, len],
@@ -106,6 +125,7 @@ fn copy_squares<const K: usize, const N: u32>(
             block::<K, N>(
                 src,
                 out,
+                stage,
                 copy_one,
                 [src_rows, dst_rows],
                 [rows, steps * len],
@@ -116,7 +136,7 @@ fn copy_squares<const K: usize, const N: u32>(
                     BlockRows::plain(s + k * step[0], src_row),
                     BlockRows::plain(d + k * step[1], dst_row),
                 ];
-                block::<K, N>(src, out, copy_one, rows_at, [rows, len]);
+                block::<K, N>(src, out, stage, copy_one, rows_at, [rows, len]);
             }
         }
     });
@@ -152,6 +172,7 @@ impl BlockRows {
     }
 
     /// Where rows `first..first + out.len()` start, stepped row by row.
+    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
     #[inline(always)]
     pub(crate) fn fill(self, out: &mut [usize], first: usize) {
         let (mut group, mut e) = (first / self.per, first % self.per);
@@ -207,12 +228,15 @@ pub(crate) fn realign<const K: usize>(src: &[u8], from: usize, out: &mut [u8]) {
 fn block<const K: usize, const N: u32>(
     src: &[u8],
     out: &mut [u8],
+    stage: &mut Stage,
     copy_one: &impl Fn(&mut [u8], usize, usize),
     [src_rows, dst_rows]: [BlockRows; 2],
     [rows, len]: [usize; 2],
 ) where
     Fields<N>: Mix<u8>,
 {
+    #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
+    let _ = stage;
     let one =
         |out: &mut [u8], r: usize, i: usize| copy_one(out, src_rows.at(i) + r, dst_rows.at(r) + i);
     if !dst_rows.start.is_multiple_of(K) {
@@ -231,8 +255,6 @@ fn block<const K: usize, const N: u32>(
         false => (0, 0),
     };
     let bytes = [src_rows, dst_rows.in_bytes(K)];
-    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
-    let mut stage = crate::relayout::simd::squares::Stage::new();
     for i_tile in (0..whole_len).step_by(TILE) {
         for r_tile in (0..whole_rows).step_by(TILE) {
             let (i_end, r_end) = (whole_len.min(i_tile + TILE), whole_rows.min(r_tile + TILE));
@@ -241,7 +263,7 @@ fn block<const K: usize, const N: u32>(
             crate::relayout::simd::squares::tile::<K, N>(
                 src,
                 out,
-                &mut stage,
+                stage,
                 bytes,
                 [i_tile, i_end.min(vector_len)],
                 [r_tile, r_vectors],
