@@ -62,7 +62,7 @@ impl<S: Storage<Elem = u8>, L: AnyLayout, E: SubByte> PackedBase<S, L, E> {
     ///   side by side: the `s4` transpose takes 3.9–4.7× `memcpy`'s time,
     ///   into and out of `T(8,128)E(4)` tiles 4–6× (`BENCHMARKS.md`).
     ///   Source rows that start mid-byte (an odd number of `s4` per row)
-    ///   are realigned a tile at a time as they are read (about 16×);
+    ///   are realigned a tile at a time as they are read (about 7×);
     ///   destination rows that do, slot by slot;
     /// - otherwise runs contiguous in both buffers are copied a byte at a
     ///   time: whole when they start at the same bit of a byte, each
