@@ -102,34 +102,25 @@ fn copy_squares<const K: usize, const N: u32>(
         // whose runs continue each other in the destination (the tiles of
         // a few source rows of the reverse), as one block of all their
         // runs.
-        if steps > 1 && step[0] == rows && whole(rows) && whole(step[1]) {
+        let merged = if steps > 1 && step[0] == rows && whole(rows) && whole(step[1]) {
             let dst_rows = BlockRows {
                 per: rows,
                 block: step[1],
                 ..dst_rows
             };
-            block::<K, N>(
-                src,
-                out,
-                stage,
-                copy_one,
-                [src_rows, dst_rows],
-                [steps * rows, len],
-            );
+            Some(([src_rows, dst_rows], [steps * rows, len]))
         } else if steps > 1 && step[1] == len && whole(len) && whole(step[0]) {
             let src_rows = BlockRows {
                 per: len,
                 block: step[0],
                 ..src_rows
             };
-            block::<K, N>(
-                src,
-                out,
-                stage,
-                copy_one,
-                [src_rows, dst_rows],
-                [rows, steps * len],
-            );
+            Some(([src_rows, dst_rows], [rows, steps * len]))
+        } else {
+            None
+        };
+        if let Some((rows_at, extents)) = merged {
+            block::<K, N>(src, out, stage, copy_one, rows_at, extents);
         } else {
             for k in 0..steps {
                 let rows_at = [

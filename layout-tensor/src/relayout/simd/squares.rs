@@ -178,13 +178,28 @@ fn narrow_tile<const K: usize, const N: u32, const GROUPED: bool, const SHIFTED:
     Fields<N>: Mix<u8>,
 {
     staged::<K, GROUPED, SHIFTED>(src, out, stage, rows, is, rs, |src, from, stage, height| {
-        for i in (0..is[1] - is[0]).step_by(16) {
-            for_each_block::<K>(height, |r| {
-                let to = [r * (TILE / K) + i / K, TILE / K];
-                block::<K, N>(src, from.rows(i, r), stage, to);
-            });
-        }
+        narrow_blocks::<K, N, GROUPED>(src, from, stage, height, [0, is[1] - is[0]]);
     });
+}
+
+/// SSE2's blocks of 16 source rows, the tile's rows `is[0]..is[1]` of a
+/// band `height` slots high, into the stage.
+#[inline(always)]
+fn narrow_blocks<const K: usize, const N: u32, const GROUPED: bool>(
+    src: &[u8],
+    from: SourceRows<'_, K, GROUPED>,
+    stage: &mut [u8],
+    height: usize,
+    is: [usize; 2],
+) where
+    Fields<N>: Mix<u8>,
+{
+    for i in (is[0]..is[1]).step_by(16) {
+        for_each_block::<K>(height, |r| {
+            let to = [r * (TILE / K) + i / K, TILE / K];
+            block::<K, N>(src, from.rows(i, r), stage, to);
+        });
+    }
 }
 
 /// [`tile`] in AVX2's vectors: source rows 32 at a time, the last 16 (if
@@ -213,12 +228,7 @@ unsafe fn wide_tile<const K: usize, const N: u32, const GROUPED: bool, const SHI
                 unsafe { wide_block::<K, N>(src, from.rows(i, r), stage, to) };
             });
         }
-        for i in (pairs..width).step_by(16) {
-            for_each_block::<K>(height, |r| {
-                let to = [r * (TILE / K) + i / K, TILE / K];
-                block::<K, N>(src, from.rows(i, r), stage, to);
-            });
-        }
+        narrow_blocks::<K, N, GROUPED>(src, from, stage, height, [pairs, width]);
     });
 }
 
