@@ -24,8 +24,8 @@
 //! that each source line is read whole while it is in the L1 cache (its
 //! four 16-byte pieces in consecutive blocks). Timed in turns with the
 //! SSE2 kernel that went a block of rows at a time across the tile's
-//! source rows (commit 2c98cbc, against 92e6c18), times over `memcpy`'s, medians of 500
-//! in a scratch harness, two rounds: `s4[2048,1024]` → `{0,1:E(4)}` (1
+//! source rows (commit 2c98cbc, against 92e6c18), times over `memcpy`'s,
+//! medians of 500 in a scratch harness, two rounds: `s4[2048,1024]` → `{0,1:E(4)}` (1
 //! MiB) 4.4–4.5 against 5.4–5.5, `s4[2000,1000]` 4.7 against 5.5,
 //! `s4[1024,4096]` 5.6–5.7 against 8.2–8.3, its reverse 4.5 against 5.4,
 //! `u2[2048,2048]` 6.0–6.7 against 6.9–7.8, `pred[4096,2048]` 10.5
@@ -53,9 +53,9 @@ use crate::relayout::simd::transpose_bytes;
 /// rows of up to 128 slots.
 pub(crate) const TILE: usize = 128;
 
-/// Where [`tile`] gathers a tile's destination rows: [`TILE`] rows of
-/// `TILE / K` bytes (8 KiB for `K = 2`), made once per copy and reused
-/// by each tile.
+/// Where [`tile`] gathers a tile's destination rows, and its source rows
+/// where they go through the stage: [`TILE`] rows of `TILE / K` bytes
+/// each (8 KiB for `K = 2`), made once per copy and reused by each tile.
 pub(crate) struct Stage {
     dst: [u8; TILE * TILE / 2],
     /// A tile's source rows realigned to start a byte, when they start
@@ -85,7 +85,7 @@ impl Stage {
 /// last block of each extent reads stale bytes past it into destination
 /// bytes that are not written out.
 ///
-/// Blocks of 16 or 32 source rows take the tile's whole width at a time,
+/// Blocks of 16 or 32 source rows take a band's whole height at a time,
 /// so that each source line is read in turn while it is in the L1 cache:
 /// a tile's source rows are a row apart, and with rows 512 bytes apart
 /// its 128 rows fall in 8 of the cache's sets, twice what those sets
@@ -202,8 +202,8 @@ fn narrow_blocks<const K: usize, const N: u32, const GROUPED: bool>(
     }
 }
 
-/// [`tile`] in AVX2's vectors: source rows 32 at a time, the last 16 (if
-/// the tile's rows are an odd number of 16) in SSE2's.
+/// [`tile`] in AVX2's vectors: source rows 32 at a time, the rest 16 at
+/// a time in SSE2's.
 ///
 /// # Safety
 /// The CPU has AVX2.
@@ -320,9 +320,9 @@ const BAND_SPAN: usize = 128 << 10;
 /// [`TILE`] rows (as many as span at most [`BAND_SPAN`] of the
 /// destination): `blocks(src, from, stage, height)` fills `stage` with a
 /// band `height` rows high (its row `r` at byte `r * TILE / K`; the
-/// tile's source row `i` holds the band's slot `r` at byte
-/// `from.rows(i)[0] + from.column(r)`), whose rows then go to the
-/// destination.
+/// blocks from the tile's source row `i` at the band's slot `r` where
+/// [`from.rows(i, r)`](SourceRows::rows) says: in `src`, or in the
+/// stage's realigned rows), whose rows then go to the destination.
 #[inline(always)]
 fn staged<const K: usize, const GROUPED: bool, const SHIFTED: bool>(
     src: &[u8],
