@@ -270,7 +270,7 @@ pub(crate) const fn packed_squares(
     };
     let [[src_along, dst_row], [_, dst_along]] = arranged.block_strides();
     match src_along == 1 && dst_along == 1 && dst_row % k == 0 {
-        true => Some((continuing_rows(arranged), k)),
+        true => Some((continuing_rows_or_runs(arranged), k)),
         false => None,
     }
 }
@@ -287,7 +287,7 @@ pub(crate) const fn packed_squares(
 /// block: the 8-row tiles of `{0,1:T(8,128)E(4)}` side by side, 128 rows
 /// a tile of its vector kernel, where each alone is too few rows for it
 /// (and their 8-run tiles, transposed back).
-const fn continuing_rows(nest: LoopNest) -> LoopNest {
+const fn continuing_rows_or_runs(nest: LoopNest) -> LoopNest {
     let levels = nest.levels();
     let n = levels.len();
     if n < 3 {
