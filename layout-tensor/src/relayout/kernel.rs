@@ -294,8 +294,8 @@ const fn continuing_rows_or_runs(nest: LoopNest) -> LoopNest {
         return nest;
     }
     let [rows, runs] = [levels[n - 2].extent, levels[n - 1].extent];
-    let along_rows = continuing(&nest, 0, rows);
-    let along_runs = continuing(&nest, 1, runs);
+    let along_rows = continuing(&nest, 0, rows, n - 2);
+    let along_runs = continuing(&nest, 1, runs, n - 2);
     let k = match (along_rows, along_runs) {
         (Some(k), None) => k,
         (None, Some(k)) => k,
@@ -309,19 +309,18 @@ const fn continuing_rows_or_runs(nest: LoopNest) -> LoopNest {
     }
 }
 
-/// The innermost level of `nest` outside its block whose stride in buffer
-/// `b` is `length` (it continues the block's rows, or runs, there), when
-/// it can move next outside the block without passing a level of its own
-/// dimension.
-const fn continuing(nest: &LoopNest, b: usize, length: usize) -> Option<usize> {
+/// The innermost level of `nest` outside its first `inside` levels
+/// (those from `inside` in) whose stride in buffer `b` is `length` (it
+/// continues their rows, or runs, there), when it can move next outside
+/// them, to `inside - 1`, without passing a level of its own dimension.
+const fn continuing(nest: &LoopNest, b: usize, length: usize, inside: usize) -> Option<usize> {
     let levels = nest.levels();
-    let n = levels.len();
-    let mut k = n - 2;
+    let mut k = inside;
     while k > 0 {
         k -= 1;
         if levels[k].strides[b] == length && levels[k].extent > 1 {
             let mut j = k + 1;
-            while j < n - 2 {
+            while j < inside {
                 if levels[j].dim == levels[k].dim {
                     return None;
                 }
@@ -498,24 +497,10 @@ const fn continuing_outside(nest: LoopNest, misaligned: Misaligned) -> LoopNest 
     if n < 4 {
         return nest;
     }
-    let mut k = n - 3;
-    while k > 0 {
-        k -= 1;
-        if levels[k].strides[b] == length && levels[k].extent > 1 {
-            let mut j = k + 1;
-            while j < n - 3 {
-                if levels[j].dim == levels[k].dim {
-                    return nest;
-                }
-                j += 1;
-            }
-            return match k == n - 4 {
-                true => nest,
-                false => nest.with_level_moved(k, n - 4),
-            };
-        }
+    match continuing(&nest, b, length, n - 3) {
+        Some(k) if k != n - 4 => nest.with_level_moved(k, n - 4),
+        _ => nest,
     }
-    nest
 }
 
 /// The innermost level, other than the innermost one, whose source stride

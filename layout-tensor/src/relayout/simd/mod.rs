@@ -1167,26 +1167,34 @@ unsafe fn vector_deinterleave<T: NoUninit, M: Mix<T>, const F: usize, const STRE
 
 /// 16 vectors of 16 bytes transposed: byte `t` of vector `q` out is byte
 /// `q` of vector `t` in (the squares of packed transposes,
-/// [`crate::packed`]). Four rounds of the perfect shuffle: vectors `j` and
-/// `j + 8` interleaved byte by byte into `2j` and `2j + 1`, each round a
-/// rotation of the four bits of a byte's row and the four of its column.
+/// [`crate::packed`]); [`transpose_lanes`] in SSE2's vectors.
 #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
 #[inline(always)]
 pub(crate) fn transpose_bytes(
-    mut x: [core::arch::x86_64::__m128i; 16],
+    x: [core::arch::x86_64::__m128i; 16],
 ) -> [core::arch::x86_64::__m128i; 16] {
-    use core::arch::x86_64::{_mm_unpackhi_epi8, _mm_unpacklo_epi8};
+    // SAFETY: SSE2, which the build enables (the `cfg` above).
+    unsafe { transpose_lanes(x) }
+}
+
+/// Each 16-byte lane of 16 vectors transposed as 16 × 16 bytes, lane by
+/// lane (AVX2's two lanes are two squares side by side). Four rounds of
+/// the perfect shuffle: vectors `j` and `j + 8` interleaved byte by byte
+/// within lanes ([`Vector::unpack`]) into `2j` and `2j + 1`, each round a
+/// rotation of the four bits of a byte's row and the four of its column.
+///
+/// # Safety
+/// The CPU has `X`'s instructions (the caller is compiled for them, and
+/// this inlines into it).
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+#[inline(always)]
+pub(crate) unsafe fn transpose_lanes<X: super::isa::Vector>(mut x: [X; 16]) -> [X; 16] {
     for _ in 0..4 {
         x = core::array::from_fn(|j| {
             let (a, b) = (x[j / 2], x[j / 2 + 8]);
-            // SAFETY: register-only SSE2 instructions, which the build
-            // enables (the `cfg` above).
-            unsafe {
-                match j % 2 {
-                    0 => _mm_unpacklo_epi8(a, b),
-                    _ => _mm_unpackhi_epi8(a, b),
-                }
-            }
+            // SAFETY: the caller's CPU has `X`'s instructions; bytes
+            // unpacked within 16-byte lanes, register-only.
+            unsafe { X::unpack(1, j % 2 == 1, a, b) }
         });
     }
     x

@@ -46,7 +46,7 @@ use core::arch::x86_64::__m128i;
 use crate::packed::{BlockRows, realign};
 use crate::relayout::isa::has_avx2;
 use crate::relayout::mix::{Fields, Mix};
-use crate::relayout::simd::transpose_bytes;
+use crate::relayout::simd::{transpose_bytes, transpose_lanes};
 
 /// Slots of a tile along each level, as [`crate::packed`]'s `squares`
 /// tiles them: 128 source rows of up to 128 slots, into 128 destination
@@ -61,6 +61,8 @@ pub(crate) struct Stage {
     /// A tile's source rows realigned to start a byte, when they start
     /// mid-byte.
     src: [u8; TILE * TILE / 2],
+    /// Where a tile's source rows start, when they come in groups.
+    starts: [usize; TILE],
 }
 
 impl Stage {
@@ -69,6 +71,7 @@ impl Stage {
         Stage {
             dst: [0; TILE * TILE / 2],
             src: [0; TILE * TILE / 2],
+            starts: [0; TILE],
         }
     }
 }
@@ -334,15 +337,16 @@ fn staged<const K: usize, const GROUPED: bool, const SHIFTED: bool>(
     mut blocks: impl FnMut(&[u8], SourceRows<'_, K, GROUPED>, &mut [u8], usize),
 ) {
     let width = (is[1] - is[0]) / K;
-    let mut starts = [0; TILE];
-    if GROUPED {
-        src_rows.fill(&mut starts[..is[1] - is[0]], is[0]);
-    }
-    let band = (BAND_SPAN / dst_rows.row.max(1)).clamp(16 * K, TILE) / (16 * K) * (16 * K);
     let Stage {
         dst: stage,
         src: aligned,
+        starts,
     } = stage;
+    if GROUPED {
+        src_rows.fill(&mut starts[..is[1] - is[0]], is[0]);
+    }
+    let starts = &*starts;
+    let band = (BAND_SPAN / dst_rows.row.max(1)).clamp(16 * K, TILE) / (16 * K) * (16 * K);
     let stage = &mut stage[..TILE * (TILE / K)];
     for r in (rs[0]..rs[1]).step_by(band) {
         let height = band.min(rs[1] - r);
@@ -357,7 +361,7 @@ fn staged<const K: usize, const GROUPED: bool, const SHIFTED: bool>(
                 realign::<K>(src, src_rows.at(is[0] + i) + r, &mut row[..height / K]);
             }
             let from = SourceRows::<K, GROUPED> {
-                starts: &starts,
+                starts,
                 first: 0,
                 stride: TILE / K,
                 column: 0,
@@ -365,7 +369,7 @@ fn staged<const K: usize, const GROUPED: bool, const SHIFTED: bool>(
             blocks(&aligned[..], from, stage, height);
         } else {
             let from = SourceRows::<K, GROUPED> {
-                starts: &starts,
+                starts,
                 first: src_rows.at(is[0]),
                 stride: src_rows.row,
                 column: r / K,
@@ -461,10 +465,7 @@ unsafe fn wide_block<const K: usize, const N: u32>(
     let out = &mut out[to..to + (16 * K - 1) * dst_row + row_bytes];
     let side_by_side: __m256i = bytemuck::cast(side_by_side(groups));
     // SAFETY: as above.
-    for (q, v) in unsafe { wide_transpose_bytes(by_place) }
-        .into_iter()
-        .enumerate()
-    {
+    for (q, v) in unsafe { transpose_lanes(by_place) }.into_iter().enumerate() {
         // Quarters: lane 0's first, lane 1's first, lane 0's second, lane
         // 1's second; then, below 8-byte rows, the pieces of each lane
         // paired.
@@ -501,30 +502,6 @@ const fn side_by_side(groups: usize) -> [u8; 32] {
         at += 1;
     }
     table
-}
-
-/// [`transpose_bytes`] in each 16-byte lane of AVX2's vectors.
-///
-/// # Safety
-/// The CPU has AVX2.
-#[inline(always)]
-unsafe fn wide_transpose_bytes(
-    mut x: [core::arch::x86_64::__m256i; 16],
-) -> [core::arch::x86_64::__m256i; 16] {
-    use core::arch::x86_64::{_mm256_unpackhi_epi8, _mm256_unpacklo_epi8};
-    for _ in 0..4 {
-        x = core::array::from_fn(|j| {
-            let (a, b) = (x[j / 2], x[j / 2 + 8]);
-            // SAFETY: the caller's CPU has AVX2; register-only.
-            unsafe {
-                match j % 2 {
-                    0 => _mm256_unpacklo_epi8(a, b),
-                    _ => _mm256_unpackhi_epi8(a, b),
-                }
-            }
-        });
-    }
-    x
 }
 
 #[cfg(test)]
