@@ -1067,9 +1067,10 @@ fn packed_odd_rows_1mib(c: &mut Criterion) {
 /// `{0,1:T(8,128)E(4)}` and back, and `u2[2000,2000]`'s (partial tiles
 /// both ways), squares of fields whose blocks are a tile's 8 rows (or
 /// runs) until the planner puts the tiles side by side; and the plain
-/// transpose of `s4[2048,1023]`, whose source rows start mid-byte every
-/// other row. Checked, the kernel asserted, timed in turns with `memcpy`
-/// of the packed bytes.
+/// transposes of `s4[2048,1023]`, whose source rows start mid-byte every
+/// other row, and of `s4[1023,2048]`, whose destination rows do.
+/// Checked, the kernel asserted, timed in turns with `memcpy` of the
+/// packed bytes.
 fn packed_tiled_transposes_1mib(c: &mut Criterion) {
     let mut g = paired_group(c, "packed_tiled_transposes", 1);
     let pair = |name: &'static str, src: &'static str, dst: &'static str| Pair {
@@ -1094,9 +1095,12 @@ fn packed_tiled_transposes_1mib(c: &mut Criterion) {
     for u2 in &u2 {
         packed_matrix_entry::<U2>(&mut g, "u2", "2000,2000", u2, |i| (i % 4) as u8);
     }
-    // Source rows of an odd length, every other one starting mid-byte.
+    // Source rows of an odd length, every other one starting mid-byte;
+    // then destination rows.
     let odd = pair("odd_rows_transpose", "{1,0:E(4)}", "{0,1:E(4)}");
     packed_matrix_entry::<S4>(&mut g, "s4", "2048,1023", &odd, |i| (i % 16) as i8 - 8);
+    let odd = pair("odd_dst_rows_transpose", "{1,0:E(4)}", "{0,1:E(4)}");
+    packed_matrix_entry::<S4>(&mut g, "s4", "1023,2048", &odd, |i| (i % 16) as i8 - 8);
     g.finish();
 }
 

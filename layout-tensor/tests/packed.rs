@@ -989,23 +989,23 @@ fn field_square_transposes() {
             ]
         });
         // Source rows of an odd length, which start mid-byte (realigned
-        // as the kernel reads them), plain and into tiles, and back.
+        // as the kernel reads them), plain and into tiles, and back;
+        // destination rows that do (shifted as the kernel writes them),
+        // plain and out of tiles; and both.
+        let packed = |order: &str| match order.contains(':') {
+            true => format!("{{{order}E({n})}}"),
+            false => format!("{{{order}:E({n})}}"),
+        };
+        let rows = |shape, src, dst| (shape, packed(src), packed(dst));
         let odd = [
-            (
-                "40,263",
-                format!("{{1,0:E({n})}}"),
-                format!("{{0,1:E({n})}}"),
-            ),
-            (
-                "263,40",
-                format!("{{0,1:E({n})}}"),
-                format!("{{1,0:E({n})}}"),
-            ),
-            (
-                "264,263",
-                format!("{{1,0:E({n})}}"),
-                format!("{{0,1:T(8,128)E({n})}}"),
-            ),
+            rows("40,263", "1,0", "0,1"),
+            rows("263,40", "0,1", "1,0"),
+            rows("264,263", "1,0", "0,1:T(8,128)"),
+            rows("263,40", "1,0", "0,1"),
+            rows("40,263", "0,1", "1,0"),
+            rows("264,263", "0,1:T(8,128)", "1,0"),
+            rows("263,263", "1,0", "0,1"),
+            rows("135,71", "0,1", "1,0"),
         ];
         for (shape, src, dst) in cases.chain([tiled]).chain(across).chain(odd) {
             let a: ArrayLayout = format!("{ty}[{shape}]{src}").parse().unwrap();

@@ -101,4 +101,6 @@ pub use tiles::{PackedTile, PackedTileView, PackedTileViewMut, PackedTiles, Pack
 pub use walk::PackedSlots;
 
 #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+pub(crate) use relayout::copy_shifted_run;
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
 pub(crate) use squares::{BlockRows, realign};

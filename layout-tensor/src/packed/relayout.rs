@@ -369,9 +369,17 @@ fn copy_run(
 /// bits, so the source is a stream of bits from the most significant on,
 /// and a destination byte is its 8 bits from `shift` bits into a source
 /// byte); the first and last destination bytes, which the run may fill
-/// only in part, merged into what they hold.
+/// only in part, merged into what they hold. A run of one byte of slots
+/// or more will do where `src` holds the byte after the one the run
+/// starts in (the rows staged by the packed transposes' vector blocks,
+/// `relayout::simd::squares`, for destination rows that start
+/// mid-byte).
+///
+/// # Panics
+/// If the run reaches past `out`, or past `src` but for the byte after
+/// its last, which is read only if it exists.
 #[inline(always)]
-fn copy_shifted_run(src: &[u8], out: &mut [u8], [s, d]: [usize; 2], len: usize, n: u32) {
+pub(crate) fn copy_shifted_run(src: &[u8], out: &mut [u8], [s, d]: [usize; 2], len: usize, n: u32) {
     let per_byte = (8 / n) as usize;
     let to = ByteSpan::of(d, len, per_byte);
     if to.head > 0 {

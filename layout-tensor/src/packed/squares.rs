@@ -27,11 +27,14 @@
 //! too few rows for the vector blocks (47–56 times `memcpy`'s time).
 //! Source rows that start mid-byte (an odd row length of `s4`) are
 //! realigned as they are read ([`realign`]: a tile's band at a time into
-//! a stage for the vector blocks, a byte at a time for single squares).
-//! The other whole squares go one at a time ([`square`]); slots outside
-//! whole squares (a partial tile's odd extents), and blocks whose
-//! destination rows do not start on a byte, slot by slot. The module has no `unsafe` code of its
-//! own: the vector blocks are a safe function over slices.
+//! a stage for the vector blocks, a byte at a time for single squares);
+//! destination rows that do are written out of the vector blocks' stage
+//! shifted, their first and last bytes merged. The other whole squares
+//! go one at a time ([`square`]); slots outside whole squares (a partial
+//! tile's odd extents), and, on targets without the vector blocks,
+//! blocks whose destination rows do not start on a byte, slot by slot.
+//! The module has no `unsafe` code of its own: the vector blocks are a
+//! safe function over slices.
 
 use layout_core::walk::LoopNest;
 
@@ -178,8 +181,16 @@ impl BlockRows {
         }
     }
 
+    /// Whether every row starts on a byte, `k` slots to a byte (`start`,
+    /// `row` and `block` multiples of `k`).
+    pub(crate) fn on_bytes(self, k: usize) -> bool {
+        [self.start, self.row, self.block]
+            .iter()
+            .all(|&n| n.is_multiple_of(k))
+    }
+
     /// The rows in bytes, `k` slots to a byte (`start`, `row` and `block`
-    /// multiples of `k`).
+    /// multiples of `k`: [`BlockRows::on_bytes`]).
     pub(crate) fn in_bytes(self, k: usize) -> BlockRows {
         BlockRows {
             start: self.start / k,
@@ -230,7 +241,10 @@ fn block<const K: usize, const N: u32>(
     let _ = stage;
     let one =
         |out: &mut [u8], r: usize, i: usize| copy_one(out, src_rows.at(i) + r, dst_rows.at(r) + i);
-    if !dst_rows.start.is_multiple_of(K) {
+    // Destination rows that start mid-byte go through the vector tiles
+    // only (written out shifted); without them, slot by slot.
+    let dst_on_bytes = dst_rows.on_bytes(K);
+    if !dst_on_bytes && !VECTORS {
         for i in 0..len {
             for r in 0..rows {
                 one(out, r, i);
@@ -245,7 +259,12 @@ fn block<const K: usize, const N: u32>(
         true => (whole_rows, whole_len),
         false => (0, 0),
     };
-    let bytes = [src_rows, dst_rows.in_bytes(K)];
+    // The single squares' rows: the destination's in bytes (read only
+    // where they start on bytes).
+    let bytes = match dst_on_bytes {
+        true => [src_rows, dst_rows.in_bytes(K)],
+        false => [src_rows, dst_rows],
+    };
     for i_tile in (0..whole_len).step_by(TILE) {
         for r_tile in (0..whole_rows).step_by(TILE) {
             let (i_end, r_end) = (whole_len.min(i_tile + TILE), whole_rows.min(r_tile + TILE));
@@ -255,7 +274,7 @@ fn block<const K: usize, const N: u32>(
                 src,
                 out,
                 stage,
-                bytes,
+                [src_rows, dst_rows],
                 [i_tile, i_end.min(vector_len)],
                 [r_tile, r_vectors],
             );

@@ -65,10 +65,10 @@ pub enum RelayoutKernel {
     /// ([`LoopNest::with_level_moved`]). For packed sub-byte layouts
     /// (`E(n)`), also a transpose whose bytes hold `8 / n` slots along
     /// one level in the source and along the other in the destination
-    /// (`s4` `{1,0:E(4)}` → `{0,1:E(4)}`), the destination's rows
-    /// starting on a byte: squares of `8 / n` bytes, a square transpose
-    /// of their fields each (source rows that start mid-byte realigned as
-    /// they are read).
+    /// (`s4` `{1,0:E(4)}` → `{0,1:E(4)}`): squares of `8 / n` bytes, a
+    /// square transpose of their fields each (source rows that start
+    /// mid-byte realigned as they are read, destination rows that do
+    /// shifted as they are written).
     Transpose,
     /// The innermost level is a short run (2, 4 or 8 elements) contiguous
     /// in both buffers, and in units of that run the nest is a
@@ -241,15 +241,15 @@ pub(crate) const fn packed_fields(
 /// and destination, each the value's `value_bits`) that transposes
 /// squares of fields, and the slots per byte `k`: the nest in slots is a
 /// [`RelayoutKernel::Transpose`] (the destination's contiguous level
-/// innermost, the source's next to it, arranged so), and the
-/// destination's rows start on a byte (the source's may start mid-byte:
-/// the kernel realigns them as it reads, an odd row length of `s4`). Then `k`
-/// bytes of `k` source rows, each holding `k` consecutive slots of the
-/// source's contiguous level, are the `k` bytes of `k` destination rows
-/// by a square transpose of their fields: `s4` `{1,0:E(4)}` →
-/// `{0,1:E(4)}`, whose bytes hold pairs of `x` in one and of `y` in the
-/// other. Blocks whose destination rows do not start on a byte go slot
-/// by slot.
+/// innermost, the source's next to it, arranged so). Then `k` bytes of
+/// `k` source rows, each holding `k` consecutive slots of the source's
+/// contiguous level, are the `k` bytes of `k` destination rows by a
+/// square transpose of their fields: `s4` `{1,0:E(4)}` → `{0,1:E(4)}`,
+/// whose bytes hold pairs of `x` in one and of `y` in the other. Rows
+/// that start mid-byte (an odd row length of `s4`) are realigned as they
+/// are read, in the source, and shifted as they are written, in the
+/// destination; without the vector kernel (x86-64's), blocks whose
+/// destination rows do so go slot by slot.
 pub(crate) const fn packed_squares(
     nest: &LoopNest,
     bits: [usize; 2],
@@ -268,8 +268,8 @@ pub(crate) const fn packed_squares(
         Some(arranged) => arranged,
         None => *nest,
     };
-    let [[src_along, dst_row], [_, dst_along]] = arranged.block_strides();
-    match src_along == 1 && dst_along == 1 && dst_row % k == 0 {
+    let [[src_along, _], [_, dst_along]] = arranged.block_strides();
+    match src_along == 1 && dst_along == 1 {
         true => Some((continuing_rows_or_runs(arranged), k)),
         false => None,
     }

@@ -43,7 +43,7 @@
 
 use core::arch::x86_64::__m128i;
 
-use crate::packed::{BlockRows, realign};
+use crate::packed::{BlockRows, copy_shifted_run, realign};
 use crate::relayout::isa::has_avx2;
 use crate::relayout::mix::{Fields, Mix};
 use crate::relayout::simd::{transpose_bytes, transpose_lanes};
@@ -80,13 +80,14 @@ impl Stage {
 /// most [`TILE`] apart) along the destination's rows and `rs[0]..rs[1]`
 /// (multiples of `K`, at most [`TILE`] apart) along the source's.
 /// `[src_rows, dst_rows]` are where the nest's block has its rows in each
-/// buffer, the source's in slots and the destination's in bytes: source
-/// row `i` at slot `src_rows.at(i)`, destination row `r` at byte
-/// `dst_rows.at(r)`. Source rows that start mid-byte, and tiles whose
-/// extents are not whole vector blocks (16 source rows, `16 K` slots of
-/// them), go through the stage a band at a time ([`realign`]), where the
-/// last block of each extent reads stale bytes past it into destination
-/// bytes that are not written out.
+/// buffer, in slots: source row `i` at slot `src_rows.at(i)`, destination
+/// row `r` at slot `dst_rows.at(r)`. Source rows that start mid-byte, and
+/// tiles whose extents are not whole vector blocks (16 source rows, `16
+/// K` slots of them), go through the stage a band at a time
+/// ([`realign`]), where the last block of each extent reads stale bytes
+/// past it into destination bytes that are not written out. Destination
+/// rows that start mid-byte are written out shifted, their first and
+/// last bytes merged ([`copy_shifted_run`]).
 ///
 /// Blocks of 16 or 32 source rows take a band's whole height at a time,
 /// so that each source line is read in turn while it is in the L1 cache:
@@ -121,10 +122,7 @@ pub(crate) fn tile<const K: usize, const N: u32>(
     // (each kernel compiled for one).
     let [src_rows, dst_rows] = rows;
     let whole = (is[1] - is[0]).is_multiple_of(16) && (rs[1] - rs[0]).is_multiple_of(16 * K);
-    let aligned = whole
-        && [src_rows.start, src_rows.row, src_rows.block]
-            .iter()
-            .all(|&n| n % K == 0);
+    let aligned = whole && src_rows.on_bytes(K);
     let rows = match aligned {
         true => [src_rows.in_bytes(K), dst_rows],
         false => rows,
@@ -134,7 +132,7 @@ pub(crate) fn tile<const K: usize, const N: u32>(
 
 /// [`tile`] with AVX2's vectors or not (`avx2`, which the CPU has when
 /// true), the source's rows in bytes where they are `aligned`, in slots
-/// where not.
+/// where not (the destination's in slots).
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
 fn tile_with<const K: usize, const N: u32>(
@@ -325,7 +323,9 @@ const BAND_SPAN: usize = 128 << 10;
 /// band `height` rows high (its row `r` at byte `r * TILE / K`; the
 /// blocks from the tile's source row `i` at the band's slot `r` where
 /// [`from.rows(i, r)`](SourceRows::rows) says: in `src`, or in the
-/// stage's realigned rows), whose rows then go to the destination.
+/// stage's realigned rows), whose rows then go to the destination
+/// (`dst_rows` in slots): copied where they start on a byte, shifted
+/// where not.
 #[inline(always)]
 fn staged<const K: usize, const GROUPED: bool, const SHIFTED: bool>(
     src: &[u8],
@@ -346,7 +346,7 @@ fn staged<const K: usize, const GROUPED: bool, const SHIFTED: bool>(
         src_rows.fill(&mut starts[..is[1] - is[0]], is[0]);
     }
     let starts = &*starts;
-    let band = (BAND_SPAN / dst_rows.row.max(1)).clamp(16 * K, TILE) / (16 * K) * (16 * K);
+    let band = (BAND_SPAN / (dst_rows.row / K).max(1)).clamp(16 * K, TILE) / (16 * K) * (16 * K);
     let stage = &mut stage[..TILE * (TILE / K)];
     for r in (rs[0]..rs[1]).step_by(band) {
         let height = band.min(rs[1] - r);
@@ -376,20 +376,24 @@ fn staged<const K: usize, const GROUPED: bool, const SHIFTED: bool>(
             };
             blocks(src, from, stage, height);
         }
-        // Row `r` of the destination where `dst_rows` says, stepped row
-        // by row.
+        // Row `r` of the destination where `dst_rows` says (in slots),
+        // stepped row by row.
         let (mut group, mut e) = (r / dst_rows.per, r % dst_rows.per);
-        let mut at = dst_rows.at(r) + is[0] / K;
+        let mut at = dst_rows.at(r) + is[0];
         for staged in stage.chunks_exact(TILE / K).take(height) {
+            let byte = at / K;
             // A whole stage row is a copy of constant length, inlined.
-            match width == TILE / K {
-                true => out[at..at + TILE / K].copy_from_slice(staged),
-                false => out[at..at + width].copy_from_slice(&staged[..width]),
+            match (at.is_multiple_of(K), width == TILE / K) {
+                (true, true) => out[byte..byte + TILE / K].copy_from_slice(staged),
+                (true, false) => out[byte..byte + width].copy_from_slice(&staged[..width]),
+                // The stage row holds the byte past the run's first that
+                // the shifted copy reads (`TILE / K` bytes, 16 or more).
+                (false, _) => copy_shifted_run(staged, out, [0, at], width * K, (8 / K) as u32),
             }
             (e, at) = (e + 1, at + dst_rows.row);
             if e == dst_rows.per {
                 (group, e) = (group + 1, 0);
-                at = dst_rows.start + group * dst_rows.block + is[0] / K;
+                at = dst_rows.start + group * dst_rows.block + is[0];
             }
         }
     }
@@ -507,7 +511,6 @@ const fn side_by_side(groups: usize) -> [u8; 32] {
 #[cfg(test)]
 mod tests {
     use alloc::format;
-    use alloc::vec;
     use alloc::vec::Vec;
 
     use super::{Stage, TILE, side_by_side, tile_with};
@@ -516,8 +519,9 @@ mod tests {
     use crate::relayout::mix::{Fields, Mix};
 
     /// A tile copied square by square with [`Mix::elements`]: the
-    /// definition the vector tiles must agree with (source rows in slots,
-    /// realigned where they start mid-byte; destination rows in bytes).
+    /// definition the vector tiles must agree with (rows in slots, the
+    /// source's realigned where they start mid-byte, each destination
+    /// byte's slots written one at a time).
     fn by_squares<const K: usize, const N: u32>(
         src: &[u8],
         out: &mut [u8],
@@ -535,7 +539,14 @@ mod tests {
                     byte[0]
                 });
                 for (j, byte) in Fields::<N>::elements(square).into_iter().enumerate() {
-                    out[dst_rows.at(r + j) + i / K] = byte;
+                    let at = dst_rows.at(r + j) + i;
+                    for t in 0..K {
+                        let (slot, mask) = (at + t, (1u8 << N) - 1);
+                        let shift = 8 - (slot % K + 1) as u32 * N;
+                        let value = (byte >> (8 - (t + 1) as u32 * N)) & mask;
+                        let place = &mut out[slot / K];
+                        *place = (*place & !(mask << shift)) | (value << shift);
+                    }
                 }
             }
         }
@@ -546,8 +557,9 @@ mod tests {
     /// numbers of 16 take SSE2 blocks after the AVX2 pairs) and `16 K` to
     /// [`TILE`] source slots, starts off the buffers' beginnings, padded
     /// row strides, rows in groups of 8 (a tile's) in either buffer,
-    /// source rows that start mid-byte, and one stage for all, left as
-    /// the last tile left it.
+    /// rows that start mid-byte in either buffer (the destination's
+    /// rows each a slot further, in slots that the copy must keep), and
+    /// one stage for all, left as the last tile left it.
     fn check<const K: usize, const N: u32>()
     where
         Fields<N>: Mix<u8>,
@@ -571,9 +583,10 @@ mod tests {
         let cases = heights.flat_map(|h| widths.iter().rev().map(move |&w| (h, w)));
         let cases = cases.flat_map(|(h, w)| dst_rows.iter().map(move |&row| (h, w, row)));
         // Rows all a stride apart; the destination's, or the source's, in
-        // groups of 8 with a gap of 40 bytes between groups; source rows
-        // a slot past a byte, and then each one slot more.
-        let cases = cases.flat_map(|(h, w, row)| (0..4).map(move |g| (h, w, row, g)));
+        // groups of 8 with a gap of 40 bytes between groups; source rows,
+        // or destination rows, a slot past a byte, and then each one slot
+        // more.
+        let cases = cases.flat_map(|(h, w, row)| (0..5).map(move |g| (h, w, row, g)));
         for (height, width, far, kind) in cases {
             if cfg!(miri) && (far > 0 || kind > 0) && width > 16 {
                 continue;
@@ -594,19 +607,25 @@ mod tests {
                 per: 8,
                 block: 8 * row + 40,
             };
+            let (src_row, dst_row) = (src_row * K, dst_row * K);
             let rows = match kind {
-                0 => [plain(7 * K, src_row * K), plain(11, dst_row)],
-                1 => [plain(7 * K, src_row * K), groups(11, dst_row)],
-                2 => [groups(7 * K, src_row * K), plain(11, dst_row)],
-                _ => [plain(7 * K + 1, src_row * K + 1), plain(11, dst_row)],
+                0 => [plain(7 * K, src_row), plain(11 * K, dst_row)],
+                1 => [plain(7 * K, src_row), groups(11 * K, dst_row)],
+                2 => [groups(7 * K, src_row), plain(11 * K, dst_row)],
+                3 => [plain(7 * K + 1, src_row + 1), plain(11 * K, dst_row)],
+                _ => [plain(7 * K, src_row), plain(11 * K + 1, dst_row + 1)],
             };
-            let src: Vec<u8> = (0..rows[0].at(is[1]) / K + src_row)
+            let src: Vec<u8> = (0..(rows[0].at(is[1]) + src_row) / K)
                 .map(|b| (b * 37 + b / 251) as u8)
                 .collect();
-            let mut expected = vec![0u8; rows[1].at(rs[1]) + dst_row];
+            // Slots the copy must keep around the destination's rows.
+            let dst: Vec<u8> = (0..(rows[1].at(rs[1]) + dst_row) / K)
+                .map(|b| (b * 91 + 17) as u8)
+                .collect();
+            let mut expected = dst.clone();
             by_squares::<K, N>(&src, &mut expected, rows, is, rs);
             let whole = width.is_multiple_of(16) && height.is_multiple_of(16 * K);
-            let aligned = kind < 3 && whole;
+            let aligned = kind != 3 && whole;
             let in_tile = match aligned {
                 true => [rows[0].in_bytes(K), rows[1]],
                 false => rows,
@@ -616,7 +635,7 @@ mod tests {
                 if avx2 && !has_avx2() {
                     continue;
                 }
-                let mut got = vec![0u8; expected.len()];
+                let mut got = dst.clone();
                 tile_with::<K, N>(avx2, &src, &mut got, stage, in_tile, aligned, is, rs);
                 assert_eq!(got, expected, "AVX2 {avx2}, {case}");
             }
