@@ -376,27 +376,77 @@ fn staged<const K: usize, const GROUPED: bool, const SHIFTED: bool>(
             };
             blocks(src, from, stage, height);
         }
-        // Row `r` of the destination where `dst_rows` says (in slots),
-        // stepped row by row.
-        let (mut group, mut e) = (r / dst_rows.per, r % dst_rows.per);
-        let mut at = dst_rows.at(r) + is[0];
-        for staged in stage.chunks_exact(TILE / K).take(height) {
-            let byte = at / K;
-            // A whole stage row is a copy of constant length, inlined.
-            match (at.is_multiple_of(K), width == TILE / K) {
-                (true, true) => out[byte..byte + TILE / K].copy_from_slice(staged),
-                (true, false) => out[byte..byte + width].copy_from_slice(&staged[..width]),
-                // The stage row holds the byte past the run's first that
-                // the shifted copy reads (`TILE / K` bytes, 16 or more).
-                (false, _) => copy_shifted_run(staged, out, [0, at], width * K, (8 / K) as u32),
-            }
-            (e, at) = (e + 1, at + dst_rows.row);
-            if e == dst_rows.per {
-                (group, e) = (group + 1, 0);
-                at = dst_rows.start + group * dst_rows.block + is[0];
-            }
+        // Two loops: rows that all start on a byte copy their bytes.
+        let band = [r, height];
+        match dst_rows.on_bytes(K) {
+            true => write_out::<K, false>(stage, out, dst_rows, band, [is[0], width]),
+            false => write_out::<K, true>(stage, out, dst_rows, band, [is[0], width]),
         }
     }
+}
+
+/// The band of [`staged`] rows `r..r + height` (`[r, height]`), each
+/// `width` bytes of the stage's row, to the destination's rows where
+/// `dst_rows` says (in slots), from their slot `i` on (`[i, width]`);
+/// rows that start mid-byte (only where `SHIFTED`) shifted.
+#[inline(always)]
+fn write_out<const K: usize, const SHIFTED: bool>(
+    stage: &[u8],
+    out: &mut [u8],
+    dst_rows: BlockRows,
+    [r, height]: [usize; 2],
+    [i, width]: [usize; 2],
+) {
+    // Stepped row by row.
+    let (mut group, mut e) = (r / dst_rows.per, r % dst_rows.per);
+    let mut at = dst_rows.at(r) + i;
+    for staged in stage.chunks_exact(TILE / K).take(height) {
+        let byte = at / K;
+        // A whole stage row is a copy of constant length, inlined, and so
+        // are the loops that shift one.
+        match (!SHIFTED || at.is_multiple_of(K), width == TILE / K) {
+            (true, true) => out[byte..byte + TILE / K].copy_from_slice(staged),
+            (true, false) => out[byte..byte + width].copy_from_slice(&staged[..width]),
+            (false, true) => write_shifted_row::<K>(staged, out, at),
+            // The stage row holds the byte past the run's first that the
+            // shifted copy reads (`TILE / K` bytes, 16 or more).
+            (false, false) => copy_shifted_run(staged, out, [0, at], width * K, (8 / K) as u32),
+        }
+        (e, at) = (e + 1, at + dst_rows.row);
+        if e == dst_rows.per {
+            (group, e) = (group + 1, 0);
+            at = dst_rows.start + group * dst_rows.block + i;
+        }
+    }
+}
+
+/// A whole stage row, `TILE / K` bytes of slots, written to `out` from
+/// slot `at` on, which is not on a byte: what [`copy_shifted_run`] does
+/// for a run of any length (each byte out from the two it straddles, the
+/// first and last merged into what they hold), in loops of constant
+/// length that the compiler vectorises whole. Its loop of run-time
+/// length took 8 bytes a vector and the rest a byte at a time.
+///
+/// # Panics
+/// If the row reaches past `out`.
+#[inline(always)]
+fn write_shifted_row<const K: usize>(row: &[u8], out: &mut [u8], at: usize) {
+    let width = TILE / K;
+    let (byte, shift) = (at / K, (at % K * (8 / K)) as u32);
+    debug_assert!(shift > 0);
+    let (row, out) = (&row[..width], &mut out[byte..byte + width + 1]);
+    // Each byte with the next one's first bits after its last ones: `out`
+    // from its second byte on, its last byte's bits still to merge.
+    let mut next = [0u8; TILE / 2];
+    next[..width - 1].copy_from_slice(&row[1..]);
+    let mut placed = [0u8; TILE / 2];
+    for ((p, &this), &next) in placed[..width].iter_mut().zip(row).zip(&next[..width]) {
+        *p = (this << (8 - shift)) | (next >> shift);
+    }
+    let low = 0xFF >> shift;
+    out[0] = (out[0] & !low) | (row[0] >> shift);
+    out[1..width].copy_from_slice(&placed[..width - 1]);
+    out[width] = (out[width] & low) | placed[width - 1];
 }
 
 /// 16 source rows of 16 bytes, where `rows` says
