@@ -56,14 +56,15 @@ impl<S: Storage<Elem = u8>, L: AnyLayout, E: SubByte> PackedBase<S, L, E> {
     /// - when the nest is a transpose whose bytes hold `k` slots along one
     ///   level in the source and along the other in the destination
     ///   (`{1,0:E(4)}` into `{0,1:E(4)}` or `{0,1:T(8,128)E(4)}`: bytes of
-    ///   two `x` into bytes of two `y`), the destination's rows starting
-    ///   on a byte, squares of `k` bytes with their fields transposed, 16
-    ///   or 32 rows of 16 bytes at a time in vectors, tiles of a few rows
-    ///   side by side: the `s4` transpose takes 3.9–4.7× `memcpy`'s time,
-    ///   into and out of `T(8,128)E(4)` tiles 4–6× (`BENCHMARKS.md`).
-    ///   Source rows that start mid-byte (an odd number of `s4` per row)
-    ///   are realigned a tile at a time as they are read (about 7×);
-    ///   destination rows that do, slot by slot;
+    ///   two `x` into bytes of two `y`), squares of `k` bytes with their
+    ///   fields transposed, 16 or 32 rows of 16 bytes at a time in
+    ///   vectors, tiles of a few rows side by side: the `s4` transpose
+    ///   takes 3.9–4.7× `memcpy`'s time, into and out of `T(8,128)E(4)`
+    ///   tiles 4–6× (`BENCHMARKS.md`). Source rows that start mid-byte
+    ///   (an odd number of `s4` per row) are realigned a tile at a time
+    ///   as they are read (about 7×), and destination rows that do are
+    ///   shifted as they are written (about 7×); on targets other than
+    ///   x86-64, blocks of such destination rows go slot by slot;
     /// - otherwise runs contiguous in both buffers are copied a byte at a
     ///   time: whole when they start at the same bit of a byte, each
     ///   destination byte from the two source bytes it straddles when not
@@ -409,8 +410,17 @@ pub(crate) fn copy_shifted_run(src: &[u8], out: &mut [u8], [s, d]: [usize; 2], l
     let whole = to.whole;
     let (high, low) = (&src[sb..sb + whole], &src[sb + 1..sb + 1 + whole]);
     let dst = &mut out[to.first_byte..to.first_byte + whole];
-    for ((o, &h), &l) in dst.iter_mut().zip(high).zip(low) {
-        *o = (h << shift) | (l >> (8 - shift));
+    // A loop per shift, by a constant: shifted by a variable, the bytes
+    // went through a select of shifts by 4, 2 and 1 (`u2` rows out of
+    // `(4,1)` sub-tiles took 4 times as long).
+    match shift {
+        1 => shifted_bytes::<1>(dst, high, low),
+        2 => shifted_bytes::<2>(dst, high, low),
+        3 => shifted_bytes::<3>(dst, high, low),
+        4 => shifted_bytes::<4>(dst, high, low),
+        5 => shifted_bytes::<5>(dst, high, low),
+        6 => shifted_bytes::<6>(dst, high, low),
+        _ => shifted_bytes::<7>(dst, high, low),
     }
     let done = to.tail - d;
     if done < len {
@@ -426,6 +436,15 @@ pub(crate) fn copy_shifted_run(src: &[u8], out: &mut [u8], [s, d]: [usize; 2], l
             (placed >> 8) as u8,
             !(0xFF >> (rest * n)),
         );
+    }
+}
+
+/// Each byte of `dst` the bits of `high`'s from bit `S` on (counted from
+/// the most significant) and `low`'s first `S` after them.
+#[inline(always)]
+fn shifted_bytes<const S: u32>(dst: &mut [u8], high: &[u8], low: &[u8]) {
+    for ((o, &h), &l) in dst.iter_mut().zip(high).zip(low) {
+        *o = (h << S) | (l >> (8 - S));
     }
 }
 
