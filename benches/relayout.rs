@@ -1037,8 +1037,10 @@ fn partial_tiles_1mib(c: &mut Criterion) {
 /// rows of 1021 (each row a slot further into its byte) between
 /// row-major `E(n)` and `T(8,128)E(n)` tiles, both ways: runs contiguous
 /// in both buffers that start at different bits of a byte, each
-/// destination byte shifted from two source bytes. Checked, the kernel
-/// asserted, timed in turns with `memcpy` of the packed bytes.
+/// destination byte shifted from two source bytes; and the `s4` rows
+/// into `T(8,128)(2,1)E(4)` and out, rows of fields interleaved through a
+/// stage where they are realigned. Checked, the kernel asserted, timed
+/// in turns with `memcpy` of the packed bytes.
 fn packed_odd_rows_1mib(c: &mut Criterion) {
     let mut g = paired_group(c, "packed_odd_rows", 1);
     let pair = |name: &'static str, row_major: &'static str, tiled: &'static str| {
@@ -1058,6 +1060,15 @@ fn packed_odd_rows_1mib(c: &mut Criterion) {
         packed_matrix_entry::<S4>(&mut g, "s4", "2048,1023", &s4, |i| (i % 16) as i8 - 8);
         let u2 = pair(name, "{1,0:E(2)}", "{1,0:T(8,128)E(2)}");
         packed_matrix_entry::<U2>(&mut g, "u2", "4096,1021", &u2, |i| (i % 4) as u8);
+        // Into the `(2,1)` sub-tiles of the matrix's `s4` tiling, and out:
+        // rows of fields interleaved, realigned through a stage.
+        let mut s4 = pair(name, "{1,0:E(4)}", "{1,0:T(8,128)(2,1)E(4)}");
+        s4.name = format!("{name}_subtiles_odd_rows").leak();
+        s4.kernel = match name {
+            "pack" => RelayoutKernel::Interleave { factor: 2 },
+            _ => RelayoutKernel::Deinterleave { factor: 2 },
+        };
+        packed_matrix_entry::<S4>(&mut g, "s4", "2048,1023", &s4, |i| (i % 16) as i8 - 8);
     }
     g.finish();
 }

@@ -1027,11 +1027,18 @@ fn field_square_transposes() {
 /// Past the streaming threshold (8 MiB of destination): the field
 /// kernels write with streaming stores, and the round trip through the
 /// `(2,1)` sub-tiles of `E(4)` gives back the source's bytes, the values
-/// in place on the way.
+/// in place on the way; rows of an odd length too (every other one
+/// starting mid-byte, through the stage).
 #[test]
 #[cfg_attr(miri, ignore = "16 Mi elements")]
 fn streamed_field_relayouts_round_trip() {
-    let (rows, cols) = (4096, 4096);
+    for cols in [4096, 4095] {
+        streamed_field_round_trip(4096, cols);
+    }
+}
+
+/// [`streamed_field_relayouts_round_trip`] of `s4[rows,cols]`.
+fn streamed_field_round_trip(rows: usize, cols: usize) {
     let layout = |l: &str| PreparedLayout::parse(&format!("s4[{rows},{cols}]{l}")).unwrap();
     let value = |y: usize, x: usize| ((y * 7 + x * 3) % 16) as i8 - 8;
     let src = PackedBuf::<_, S4>::from_values(
@@ -1042,7 +1049,14 @@ fn streamed_field_relayouts_round_trip() {
     let mut tiled = PackedBuf::<_, S4>::zeroed(layout("{1,0:T(8,128)(2,1)E(4)}")).unwrap();
     assert!(tiled.as_bytes().len() >= 8 << 20);
     src.relayout_into(&mut tiled).unwrap();
-    for (y, x) in [(0, 0), (1, 0), (0, 1), (7, 129), (4095, 4095), (2049, 1234)] {
+    for (y, x) in [
+        (0, 0),
+        (1, 0),
+        (0, 1),
+        (7, 129),
+        (rows - 1, cols - 1),
+        (2049, 1234),
+    ] {
         assert_eq!(tiled.get([y, x]), Some(value(y, x)), "at [{y}, {x}]");
     }
     // Row pairs: byte `x` of a sub-tile row holds rows `y` (high nibble)

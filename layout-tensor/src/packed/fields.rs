@@ -11,12 +11,18 @@
 //! row interleave kernel with the transpose in its vectors
 //! ([`simd::interleave_fields_grid`]); 8 rows of bits go block by block.
 //! The planner sees the structure in the nest
-//! ([`packed_fields`](crate::relayout::packed_fields)); blocks that are
-//! not whole bytes (a partial sub-tile, a row of an odd number of `s4`)
-//! go slot by slot.
+//! ([`packed_fields`](crate::relayout::packed_fields)). Blocks whose
+//! rows in the row-major layout start mid-byte (rows of an odd number of
+//! `s4`) go block by block through a stage on the stack, the source's
+//! rows realigned as they are read ([`pack_realigned`]), the
+//! destination's shifted as they are written ([`unpack_shifted`]);
+//! blocks that are not whole bytes otherwise (a partial sub-tile) go
+//! slot by slot.
 
 use layout_core::walk::LoopNest;
 
+use super::relayout::copy_shifted_run;
+use super::squares::realign;
 use crate::relayout::RelayoutKernel;
 use crate::relayout::mix::{Fields, Mix};
 use crate::relayout::simd::{self, BlockGrid};
@@ -64,6 +70,186 @@ fn unpack_block<const K: usize, const N: u32>(
     }
 }
 
+/// Bytes of the stage on the stack of [`pack_realigned`] and
+/// [`unpack_shifted`].
+const STAGE: usize = 8 << 10;
+
+/// A grid of blocks of `K` rows each, in slots: the first block's rows
+/// (in the row-major layout) or its group (in the sub-tiles) at `first`,
+/// source and destination; `counts[0]` planes `strides[0]` apart of
+/// `counts[1]` blocks `strides[1]` apart; the row-major layout's rows
+/// `row` apart within a block, each `bytes` bytes of whole slots long;
+/// the sub-tiles' groups of `K` bytes dense.
+#[derive(Clone, Copy)]
+struct Blocks {
+    first: [usize; 2],
+    counts: [usize; 2],
+    strides: [[usize; 2]; 2],
+    row: usize,
+    bytes: usize,
+}
+
+impl Blocks {
+    /// Calls `f(blocks, x)` for each part of the grid and piece of its
+    /// rows that fit the stage together, `K` rows of `blocks.bytes` bytes
+    /// a block: whole planes where they fit, else runs of a plane's
+    /// blocks; `x` is the first byte of the rows.
+    #[inline(always)]
+    fn in_pieces<const K: usize>(self, mut f: impl FnMut(Blocks, usize)) {
+        let piece = self.bytes.min(STAGE / K);
+        let [planes, per_plane] = self.counts;
+        let at = |o: usize, t: usize| {
+            [0, 1].map(|b| self.first[b] + o * self.strides[0][b] + t * self.strides[1][b])
+        };
+        for x in (0..self.bytes).step_by(piece) {
+            let width = piece.min(self.bytes - x);
+            let fit = STAGE / (K * width);
+            let part = |first, counts| Blocks {
+                first,
+                counts,
+                bytes: width,
+                ..self
+            };
+            if per_plane <= fit {
+                for o in (0..planes).step_by(fit / per_plane) {
+                    let n = (fit / per_plane).min(planes - o);
+                    f(part(at(o, 0), [n, per_plane]), x);
+                }
+            } else {
+                for o in 0..planes {
+                    for t in (0..per_plane).step_by(fit) {
+                        f(part(at(o, t), [1, fit.min(per_plane - t)]), x);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Calls `f(block, n)` for each row of a part ([`Blocks::in_pieces`]),
+    /// its block's first slots in `block` (source and destination), its
+    /// place in the stage `n` (row `n % K` of its block): the blocks one
+    /// after another, plane by plane, each its `K` rows.
+    #[inline(always)]
+    fn for_each_row<const K: usize>(self, mut f: impl FnMut([usize; 2], usize)) {
+        let [planes, per_plane] = self.counts;
+        let mut n = 0;
+        for o in 0..planes {
+            for t in 0..per_plane {
+                let block =
+                    [0, 1].map(|b| self.first[b] + o * self.strides[0][b] + t * self.strides[1][b]);
+                for r in 0..K {
+                    f(block, r + n);
+                }
+                n += K;
+            }
+        }
+    }
+
+    /// The grid of the row interleave kernels over this part, the stage
+    /// on side `staged` (0: the source, 1: the destination; the blocks
+    /// one after another there), the other at its byte `x` of the rows.
+    fn grid<const K: usize>(self, staged: usize, x: usize) -> BlockGrid {
+        let width = self.bytes;
+        let stage = [self.counts[1] * K * width, K * width];
+        let other = 1 - staged;
+        let mut start = [0; 2];
+        start[other] = self.first[other] / K + x * K;
+        let mut strides = [[0; 2]; 2];
+        for level in 0..2 {
+            strides[level][staged] = stage[level];
+            strides[level][other] = self.strides[level][other] / K;
+        }
+        BlockGrid {
+            start,
+            counts: self.counts,
+            strides,
+            bands: 1,
+            band_stride: [0, 0],
+            factor: K,
+            row_stride: width,
+            rows: width,
+        }
+    }
+}
+
+/// Packs `blocks` whose source rows start at any slot (their destination
+/// groups on bytes): each part that fits the stage has its rows realigned
+/// into it ([`realign`]), the blocks one after another, and is packed
+/// from there by the row interleave kernel with the field transpose for
+/// 2 and 4 rows, block by block for 8.
+#[inline(always)]
+fn pack_realigned<const K: usize, const N: u32>(
+    src: &[u8],
+    out: &mut [u8],
+    stage: &mut [u8; STAGE + 1],
+    streaming: bool,
+    blocks: Blocks,
+) where
+    Fields<N>: Mix<u8>,
+{
+    blocks.in_pieces::<K>(|part, x| {
+        let width = part.bytes;
+        part.for_each_row::<K>(|[s, _], n| {
+            let r = n % K;
+            realign::<K>(
+                src,
+                s + r * part.row + x * K,
+                &mut stage[n * width..][..width],
+            );
+        });
+        if K <= 4 {
+            simd::interleave_fields_grid(&stage[..], out, &part.grid::<K>(0, x), streaming);
+        } else {
+            part.for_each_row::<K>(|[_, d], n| {
+                if n % K == 0 {
+                    let starts = core::array::from_fn(|r| (n + r) * width);
+                    pack_block::<K, N>(&stage[..], starts, width, out, d / K + x * K);
+                }
+            });
+        }
+    });
+}
+
+/// Unpacks `blocks` whose destination rows start at any slot (their
+/// source groups on bytes): each part that fits the stage is unpacked
+/// into it, the blocks one after another, by the row deinterleave kernel
+/// with the field transpose for 2 and 4 rows, block by block for 8, and
+/// each row written out, shifted where it starts mid-byte, its first and
+/// last bytes merged ([`copy_shifted_run`]).
+#[inline(always)]
+fn unpack_shifted<const K: usize, const N: u32>(
+    src: &[u8],
+    out: &mut [u8],
+    stage: &mut [u8; STAGE + 1],
+    blocks: Blocks,
+) where
+    Fields<N>: Mix<u8>,
+{
+    blocks.in_pieces::<K>(|part, x| {
+        let width = part.bytes;
+        if K <= 4 {
+            simd::deinterleave_fields_grid(src, &mut stage[..], &part.grid::<K>(1, x), false);
+        } else {
+            part.for_each_row::<K>(|[s, _], n| {
+                if n % K == 0 {
+                    let starts = core::array::from_fn(|r| (n + r) * width);
+                    unpack_block::<K, N>(src, s / K + x * K, width, &mut stage[..], starts);
+                }
+            });
+        }
+        part.for_each_row::<K>(|[_, d], n| {
+            let at = d + (n % K) * part.row + x * K;
+            match on_byte::<K>(at) {
+                true => out[at / K..][..width].copy_from_slice(&stage[n * width..][..width]),
+                // The shifted copy reads the byte after the one the run
+                // starts in: a row of one byte reads the stage's next
+                // (the stage has a byte past its rows).
+                false => copy_shifted_run(&stage[n * width..], out, [0, at], width * K, N),
+            }
+        });
+    });
+}
+
 /// Whether slot `offset` starts a byte, `K` slots to a byte.
 fn on_byte<const K: usize>(offset: usize) -> bool {
     offset.is_multiple_of(K)
@@ -81,8 +267,9 @@ fn steps_on_bytes<const K: usize>(count: usize, stride: [usize; 2]) -> bool {
 /// row interleave kernels with the field transpose ([`Fields`]) for 2 and
 /// 4 rows (SSE2 on x86-64, streaming into destinations of
 /// [`STREAM_FROM_BYTES`] or more, as byte relayouts), block by block for
-/// 8; other blocks slot by slot through `copy_one(out, source_slot,
-/// destination_slot)`.
+/// 8; blocks whose row-major rows start mid-byte, block by block through
+/// a stage; other blocks slot by slot through `copy_one(out,
+/// source_slot, destination_slot)`.
 fn copy_fields<const K: usize, const N: u32>(
     nest: &LoopNest,
     kernel: RelayoutKernel,
@@ -101,6 +288,7 @@ fn copy_fields<const K: usize, const N: u32>(
             // source, `rows` consecutive `x` each; consecutive in the
             // destination.
             let mut bands = simd::Bands::new(!streaming);
+            let mut stage = [0u8; STAGE + 1];
             nest.for_each_volume(|start, [outers, steps, rows, len]| {
                 let whole = len == K
                     && start.iter().all(|&o| on_byte::<K>(o))
@@ -124,6 +312,28 @@ fn copy_fields<const K: usize, const N: u32>(
                     }
                     return;
                 }
+                // Source rows that start mid-byte (rows of an odd number of
+                // `s4`), the blocks otherwise whole in the destination:
+                // realigned through a stage, but for the last `rows % K`
+                // slots of each row.
+                let paired = rows / K * K;
+                let realigned = !whole
+                    && len == K
+                    && paired > 0
+                    && on_byte::<K>(start[1])
+                    && (outers <= 1 || on_byte::<K>(outer[1]))
+                    && (steps <= 1 || on_byte::<K>(step[1]));
+                if realigned {
+                    let blocks = Blocks {
+                        first: start,
+                        counts: [outers, steps],
+                        strides: [outer, step],
+                        row: run[0],
+                        bytes: paired / K,
+                    };
+                    pack_realigned::<K, N>(src, out, &mut stage, streaming, blocks);
+                }
+                let x0 = if realigned { paired } else { 0 };
                 for o in 0..outers {
                     for t in 0..steps {
                         let s = start[0] + o * outer[0] + t * step[0];
@@ -133,7 +343,7 @@ fn copy_fields<const K: usize, const N: u32>(
                             pack_block::<K, N>(src, starts, rows / K, out, d / K);
                             continue;
                         }
-                        for x in 0..rows {
+                        for x in x0..rows {
                             for r in 0..len {
                                 let (sx, dx) = (s + x * row[0] + r * run[0], d + x * row[1] + r);
                                 copy_one(out, sx, dx);
@@ -153,6 +363,7 @@ fn copy_fields<const K: usize, const N: u32>(
             // column comes as one volume per band, not block by block
             // (see `relayout::copy`).
             let mut bands = simd::Bands::new(!streaming);
+            let mut stage = [0u8; STAGE + 1];
             nest.for_each_volume_any_order(|start, [outers, steps, rows, len]| {
                 let whole = steps == K
                     && start.iter().all(|&o| on_byte::<K>(o))
@@ -176,6 +387,28 @@ fn copy_fields<const K: usize, const N: u32>(
                     }
                     return;
                 }
+                // Destination rows that start mid-byte, the blocks
+                // otherwise whole in the source: through a stage, shifted
+                // as they are written, but for the last `len % K` slots of
+                // each row.
+                let paired = len / K * K;
+                let shifted = !whole
+                    && steps == K
+                    && paired > 0
+                    && on_byte::<K>(start[0])
+                    && (outers <= 1 || on_byte::<K>(outer[0]))
+                    && (rows <= 1 || on_byte::<K>(row[0]));
+                if shifted {
+                    let blocks = Blocks {
+                        first: start,
+                        counts: [outers, rows],
+                        strides: [outer, row],
+                        row: step[1],
+                        bytes: paired / K,
+                    };
+                    unpack_shifted::<K, N>(src, out, &mut stage, blocks);
+                }
+                let i0 = if shifted { paired } else { 0 };
                 for o in 0..outers {
                     for q in 0..rows {
                         let s = start[0] + o * outer[0] + q * row[0];
@@ -186,7 +419,7 @@ fn copy_fields<const K: usize, const N: u32>(
                             continue;
                         }
                         for t in 0..steps {
-                            for i in 0..len {
+                            for i in i0..len {
                                 let (si, di) = (s + t * step[0] + i * run[0], d + t * step[1] + i);
                                 copy_one(out, si, di);
                             }
@@ -238,5 +471,76 @@ fn copy_bits(
         2 => copy_fields::<4, 2>(nest, kernel, src, out, streaming, copy_one),
         1 => copy_fields::<8, 1>(nest, kernel, src, out, streaming, copy_one),
         _ => unreachable!("field kernels are for 1, 2 and 4 bits"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use alloc::format;
+    use alloc::vec::Vec;
+    use core::cell::Cell;
+
+    use layout_core::ArrayLayout;
+
+    use super::copy;
+    use crate::packed::bits::{read_field, write_field};
+    use crate::relayout::packed_fields;
+    use crate::relayout::tests::nest;
+
+    /// Rows of an odd number of slots (every other one, or each, starting
+    /// mid-byte in the row-major layout) into `(k,1)` sub-tiles go by
+    /// blocks, realigned as they are read, and back, shifted as they are
+    /// written: only the last `x % k` slots of each row go one at a time,
+    /// and the bytes are a slot-by-slot copy's, the slots around each
+    /// row kept.
+    #[test]
+    fn odd_rows_pack_and_unpack_by_blocks() {
+        // Tile rows of a few bytes; of 2 KiB, planes of three blocks of
+        // which the stage (8 KiB) holds two; of 6 KiB, rows that do not
+        // fit it, in pieces of 4 and 2 KiB.
+        let cases = [
+            ("s4", "T(8,128)(2,1)E(4)", "E(4)", [48, 263]),
+            ("u2", "T(16,64)(4,1)E(2)", "E(2)", [48, 263]),
+            ("pred", "T(16,128)(8,1)E(1)", "E(1)", [48, 263]),
+            ("s4", "T(6,4096)(2,1)E(4)", "E(4)", [12, 4099]),
+            ("s4", "T(4,12288)(2,1)E(4)", "E(4)", [8, 12291]),
+            ("u2", "T(8,12288)(4,1)E(2)", "E(2)", [8, 12291]),
+        ];
+        for (ty, tiled, rows, [y, x]) in cases {
+            let [rows, tiled] = [rows, tiled].map(|l| format!("{ty}[{y},{x}]{{1,0:{l}}}"));
+            for (a, b) in [(&rows, &tiled), (&tiled, &rows)] {
+                let (la, lb): (ArrayLayout, ArrayLayout) = (a.parse().unwrap(), b.parse().unwrap());
+                let n = la.element_size_in_bits() as u32;
+                let nest = nest(a, b);
+                let kernel = packed_fields(&nest, [n as usize; 2], n as usize)
+                    .unwrap_or_else(|| panic!("{a} -> {b}: no field kernel"));
+                let src: Vec<u8> = (0..la.physical_byte_size())
+                    .map(|i| (i * 73 + i / 7) as u8)
+                    .collect();
+                let fill = |len: usize| (0..len).map(|i| (i * 29 + 5) as u8).collect::<Vec<u8>>();
+                let mut expected = fill(lb.physical_byte_size());
+                nest.for_each_run(|[s, d], len| {
+                    let [si, di] = nest.inner_strides();
+                    for i in 0..len {
+                        let field = read_field(&src, s + i * si, n);
+                        write_field(&mut expected, d + i * di, n, field);
+                    }
+                });
+                let slots = Cell::new(0);
+                let copy_one = |out: &mut [u8], s: usize, d: usize| {
+                    slots.set(slots.get() + 1);
+                    write_field(out, d, n, read_field(&src, s, n));
+                };
+                let mut got = fill(lb.physical_byte_size());
+                copy(&nest, kernel, n, &src, &mut got, &copy_one);
+                assert_eq!(got, expected, "{a} -> {b}");
+                let k = 8 / n as usize;
+                assert!(
+                    slots.get() <= y * (x % k),
+                    "{a} -> {b}: {} slots",
+                    slots.get()
+                );
+            }
+        }
     }
 }

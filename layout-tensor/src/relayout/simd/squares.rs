@@ -35,6 +35,11 @@
 //! tile's or block's source lines or the next tile's destination lines
 //! (each slower, 4.5 to 5.2–5.7).
 //!
+//! Rows that start mid-byte go through the stage: source rows realigned
+//! into it a band at a time ([`realign`]), destination rows shifted out
+//! of it a row at a time ([`write_shifted_row`]), their first and last
+//! bytes merged with the slots around them.
+//!
 //! Loads and stores are of slices, checked once per block (once per row
 //! where the source rows come in groups, [`BlockRows`]); the `unsafe`
 //! code is the vector instructions, and the call into the function
@@ -590,6 +595,10 @@ mod tests {
                 });
                 for (j, byte) in Fields::<N>::elements(square).into_iter().enumerate() {
                     let at = dst_rows.at(r + j) + i;
+                    if at.is_multiple_of(K) {
+                        out[at / K] = byte;
+                        continue;
+                    }
                     for t in 0..K {
                         let (slot, mask) = (at + t, (1u8 << N) - 1);
                         let shift = 8 - (slot % K + 1) as u32 * N;
