@@ -11,6 +11,35 @@ pub(super) const fn low_mask(bits: u32) -> u8 {
     if bits >= 8 { 0xFF } else { (1u8 << bits) - 1 }
 }
 
+/// Each byte of `dst` the 8 bits that start `shift` bits (1 to 7) into
+/// the same byte of `high`, the rest from the start of `low`'s: slots
+/// that start mid-byte, shifted to start a byte (`low` is `high` a byte
+/// on).
+///
+/// A loop per shift, by a constant: shifted by a variable, the bytes
+/// went through a select of shifts by 4, 2 and 1 (`u2` rows out of
+/// `(4,1)` sub-tiles took 4 times as long).
+#[inline(always)]
+pub(super) fn straddled_bytes(dst: &mut [u8], high: &[u8], low: &[u8], shift: u32) {
+    match shift {
+        1 => shifted_bytes::<1>(dst, high, low),
+        2 => shifted_bytes::<2>(dst, high, low),
+        3 => shifted_bytes::<3>(dst, high, low),
+        4 => shifted_bytes::<4>(dst, high, low),
+        5 => shifted_bytes::<5>(dst, high, low),
+        6 => shifted_bytes::<6>(dst, high, low),
+        _ => shifted_bytes::<7>(dst, high, low),
+    }
+}
+
+/// [`straddled_bytes`] by `S` bits.
+#[inline(always)]
+fn shifted_bytes<const S: u32>(dst: &mut [u8], high: &[u8], low: &[u8]) {
+    for ((o, &h), &l) in dst.iter_mut().zip(high).zip(low) {
+        *o = (h << S) | (l >> (8 - S));
+    }
+}
+
 /// The `n`-bit field of slot `offset` (`n` is 1, 2, 4 or 8).
 #[inline(always)]
 pub(super) fn read_field(bytes: &[u8], offset: usize, n: u32) -> u8 {

@@ -14,7 +14,8 @@ use crate::storage::{Storage, StorageMut};
 use crate::tensor::TensorBase;
 
 use super::bits::{
-    ByteSpan, low_mask, pack_contiguous, read_field, unpack_contiguous, write_field,
+    ByteSpan, low_mask, pack_contiguous, read_field, straddled_bytes, unpack_contiguous,
+    write_field,
 };
 use super::sub_byte::SubByte;
 use super::tensor::PackedBase;
@@ -49,10 +50,11 @@ impl<S: Storage<Elem = u8>, L: AnyLayout, E: SubByte> PackedBase<S, L, E> {
     ///   row interleave kernels with a square transpose of each group's
     ///   fields. `BENCHMARKS.md` has the `s4` figures: pack and unpack
     ///   1.2–2.5× `memcpy`'s time, the transpose+tile 2.7–5.1×, where
-    ///   slot by slot took 60–170×. Blocks that are not whole bytes go
-    ///   slot by slot: a partial sub-tile, and every block when a
-    ///   row-major row holds an odd number of `s4` (each next row then
-    ///   starts mid-byte, its fields a nibble off);
+    ///   slot by slot took 60–170×. When a row-major row holds an odd
+    ///   number of `s4` (each next row then starts mid-byte, its fields
+    ///   a nibble off), the rows go through a stage, realigned as they
+    ///   are read or shifted as they are written (6–9× for `s4`); the
+    ///   slots of a partial sub-tile go slot by slot;
     /// - when the nest is a transpose whose bytes hold `k` slots along one
     ///   level in the source and along the other in the destination
     ///   (`{1,0:E(4)}` into `{0,1:E(4)}` or `{0,1:T(8,128)E(4)}`: bytes of
@@ -410,18 +412,7 @@ pub(crate) fn copy_shifted_run(src: &[u8], out: &mut [u8], [s, d]: [usize; 2], l
     let whole = to.whole;
     let (high, low) = (&src[sb..sb + whole], &src[sb + 1..sb + 1 + whole]);
     let dst = &mut out[to.first_byte..to.first_byte + whole];
-    // A loop per shift, by a constant: shifted by a variable, the bytes
-    // went through a select of shifts by 4, 2 and 1 (`u2` rows out of
-    // `(4,1)` sub-tiles took 4 times as long).
-    match shift {
-        1 => shifted_bytes::<1>(dst, high, low),
-        2 => shifted_bytes::<2>(dst, high, low),
-        3 => shifted_bytes::<3>(dst, high, low),
-        4 => shifted_bytes::<4>(dst, high, low),
-        5 => shifted_bytes::<5>(dst, high, low),
-        6 => shifted_bytes::<6>(dst, high, low),
-        _ => shifted_bytes::<7>(dst, high, low),
-    }
+    straddled_bytes(dst, high, low, shift);
     let done = to.tail - d;
     if done < len {
         // The last `len - done` slots, into the first slots of the
@@ -436,15 +427,6 @@ pub(crate) fn copy_shifted_run(src: &[u8], out: &mut [u8], [s, d]: [usize; 2], l
             (placed >> 8) as u8,
             !(0xFF >> (rest * n)),
         );
-    }
-}
-
-/// Each byte of `dst` the bits of `high`'s from bit `S` on (counted from
-/// the most significant) and `low`'s first `S` after them.
-#[inline(always)]
-fn shifted_bytes<const S: u32>(dst: &mut [u8], high: &[u8], low: &[u8]) {
-    for ((o, &h), &l) in dst.iter_mut().zip(high).zip(low) {
-        *o = (h << S) | (l >> (8 - S));
     }
 }
 

@@ -38,6 +38,8 @@
 
 use layout_core::walk::LoopNest;
 
+use super::bits::straddled_bytes;
+
 use crate::relayout::mix::{Fields, Mix};
 #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
 use crate::relayout::simd::squares::Stage;
@@ -218,9 +220,7 @@ pub(crate) fn realign<const K: usize>(src: &[u8], from: usize, out: &mut [u8]) {
     // (no checks in the loop, which the compiler vectorises).
     let n = out.len();
     let (this, next) = (&src[byte..byte + n], &src[byte + 1..byte + n + 1]);
-    for ((o, &a), &b) in out.iter_mut().zip(this).zip(next) {
-        *o = (a << shift) | (b >> (8 - shift));
-    }
+    straddled_bytes(out, this, next, shift);
 }
 
 /// One block of [`copy_squares`]: `rows × len` slots, the source's rows
