@@ -125,32 +125,66 @@ impl Blocks {
         }
     }
 
-    /// Calls `f(block, n)` for each row of a part ([`Blocks::in_pieces`]),
-    /// its block's first slots in `block` (source and destination), its
-    /// place in the stage `n` (row `n % K` of its block): the blocks one
-    /// after another, plane by plane, each its `K` rows.
+    /// Calls `f(block, [o, t, r])` for each row of a part
+    /// ([`Blocks::in_pieces`]): row `r` of block `t` of plane `o`, its
+    /// block's first slots in `block` (source and destination); plane by
+    /// plane, block by block.
     #[inline(always)]
-    fn for_each_row<const K: usize>(self, mut f: impl FnMut([usize; 2], usize)) {
+    fn for_each_row<const K: usize>(self, mut f: impl FnMut([usize; 2], [usize; 3])) {
         let [planes, per_plane] = self.counts;
-        let mut n = 0;
         for o in 0..planes {
             for t in 0..per_plane {
                 let block =
                     [0, 1].map(|b| self.first[b] + o * self.strides[0][b] + t * self.strides[1][b]);
                 for r in 0..K {
-                    f(block, r + n);
+                    f(block, [o, t, r]);
                 }
-                n += K;
             }
         }
     }
 
+    /// This grid with the level whose blocks continue each other's rows
+    /// in buffer `b` (the row-major side: tiles side by side along `x`)
+    /// as the level within a plane, and whether one does, its rows whole
+    /// (one piece): then a part's rows can be joined in the stage
+    /// ([`Blocks::stage_layout`]), copied a plane's row at a time.
+    fn joined_along<const K: usize>(mut self, b: usize) -> (Blocks, bool) {
+        let run = self.bytes * K;
+        if self.strides[0][b] == run && self.strides[1][b] != run {
+            self.counts.swap(0, 1);
+            self.strides.swap(0, 1);
+        }
+        let joined = self.strides[1][b] == run && self.bytes <= STAGE / K;
+        (self, joined)
+    }
+
+    /// Where the stage holds a part's rows: planes, blocks and rows this
+    /// far apart. One block after another, each its `K` rows; or, with
+    /// `joined`, each row of a plane the blocks' pieces of it side by
+    /// side, so that blocks that continue each other's rows in the
+    /// buffer do so in the stage.
+    fn stage_layout<const K: usize>(self, joined: bool) -> StageLayout {
+        let (width, per_plane) = (self.bytes, self.counts[1]);
+        match joined {
+            false => StageLayout {
+                plane: per_plane * K * width,
+                block: K * width,
+                row: width,
+            },
+            true => StageLayout {
+                plane: K * per_plane * width,
+                block: width,
+                row: per_plane * width,
+            },
+        }
+    }
+
     /// The grid of the row interleave kernels over this part, the stage
-    /// on side `staged` (0: the source, 1: the destination; the blocks
-    /// one after another there), the other at its byte `x` of the rows.
-    fn grid<const K: usize>(self, staged: usize, x: usize) -> BlockGrid {
+    /// on side `staged` (0: the source, 1: the destination) as `layout`
+    /// says, the other at its byte `x` of the rows.
+    fn grid<const K: usize>(self, staged: usize, x: usize, layout: StageLayout) -> BlockGrid {
         let width = self.bytes;
-        let stage = [self.counts[1] * K * width, K * width];
+        let stage = [layout.plane, layout.block];
         let other = 1 - staged;
         let mut start = [0; 2];
         start[other] = self.first[other] / K + x * K;
@@ -166,15 +200,33 @@ impl Blocks {
             bands: 1,
             band_stride: [0, 0],
             factor: K,
-            row_stride: width,
+            row_stride: layout.row,
             rows: width,
         }
     }
 }
 
+/// Where a stage holds the rows of a part of [`Blocks`]
+/// ([`Blocks::stage_layout`]): planes, blocks and rows this many bytes
+/// apart.
+#[derive(Clone, Copy)]
+struct StageLayout {
+    plane: usize,
+    block: usize,
+    row: usize,
+}
+
+impl StageLayout {
+    /// Where the stage holds row `r` of block `t` of plane `o`.
+    fn at(self, [o, t, r]: [usize; 3]) -> usize {
+        o * self.plane + t * self.block + r * self.row
+    }
+}
+
 /// Packs `blocks` whose source rows start at any slot (their destination
 /// groups on bytes): each part that fits the stage has its rows realigned
-/// into it ([`realign`]), the blocks one after another, and is packed
+/// into it ([`realign`]), a plane's row at a time where its blocks
+/// continue each other's rows ([`Blocks::joined_along`]), and is packed
 /// from there by the row interleave kernel with the field transpose for
 /// 2 and 4 rows, block by block for 8.
 #[inline(always)]
@@ -187,22 +239,31 @@ fn pack_realigned<const K: usize, const N: u32>(
 ) where
     Fields<N>: Mix<u8>,
 {
+    // Rows joined where the blocks continue each other's source rows
+    // (see `unpack_shifted`).
+    let (blocks, joined) = blocks.joined_along::<K>(0);
     blocks.in_pieces::<K>(|part, x| {
         let width = part.bytes;
-        part.for_each_row::<K>(|[s, _], n| {
-            let r = n % K;
-            realign::<K>(
-                src,
-                s + r * part.row + x * K,
-                &mut stage[n * width..][..width],
-            );
+        let layout = part.stage_layout::<K>(joined);
+        // Each row, or with `joined` each row of a plane from its first
+        // block, with the bytes of all its blocks.
+        let length = match joined {
+            true => part.counts[1] * width,
+            false => width,
+        };
+        part.for_each_row::<K>(|[s, _], [o, t, r]| {
+            if !(joined && t > 0) {
+                let row = &mut stage[layout.at([o, t, r])..][..length];
+                realign::<K>(src, s + r * part.row + x * K, row);
+            }
         });
         if K <= 4 {
-            simd::interleave_fields_grid(&stage[..], out, &part.grid::<K>(0, x), streaming);
+            let grid = part.grid::<K>(0, x, layout);
+            simd::interleave_fields_grid(&stage[..], out, &grid, streaming);
         } else {
-            part.for_each_row::<K>(|[_, d], n| {
-                if n % K == 0 {
-                    let starts = core::array::from_fn(|r| (n + r) * width);
+            part.for_each_row::<K>(|[_, d], [o, t, r]| {
+                if r == 0 {
+                    let starts = core::array::from_fn(|r| layout.at([o, t, r]));
                     pack_block::<K, N>(&stage[..], starts, width, out, d / K + x * K);
                 }
             });
@@ -212,10 +273,11 @@ fn pack_realigned<const K: usize, const N: u32>(
 
 /// Unpacks `blocks` whose destination rows start at any slot (their
 /// source groups on bytes): each part that fits the stage is unpacked
-/// into it, the blocks one after another, by the row deinterleave kernel
-/// with the field transpose for 2 and 4 rows, block by block for 8, and
-/// each row written out, shifted where it starts mid-byte, its first and
-/// last bytes merged ([`copy_shifted_run`]).
+/// into it by the row deinterleave kernel with the field transpose for 2
+/// and 4 rows, block by block for 8, and each row written out, a plane's
+/// row at a time where its blocks continue each other's rows
+/// ([`Blocks::joined_along`]), shifted where it starts mid-byte, its
+/// first and last bytes merged ([`copy_shifted_run`]).
 #[inline(always)]
 fn unpack_shifted<const K: usize, const N: u32>(
     src: &[u8],
@@ -225,26 +287,44 @@ fn unpack_shifted<const K: usize, const N: u32>(
 ) where
     Fields<N>: Mix<u8>,
 {
+    // Blocks that continue each other's rows in the destination (tiles
+    // side by side along `x`), their rows joined in the stage: one
+    // shifted copy per row of a plane, where a copy per tile row of 32
+    // bytes (`u2` out of `T(16,128)(4,1)`) took 3.7 times as long.
+    let (blocks, joined) = blocks.joined_along::<K>(1);
     blocks.in_pieces::<K>(|part, x| {
         let width = part.bytes;
+        let per_plane = part.counts[1];
+        let layout = part.stage_layout::<K>(joined);
         if K <= 4 {
-            simd::deinterleave_fields_grid(src, &mut stage[..], &part.grid::<K>(1, x), false);
+            let grid = part.grid::<K>(1, x, layout);
+            simd::deinterleave_fields_grid(src, &mut stage[..], &grid, false);
         } else {
-            part.for_each_row::<K>(|[s, _], n| {
-                if n % K == 0 {
-                    let starts = core::array::from_fn(|r| (n + r) * width);
+            part.for_each_row::<K>(|[s, _], [o, t, r]| {
+                if r == 0 {
+                    let starts = core::array::from_fn(|r| layout.at([o, t, r]));
                     unpack_block::<K, N>(src, s / K + x * K, width, &mut stage[..], starts);
                 }
             });
         }
-        part.for_each_row::<K>(|[_, d], n| {
-            let at = d + (n % K) * part.row + x * K;
+        // Each row, or with `joined` each row of a plane from its first
+        // block, with the bytes of all its blocks.
+        let length = match joined {
+            true => per_plane * width,
+            false => width,
+        };
+        part.for_each_row::<K>(|[_, d], [o, t, r]| {
+            if joined && t > 0 {
+                return;
+            }
+            let at = d + r * part.row + x * K;
+            let staged = &stage[layout.at([o, t, r])..];
             match on_byte::<K>(at) {
-                true => out[at / K..][..width].copy_from_slice(&stage[n * width..][..width]),
+                true => out[at / K..][..length].copy_from_slice(&staged[..length]),
                 // The shifted copy reads the byte after the one the run
                 // starts in: a row of one byte reads the stage's next
                 // (the stage has a byte past its rows).
-                false => copy_shifted_run(&stage[n * width..], out, [0, at], width * K, N),
+                false => copy_shifted_run(staged, out, [0, at], length * K, N),
             }
         });
     });
