@@ -13,11 +13,10 @@
 //! The planner sees the structure in the nest
 //! ([`packed_fields`](crate::relayout::packed_fields)). Blocks whose
 //! rows in the row-major layout start mid-byte (rows of an odd number of
-//! `s4`) go block by block through a stage on the stack, the source's
-//! rows realigned as they are read ([`pack_realigned`]), the
-//! destination's shifted as they are written ([`unpack_shifted`]);
-//! blocks that are not whole bytes otherwise (a partial sub-tile) go
-//! slot by slot.
+//! `s4`) go through a stage on the stack with the same kernels, the
+//! source's rows realigned into it ([`pack_realigned`]), the
+//! destination's shifted out of it ([`unpack_shifted`]); the slots of a
+//! partial sub-tile, and the last `x % k` of such rows, go slot by slot.
 
 use layout_core::walk::LoopNest;
 
@@ -96,6 +95,9 @@ impl Blocks {
     /// blocks; `x` is the first byte of the rows.
     #[inline(always)]
     fn in_pieces<const K: usize>(self, mut f: impl FnMut(Blocks, usize)) {
+        if self.bytes == 0 || self.counts.contains(&0) {
+            return;
+        }
         let piece = self.bytes.min(STAGE / K);
         let [planes, per_plane] = self.counts;
         let at = |o: usize, t: usize| {
@@ -368,7 +370,8 @@ fn copy_fields<const K: usize, const N: u32>(
             // source, `rows` consecutive `x` each; consecutive in the
             // destination.
             let mut bands = simd::Bands::new(!streaming);
-            let mut stage = [0u8; STAGE + 1];
+            // Made (zeroed) only for rows that start mid-byte.
+            let mut stage = None;
             nest.for_each_volume(|start, [outers, steps, rows, len]| {
                 let whole = len == K
                     && start.iter().all(|&o| on_byte::<K>(o))
@@ -411,7 +414,8 @@ fn copy_fields<const K: usize, const N: u32>(
                         row: run[0],
                         bytes: paired / K,
                     };
-                    pack_realigned::<K, N>(src, out, &mut stage, streaming, blocks);
+                    let stage = stage.get_or_insert([0u8; STAGE + 1]);
+                    pack_realigned::<K, N>(src, out, stage, streaming, blocks);
                 }
                 let x0 = if realigned { paired } else { 0 };
                 for o in 0..outers {
@@ -443,7 +447,7 @@ fn copy_fields<const K: usize, const N: u32>(
             // column comes as one volume per band, not block by block
             // (see `relayout::copy`).
             let mut bands = simd::Bands::new(!streaming);
-            let mut stage = [0u8; STAGE + 1];
+            let mut stage = None;
             nest.for_each_volume_any_order(|start, [outers, steps, rows, len]| {
                 let whole = steps == K
                     && start.iter().all(|&o| on_byte::<K>(o))
@@ -486,7 +490,8 @@ fn copy_fields<const K: usize, const N: u32>(
                         row: step[1],
                         bytes: paired / K,
                     };
-                    unpack_shifted::<K, N>(src, out, &mut stage, blocks);
+                    let stage = stage.get_or_insert([0u8; STAGE + 1]);
+                    unpack_shifted::<K, N>(src, out, stage, blocks);
                 }
                 let i0 = if shifted { paired } else { 0 };
                 for o in 0..outers {
