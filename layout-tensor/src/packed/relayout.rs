@@ -53,7 +53,7 @@ impl<S: Storage<Elem = u8>, L: AnyLayout, E: SubByte> PackedBase<S, L, E> {
     ///   slot by slot took 60–170×. When a row-major row holds an odd
     ///   number of `s4` (each next row then starts mid-byte, its fields
     ///   a nibble off), the rows go through a stage, realigned as they
-    ///   are read or shifted as they are written (6–9× for `s4`); the
+    ///   are read or shifted as they are written (5–6× for `s4`); the
     ///   slots of a partial sub-tile go slot by slot;
     /// - when the nest is a transpose whose bytes hold `k` slots along one
     ///   level in the source and along the other in the destination
