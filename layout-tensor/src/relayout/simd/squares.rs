@@ -81,12 +81,12 @@ impl Stage {
     }
 }
 
-/// The squares of a tile: slots `is[0]..is[1]` (multiples of `K`, at
-/// most [`TILE`] apart) along the destination's rows and `rs[0]..rs[1]`
-/// (multiples of `K`, at most [`TILE`] apart) along the source's.
-/// `[src_rows, dst_rows]` are where the nest's block has its rows in each
-/// buffer, in slots: source row `i` at slot `src_rows.at(i)`, destination
-/// row `r` at slot `dst_rows.at(r)`. Source rows that start mid-byte, and
+/// The squares of a tile (`place`, [`TilePlace`]): slots `is[0]..is[1]`
+/// (multiples of `K`, at most [`TILE`] apart) along the destination's
+/// rows and `rs[0]..rs[1]` (multiples of `K`, at most [`TILE`] apart)
+/// along the source's. `rows`, `[src_rows, dst_rows]`, are where the
+/// nest's block has its rows in each buffer, in slots: source row `i` at
+/// slot `src_rows.at(i)`, destination row `r` at slot `dst_rows.at(r)`. Source rows that start mid-byte, and
 /// tiles whose extents are not whole vector blocks (16 source rows, `16
 /// K` slots of them), go through the stage a band at a time
 /// ([`realign`]), where the last block of each extent reads stale bytes
@@ -112,12 +112,11 @@ pub(crate) fn tile<const K: usize, const N: u32>(
     src: &[u8],
     out: &mut [u8],
     stage: &mut Stage,
-    rows: [BlockRows; 2],
-    is: [usize; 2],
-    rs: [usize; 2],
+    place: TilePlace,
 ) where
     Fields<N>: Mix<u8>,
 {
+    let TilePlace { rows, is, rs } = place;
     if is[1] <= is[0] || rs[1] <= rs[0] {
         return;
     }
@@ -132,42 +131,51 @@ pub(crate) fn tile<const K: usize, const N: u32>(
         true => [src_rows.in_bytes(K), dst_rows],
         false => rows,
     };
-    tile_with::<K, N>(has_avx2(), src, out, stage, rows, aligned, is, rs);
+    tile_with::<K, N>(
+        has_avx2(),
+        src,
+        out,
+        stage,
+        TilePlace { rows, ..place },
+        aligned,
+    );
+}
+
+/// Where a [`tile`] lies: its block's rows in each buffer (`rows`, in
+/// slots; the source's in bytes where [`tile_with`] is told they are
+/// aligned), and its slots along the destination's rows (`is`) and along
+/// the source's (`rs`).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct TilePlace {
+    pub(crate) rows: [BlockRows; 2],
+    pub(crate) is: [usize; 2],
+    pub(crate) rs: [usize; 2],
 }
 
 /// [`tile`] with AVX2's vectors or not (`avx2`, which the CPU has when
 /// true), the source's rows in bytes where they are `aligned`, in slots
 /// where not (the destination's in slots).
-#[allow(clippy::too_many_arguments)]
 #[inline(always)]
 fn tile_with<const K: usize, const N: u32>(
     avx2: bool,
     src: &[u8],
     out: &mut [u8],
     stage: &mut Stage,
-    rows: [BlockRows; 2],
+    place: TilePlace,
     aligned: bool,
-    is: [usize; 2],
-    rs: [usize; 2],
 ) where
     Fields<N>: Mix<u8>,
 {
-    match (aligned, rows[0].per == usize::MAX) {
+    match (aligned, place.rows[0].per == usize::MAX) {
         // SAFETY: the CPU has AVX2.
-        (true, true) if avx2 => unsafe {
-            wide_tile::<K, N, false, false>(src, out, stage, rows, is, rs)
-        },
+        (true, true) if avx2 => unsafe { wide_tile::<K, N, false, false>(src, out, stage, place) },
         // SAFETY: as above.
-        (true, false) if avx2 => unsafe {
-            wide_tile::<K, N, true, false>(src, out, stage, rows, is, rs)
-        },
+        (true, false) if avx2 => unsafe { wide_tile::<K, N, true, false>(src, out, stage, place) },
         // SAFETY: as above.
-        (false, _) if avx2 => unsafe {
-            wide_tile::<K, N, false, true>(src, out, stage, rows, is, rs)
-        },
-        (true, true) => narrow_tile::<K, N, false, false>(src, out, stage, rows, is, rs),
-        (true, false) => narrow_tile::<K, N, true, false>(src, out, stage, rows, is, rs),
-        (false, _) => narrow_tile::<K, N, false, true>(src, out, stage, rows, is, rs),
+        (false, _) if avx2 => unsafe { wide_tile::<K, N, false, true>(src, out, stage, place) },
+        (true, true) => narrow_tile::<K, N, false, false>(src, out, stage, place),
+        (true, false) => narrow_tile::<K, N, true, false>(src, out, stage, place),
+        (false, _) => narrow_tile::<K, N, false, true>(src, out, stage, place),
     }
 }
 
@@ -177,14 +185,13 @@ fn narrow_tile<const K: usize, const N: u32, const GROUPED: bool, const SHIFTED:
     src: &[u8],
     out: &mut [u8],
     stage: &mut Stage,
-    rows: [BlockRows; 2],
-    is: [usize; 2],
-    rs: [usize; 2],
+    place: TilePlace,
 ) where
     Fields<N>: Mix<u8>,
 {
-    staged::<K, GROUPED, SHIFTED>(src, out, stage, rows, is, rs, |src, from, stage, height| {
-        narrow_blocks::<K, N, GROUPED>(src, from, stage, height, [0, is[1] - is[0]]);
+    let width = place.is[1] - place.is[0];
+    staged::<K, GROUPED, SHIFTED>(src, out, stage, place, |src, from, stage, height| {
+        narrow_blocks::<K, N, GROUPED>(src, from, stage, height, [0, width]);
     });
 }
 
@@ -218,14 +225,12 @@ unsafe fn wide_tile<const K: usize, const N: u32, const GROUPED: bool, const SHI
     src: &[u8],
     out: &mut [u8],
     stage: &mut Stage,
-    rows: [BlockRows; 2],
-    is: [usize; 2],
-    rs: [usize; 2],
+    place: TilePlace,
 ) where
     Fields<N>: Mix<u8>,
 {
-    let width = is[1] - is[0];
-    staged::<K, GROUPED, SHIFTED>(src, out, stage, rows, is, rs, |src, from, stage, height| {
+    let width = place.is[1] - place.is[0];
+    staged::<K, GROUPED, SHIFTED>(src, out, stage, place, |src, from, stage, height| {
         let pairs = width / 32 * 32;
         for i in (0..pairs).step_by(32) {
             for_each_block::<K>(height, |r| {
@@ -336,11 +341,14 @@ fn staged<const K: usize, const GROUPED: bool, const SHIFTED: bool>(
     src: &[u8],
     out: &mut [u8],
     stage: &mut Stage,
-    [src_rows, dst_rows]: [BlockRows; 2],
-    is: [usize; 2],
-    rs: [usize; 2],
+    place: TilePlace,
     mut blocks: impl FnMut(&[u8], SourceRows<'_, K, GROUPED>, &mut [u8], usize),
 ) {
+    let TilePlace {
+        rows: [src_rows, dst_rows],
+        is,
+        rs,
+    } = place;
     let width = (is[1] - is[0]) / K;
     let Stage {
         dst: stage,
@@ -569,7 +577,7 @@ mod tests {
     use alloc::vec;
     use alloc::vec::Vec;
 
-    use super::{Stage, TILE, side_by_side, tile_with};
+    use super::{Stage, TILE, TilePlace, side_by_side, tile_with};
     use crate::packed::{BlockRows, realign};
     use crate::relayout::isa::has_avx2;
     use crate::relayout::mix::{Fields, Mix};
@@ -695,7 +703,12 @@ mod tests {
                     continue;
                 }
                 let mut got = dst.clone();
-                tile_with::<K, N>(avx2, &src, &mut got, stage, in_tile, aligned, is, rs);
+                let place = TilePlace {
+                    rows: in_tile,
+                    is,
+                    rs,
+                };
+                tile_with::<K, N>(avx2, &src, &mut got, stage, place, aligned);
                 assert_eq!(got, expected, "AVX2 {avx2}, {case}");
             }
         }
