@@ -270,12 +270,14 @@ fn block<const K: usize, const N: u32>(
             let (i_end, r_end) = (whole_len.min(i_tile + TILE), whole_rows.min(r_tile + TILE));
             let r_vectors = r_end.min(vector_rows).max(r_tile);
             #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
-            let place = crate::relayout::simd::squares::TilePlace {
-                rows: [src_rows, dst_rows],
-                is: [i_tile, i_end.min(vector_len)],
-                rs: [r_tile, r_vectors],
-            };
-            crate::relayout::simd::squares::tile::<K, N>(src, out, stage, place);
+            {
+                let place = crate::relayout::simd::squares::TilePlace {
+                    rows: [src_rows, dst_rows],
+                    is: [i_tile, i_end.min(vector_len)],
+                    rs: [r_tile, r_vectors],
+                };
+                crate::relayout::simd::squares::tile::<K, N>(src, out, stage, place);
+            }
             // The squares the vector blocks leave: past their rows along
             // `r` where they cover `i`, and all of the rest.
             let i_vectors = i_end.min(vector_len).max(i_tile);
