@@ -145,6 +145,13 @@ impl Blocks {
         }
     }
 
+    /// Whether every block starts on a byte in buffer `b` (its sub-tile
+    /// groups' side), `K` slots to a byte.
+    fn on_bytes<const K: usize>(self, b: usize) -> bool {
+        on_byte::<K>(self.first[b])
+            && (0..2).all(|l| self.counts[l] <= 1 || on_byte::<K>(self.strides[l][b]))
+    }
+
     /// This grid with the level whose blocks continue each other's rows
     /// in buffer `b` (the row-major side: tiles side by side along `x`)
     /// as the level within a plane, and whether one does, its rows whole
@@ -400,20 +407,15 @@ fn copy_fields<const K: usize, const N: u32>(
                 // realigned through a stage, but for the last `rows % K`
                 // slots of each row.
                 let paired = rows / K * K;
-                let realigned = !whole
-                    && len == K
-                    && paired > 0
-                    && on_byte::<K>(start[1])
-                    && (outers <= 1 || on_byte::<K>(outer[1]))
-                    && (steps <= 1 || on_byte::<K>(step[1]));
+                let blocks = Blocks {
+                    first: start,
+                    counts: [outers, steps],
+                    strides: [outer, step],
+                    row: run[0],
+                    bytes: paired / K,
+                };
+                let realigned = !whole && len == K && paired > 0 && blocks.on_bytes::<K>(1);
                 if realigned {
-                    let blocks = Blocks {
-                        first: start,
-                        counts: [outers, steps],
-                        strides: [outer, step],
-                        row: run[0],
-                        bytes: paired / K,
-                    };
                     let stage = stage.get_or_insert([0u8; STAGE + 1]);
                     pack_realigned::<K, N>(src, out, stage, streaming, blocks);
                 }
@@ -476,20 +478,15 @@ fn copy_fields<const K: usize, const N: u32>(
                 // as they are written, but for the last `len % K` slots of
                 // each row.
                 let paired = len / K * K;
-                let shifted = !whole
-                    && steps == K
-                    && paired > 0
-                    && on_byte::<K>(start[0])
-                    && (outers <= 1 || on_byte::<K>(outer[0]))
-                    && (rows <= 1 || on_byte::<K>(row[0]));
+                let blocks = Blocks {
+                    first: start,
+                    counts: [outers, rows],
+                    strides: [outer, row],
+                    row: step[1],
+                    bytes: paired / K,
+                };
+                let shifted = !whole && steps == K && paired > 0 && blocks.on_bytes::<K>(0);
                 if shifted {
-                    let blocks = Blocks {
-                        first: start,
-                        counts: [outers, rows],
-                        strides: [outer, row],
-                        row: step[1],
-                        bytes: paired / K,
-                    };
                     let stage = stage.get_or_insert([0u8; STAGE + 1]);
                     unpack_shifted::<K, N>(src, out, stage, blocks);
                 }
