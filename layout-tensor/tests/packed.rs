@@ -1024,6 +1024,32 @@ fn field_square_transposes() {
     }
 }
 
+/// Out of tiles into rows that start mid-byte, the tile rows of each row
+/// joined in a stage and shifted once (`packed_joined_runs`): rows of
+/// more tile rows than the stage holds (129 of `u2`'s 32 bytes, 71 of
+/// `s4`'s 64, 313 of `pred`'s 16), a partial last tile, planes of a 3-D
+/// array, rows padded apart, each against the reference bytes with
+/// padding kept, and back.
+#[test]
+#[cfg_attr(miri, ignore = "tens of thousands of slots a row")]
+fn joined_tile_rows_round_trip() {
+    let pair = |ty: &str, dims: &str, tiled: &str, plain: &str| -> [ArrayLayout; 2] {
+        [tiled, plain].map(|m| format!("{ty}[{dims}]{m}").parse().unwrap())
+    };
+    let [a, b] = pair("u2", "3,16389", "{1,0:T(2,128)E(2)}", "{1,0:E(2)}");
+    check_relayout::<U2>(a, b, 1).unwrap();
+    let [a, b] = pair("s4", "5,9001", "{1,0:T(4,128)E(4)}", "{1,0:E(4)}");
+    check_relayout::<S4>(a, b, 2).unwrap();
+    let [a, b] = pair("pred", "9,40001", "{1,0:T(8,128)E(1)}", "{1,0:E(1)}");
+    check_relayout::<Pred>(a, b, 3).unwrap();
+    let [a, b] = pair("s4", "3,5,333", "{2,1,0:T(2,128)E(4)}", "{2,1,0:E(4)}");
+    check_relayout::<S4>(a, b, 4).unwrap();
+    // Rows of whole bytes a slot apart in the destination: each row's
+    // pieces joined, but not the next row's.
+    let [a, b] = pair("u2", "5,1024", "{1,0:T(8,128)E(2)}", "{1,0:T(1,1025)E(2)}");
+    check_relayout::<U2>(a, b, 5).unwrap();
+}
+
 /// Past the streaming threshold (8 MiB of destination): the field
 /// kernels write with streaming stores, and the round trip through the
 /// `(2,1)` sub-tiles of `E(4)` gives back the source's bytes, the values

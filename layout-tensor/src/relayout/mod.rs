@@ -43,7 +43,7 @@ use crate::storage::{Storage, StorageMut};
 use crate::tensor::TensorBase;
 use copy::copy_planned;
 use kernel::arrange;
-pub(crate) use kernel::{packed_bytes, packed_fields, packed_squares};
+pub(crate) use kernel::{packed_bytes, packed_fields, packed_joined_runs, packed_squares};
 #[cfg(doc)]
 use stream::STREAM_FROM_BYTES;
 
