@@ -2,8 +2,8 @@
 //! 16-byte `__m128i` (every x86-64 target), AVX2's 32-byte `__m256i`,
 //! taken when the CPU running the code has AVX2, and AVX-512's 64-byte
 //! `__m512i`, taken by the transposes of 4- and 8-byte elements (and of
-//! 2-byte ones above the streaming threshold) when it has AVX-512 (F and
-//! BW) ([`Isa::best`], detected once at run time, or
+//! 1- and 2-byte ones above the streaming threshold) when it has AVX-512
+//! (F and BW) ([`Isa::best`], detected once at run time, or
 //! enabled at build time with `-C target-feature=+avx2` or
 //! `+avx512f,+avx512bw`).
 //!
@@ -26,14 +26,14 @@ use core::arch::x86_64::{
     __m128i, __m256i, __m512i, _mm_loadu_si128, _mm_storel_epi64, _mm_storeu_si128,
     _mm_unpackhi_epi8, _mm_unpackhi_epi16, _mm_unpackhi_epi32, _mm_unpackhi_epi64,
     _mm_unpacklo_epi8, _mm_unpacklo_epi16, _mm_unpacklo_epi32, _mm_unpacklo_epi64,
-    _mm256_castsi256_si128, _mm256_extracti128_si256, _mm256_loadu_si256,
+    _mm256_castsi256_si128, _mm256_extracti128_si256, _mm256_loadu_si256, _mm256_loadu2_m128i,
     _mm256_permute2x128_si256, _mm256_storeu_si256, _mm256_unpackhi_epi8, _mm256_unpackhi_epi16,
     _mm256_unpackhi_epi32, _mm256_unpackhi_epi64, _mm256_unpacklo_epi8, _mm256_unpacklo_epi16,
-    _mm256_unpacklo_epi32, _mm256_unpacklo_epi64, _mm512_castsi512_si256,
-    _mm512_extracti64x4_epi64, _mm512_loadu_si512, _mm512_permutex2var_epi64, _mm512_shuffle_i64x2,
-    _mm512_storeu_si512, _mm512_unpackhi_epi8, _mm512_unpackhi_epi16, _mm512_unpackhi_epi32,
-    _mm512_unpackhi_epi64, _mm512_unpacklo_epi8, _mm512_unpacklo_epi16, _mm512_unpacklo_epi32,
-    _mm512_unpacklo_epi64,
+    _mm256_unpacklo_epi32, _mm256_unpacklo_epi64, _mm512_castsi256_si512, _mm512_castsi512_si256,
+    _mm512_extracti64x4_epi64, _mm512_inserti64x4, _mm512_loadu_si512, _mm512_permutex2var_epi64,
+    _mm512_shuffle_i64x2, _mm512_storeu_si512, _mm512_unpackhi_epi8, _mm512_unpackhi_epi16,
+    _mm512_unpackhi_epi32, _mm512_unpackhi_epi64, _mm512_unpacklo_epi8, _mm512_unpacklo_epi16,
+    _mm512_unpacklo_epi32, _mm512_unpacklo_epi64,
 };
 use core::sync::atomic::{AtomicU8, Ordering};
 
@@ -237,6 +237,14 @@ pub(crate) trait Vector: Copy {
     /// `lo` and `hi` are each valid for `BYTES / 2` bytes of writes; the
     /// CPU has the vector's instructions.
     unsafe fn store_halves(lo: *mut u8, hi: *mut u8, v: Self);
+
+    /// Loads its 16-byte lanes from `lane_stride` bytes apart: lane `k`
+    /// from `p + k * lane_stride`.
+    ///
+    /// # Safety
+    /// Each `p + k * lane_stride`, `k < BYTES / 16`, is valid for 16 bytes
+    /// of reads; the CPU has the vector's instructions.
+    unsafe fn load_lanes(p: *const u8, lane_stride: usize) -> Self;
 }
 
 impl Vector for __m128i {
@@ -290,6 +298,12 @@ impl Vector for __m128i {
             _mm_storel_epi64(lo.cast(), v);
             _mm_storel_epi64(hi.cast(), _mm_unpackhi_epi64(v, v));
         }
+    }
+
+    #[inline(always)]
+    unsafe fn load_lanes(p: *const u8, _: usize) -> __m128i {
+        // SAFETY: the caller's contract: 16 bytes at `p`.
+        unsafe { Self::load(p) }
     }
 }
 
@@ -354,6 +368,13 @@ impl Vector for __m256i {
             _mm_storeu_si128(lo.cast(), _mm256_castsi256_si128(v));
             _mm_storeu_si128(hi.cast(), _mm256_extracti128_si256::<1>(v));
         }
+    }
+
+    #[inline(always)]
+    unsafe fn load_lanes(p: *const u8, lane_stride: usize) -> __m256i {
+        // SAFETY: the caller's contract: 16 bytes at `p` and at `p +
+        // lane_stride`, and AVX (which AVX2 implies).
+        unsafe { _mm256_loadu2_m128i(p.add(lane_stride).cast(), p.cast()) }
     }
 }
 
@@ -425,6 +446,17 @@ impl Vector for __m512i {
         unsafe {
             _mm256_storeu_si256(lo.cast(), _mm512_castsi512_si256(v));
             _mm256_storeu_si256(hi.cast(), _mm512_extracti64x4_epi64::<1>(v));
+        }
+    }
+
+    #[inline(always)]
+    unsafe fn load_lanes(p: *const u8, lane_stride: usize) -> __m512i {
+        // SAFETY: the caller's contract: 16 bytes at each `p + k *
+        // lane_stride`, `k < 4`, and AVX-512 F.
+        unsafe {
+            let low = <__m256i as Vector>::load_lanes(p, lane_stride);
+            let high = <__m256i as Vector>::load_lanes(p.add(2 * lane_stride), lane_stride);
+            _mm512_inserti64x4::<1>(_mm512_castsi256_si512(low), high)
         }
     }
 }

@@ -62,7 +62,14 @@
 //! start lines: each square row is one whole line, each source line read
 //! whole once, `W` source runs at a time, so that the source is `W`
 //! streams that the hardware prefetches (the `f32` transposes of 16 and
-//! 256 MiB from 2.2–2.5 times `memcpy`'s time to 1.7–1.8). Otherwise the
+//! 256 MiB from 2.2–2.5 times `memcpy`'s time to 1.7–1.8). Bytes with
+//! AVX-512 go so in lane squares: 16 rows of 64 runs, each 64-byte vector
+//! loaded as four 16-byte lanes from runs 16 apart, so that the unpacks
+//! within lanes alone leave each vector a destination row's 64 bytes (the
+//! `u8` transposes of 16 and 256 MiB from 3.3–4.4 times `memcpy`'s time
+//! to 2.1–2.4). Below the threshold they measured no faster than AVX2's
+//! half squares (1 MiB, 3.1–3.2 either way; in the L1 cache, 1.6 times
+//! as long), and bytes keep those there. Otherwise the
 //! plane is copied in tiles of 128 bytes of each of
 //! a cache line's worth of source runs: each source line read whole once,
 //! the tile transposed into a staging buffer in the L1 cache, and each
@@ -250,10 +257,11 @@ pub(crate) fn transpose_grid_on<T: NoUninit>(
 /// AVX-512, whose square of 64 vectors would not fit its 32 registers;
 /// likewise 2-byte ones below the streaming threshold, where the square
 /// of 32 vectors, stored straight, spills: a 1 MiB `bf16` transpose took
-/// 1.5 times as long), else 16-byte ones; the plain loop for sizes without
-/// one. Streamed, each of the 2-byte square's rows is a whole line, and
-/// the `bf16` transpose of 256 MiB took 0.7 times AVX2's time. `grid` is
-/// checked.
+/// 1.5 times as long; bytes above the streaming threshold take 64-byte
+/// lane squares, [`avx512_byte_blocks`]), else 16-byte ones; the plain
+/// loop for sizes without one. Streamed, each of the 2-byte square's rows
+/// is a whole line, and the `bf16` transpose of 256 MiB took 0.7 times
+/// AVX2's time. `grid` is checked.
 #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
 #[inline(always)]
 fn blocks_on<T: NoUninit, const STREAMING: bool>(
@@ -266,7 +274,9 @@ fn blocks_on<T: NoUninit, const STREAMING: bool>(
     match (lanes::<T>(), isa) {
         // SAFETY: `isa` runs on this CPU (the caller checked), and
         // AVX-512 implies AVX2.
-        (16, Avx2 | Avx512) => unsafe { avx2_blocks::<T, 16, 32, STREAMING>(src, dst, grid) },
+        (16, Avx2) => unsafe { avx2_blocks::<T, 16, 32, STREAMING>(src, dst, grid) },
+        // SAFETY: as above.
+        (16, Avx512) => unsafe { avx512_byte_blocks::<T, STREAMING>(src, dst, grid) },
         // SAFETY: as above.
         (8, Avx2) => unsafe { avx2_blocks::<T, 8, 16, STREAMING>(src, dst, grid) },
         // SAFETY: as above.
@@ -302,7 +312,7 @@ fn sse2_blocks<T: NoUninit, const V: usize, const STREAMING: bool>(
     dst: &mut [T],
     grid: &TransposeGrid,
 ) {
-    vector::blocks::<T, core::arch::x86_64::__m128i, V, V, V, STREAMING>(src, dst, grid);
+    vector::blocks::<T, core::arch::x86_64::__m128i, V, V, V, STREAMING, false>(src, dst, grid);
 }
 
 /// The vector kernel with AVX2's 32-byte vectors (`W = 2 * V` elements),
@@ -318,7 +328,7 @@ unsafe fn avx2_blocks<T: NoUninit, const V: usize, const W: usize, const STREAMI
     dst: &mut [T],
     grid: &TransposeGrid,
 ) {
-    vector::blocks::<T, core::arch::x86_64::__m256i, V, W, V, STREAMING>(src, dst, grid);
+    vector::blocks::<T, core::arch::x86_64::__m256i, V, W, V, STREAMING, false>(src, dst, grid);
 }
 
 /// The vector kernel with AVX-512's 64-byte vectors (`W = 4 * V`
@@ -340,7 +350,24 @@ unsafe fn avx512_blocks<
     dst: &mut [T],
     grid: &TransposeGrid,
 ) {
-    vector::blocks::<T, core::arch::x86_64::__m512i, V, W, H, STREAMING>(src, dst, grid);
+    vector::blocks::<T, core::arch::x86_64::__m512i, V, W, H, STREAMING, false>(src, dst, grid);
+}
+
+/// The vector kernel of 1-byte elements with AVX-512: AVX2's (the square
+/// of 64 bytes would not fit the registers), but above the streaming
+/// threshold planes whose rows start lines are streamed in lane squares
+/// of 64 runs by 16 rows, each row a whole line (`lane_squares_plane`).
+///
+/// # Safety
+/// The CPU has AVX-512 F and BW.
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+#[target_feature(enable = "avx512f,avx512bw")]
+unsafe fn avx512_byte_blocks<T: NoUninit, const STREAMING: bool>(
+    src: &[T],
+    dst: &mut [T],
+    grid: &TransposeGrid,
+) {
+    vector::blocks::<T, core::arch::x86_64::__m256i, 16, 32, 16, STREAMING, true>(src, dst, grid);
 }
 
 /// Elements of `T` per 16-byte vector when the target has the vector

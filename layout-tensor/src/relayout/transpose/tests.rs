@@ -208,6 +208,75 @@ fn byte_squares_transpose_like_the_definition() {
     }
 }
 
+/// Bytes above the streaming threshold whose destination rows start
+/// cache lines, which AVX-512 streams in lane squares (16 rows of 64
+/// runs, `lane_squares_plane`): whole squares, rows and runs past them
+/// (a trailing square overlapping the one before), a lead square where
+/// the plane starts mid-line, runs in blocks of 64 apart in the source,
+/// rows in blocks of 16 apart in the destination; under Miri too (one
+/// square, and the lead).
+#[test]
+fn byte_lane_squares_transpose_like_the_definition() {
+    // `(rows, runs, run_stride, row_stride, start)`.
+    let planes: &[(usize, usize, usize, usize, [usize; 2])] = if cfg!(miri) {
+        &[(16, 64, 16, 64, [0, 0]), (17, 129, 19, 192, [1, 16])]
+    } else {
+        &[
+            (48, 192, 48, 192, [0, 0]),
+            (37, 200, 41, 256, [3, 0]),
+            (40, 200, 40, 256, [0, 16]),
+            (16, 64, 16, 64, [5, 0]),
+        ]
+    };
+    let check = |grid: TransposeGrid| {
+        let [ns, nd] = grid.ends().unwrap();
+        let src: Vec<u8> = (0..ns).map(|i| (i * 7 + i / 251) as u8).collect();
+        let mut out: Vec<u8> = (0..nd + 64).map(|i| (i * 13) as u8).collect();
+        let line = out.as_ptr().align_offset(64);
+        check_grid(&src, &mut out[line..line + nd], grid, true);
+    };
+    for &(rows, len, run_stride, row_stride, start) in planes {
+        check(TransposeGrid {
+            start,
+            counts: [1, 1],
+            strides: [[0, 0]; 2],
+            rows,
+            len,
+            run_stride,
+            row_stride,
+        });
+    }
+    if !cfg!(miri) {
+        // 3 blocks of 64 runs that continue each other's destination
+        // rows, 5 bytes apart in the source, in 2 planes.
+        let (rows, len) = (32, 64);
+        check(TransposeGrid {
+            start: [0, 0],
+            counts: [2, 3],
+            strides: [
+                [3 * (rows * len + 5), 3 * len * rows],
+                [rows * len + 5, len],
+            ],
+            rows,
+            len,
+            run_stride: rows,
+            row_stride: 3 * len,
+        });
+        // 2 blocks of 16 rows that continue each other's source runs,
+        // two lines apart in the destination.
+        let (rows, len) = (16, 64);
+        check(TransposeGrid {
+            start: [0, 0],
+            counts: [1, 2],
+            strides: [[0, 0], [rows, rows * len + 128]],
+            rows,
+            len,
+            run_stride: 2 * rows,
+            row_stride: len,
+        });
+    }
+}
+
 /// Units of 2 and 4 elements, taken from buffers of a length that is
 /// not a whole number of units, transpose as the elements they hold.
 #[test]

@@ -1,5 +1,5 @@
 use core::arch::x86_64::{
-    __m128i, _MM_HINT_T0, _mm_load_si128, _mm_loadu_si128, _mm_prefetch, _mm_store_si128,
+    __m128i, __m512i, _MM_HINT_T0, _mm_load_si128, _mm_loadu_si128, _mm_prefetch, _mm_store_si128,
 };
 
 use bytemuck::NoUninit;
@@ -22,6 +22,7 @@ pub(super) fn blocks<
     const W: usize,
     const H: usize,
     const STREAMING: bool,
+    const LANE_SQUARES: bool,
 >(
     src: &[T],
     dst: &mut [T],
@@ -59,7 +60,7 @@ pub(super) fn blocks<
         }
         return;
     }
-    merged::<T, X, V, W, H, STREAMING>(src, dst, grid);
+    merged::<T, X, V, W, H, STREAMING, LANE_SQUARES>(src, dst, grid);
 }
 
 /// One block of `K < V` runs into dense groups (`row_stride == K`):
@@ -321,6 +322,7 @@ fn merged<
     const W: usize,
     const H: usize,
     const STREAMING: bool,
+    const LANE_SQUARES: bool,
 >(
     src: &[T],
     dst: &mut [T],
@@ -401,9 +403,16 @@ fn merged<
         _ if across => Some(Direct::Across),
         _ => None,
     };
+    // Bytes with AVX-512 above the threshold: lane squares, streamed.
+    let lanes = LANE_SQUARES && STREAMING && lane_squares_fit::<16, 64>([x, i]);
     for o in 0..free(0) {
         for k in 0..free(1) {
             let at = grid.block(o, k);
+            if lanes && streams_squares(dst, at[1], [x, i], grid.row_stride) {
+                let first_run = lane_squares_from::<T, 64>(dst, at[1], i, grid.row_stride);
+                lane_squares_plane::<T, __m512i, 16, 64>(src, dst, at, [x, i], strides, first_run);
+                continue;
+            }
             // Destination rows crowded into one set of the L1 cache (a
             // multiple of 4 KiB apart), where even a sweep of one
             // square's rows evicts lines before they are whole, are
@@ -774,6 +783,122 @@ fn spans<const W: usize>(
         .step_by(block)
         .map(move |j| (j, block.min(end - j)));
     lead.into_iter().chain(main).chain(trail)
+}
+
+/// Whether a plane takes [`lane_squares_plane`]'s squares of `V` rows
+/// by `G` runs: at least that many of each, and an axis of more than one
+/// block in blocks of whole squares.
+fn lane_squares_fit<const V: usize, const G: usize>([x, i]: [Axis; 2]) -> bool {
+    x.per * x.blocks >= V
+        && i.per * i.blocks >= G
+        && (x.blocks == 1 || x.per.is_multiple_of(V))
+        && (i.blocks == 1 || i.per.is_multiple_of(G))
+}
+
+/// The first run from which [`lane_squares_plane`]'s stores of `G`
+/// elements start a vector boundary of every row (`d` where the plane
+/// starts in `dst`, `row_stride` between its rows): 0 unless the runs
+/// are one block and the rows a whole number of vectors apart.
+fn lane_squares_from<T, const G: usize>(dst: &[T], d: usize, i: Axis, row_stride: usize) -> usize {
+    let size = core::mem::size_of::<T>();
+    match i.blocks == 1 && (row_stride * size).is_multiple_of(G * size) {
+        true => {
+            let at = dst.as_ptr().addr().wrapping_add(d.wrapping_mul(size));
+            let gap = at.wrapping_neg() % (G * size);
+            match gap.is_multiple_of(size) && i.per >= 2 * G {
+                true => gap / size,
+                false => 0,
+            }
+        }
+        false => 0,
+    }
+}
+
+/// A plane in lane squares, streamed: `V` rows of `G` runs at a time,
+/// `G = V * X::BYTES / 16` (64 bytes with AVX-512's vectors), each row a
+/// whole vector. Lane `l` of vector `g < V` holds the `V` elements of run
+/// `g + l * V` from the square's first row on ([`Vector::load_lanes`]);
+/// the unpacks within 16-byte lanes ([`half_square`]) then leave in
+/// vector `k`'s lane `l` the elements of row [`square_row(k)`](square_row)
+/// for runs `l * V` to `l * V + V`: that row's `G` elements in order, no
+/// round across lanes. Rows that start a line are streamed.
+///
+/// The caller checks that there are at least `V` rows and `G` runs, that
+/// an axis of more than one block has blocks of whole squares, and that
+/// rows start lines ([`streams_squares`]). Squares start at `first_run`
+/// ([`lane_squares_from`]), with a lead square from 0 and a trailing one
+/// to the last run (and row) on an axis of one block ([`spans`]).
+#[inline(always)]
+fn lane_squares_plane<T: NoUninit, X: Vector, const V: usize, const G: usize>(
+    src: &[T],
+    dst: &mut [T],
+    [s, d]: [usize; 2],
+    [x, i]: [Axis; 2],
+    [run_stride, row_stride]: [usize; 2],
+    first_run: usize,
+) {
+    debug_assert!(G * 16 == V * X::BYTES && V == 16);
+    let (rows, runs) = (x.per * x.blocks, i.per * i.blocks);
+    debug_assert!(rows >= V && runs >= G);
+    let size = core::mem::size_of::<T>();
+    for (j0, _) in spans::<G>(runs, first_run, G) {
+        let [js, jd] = i.at(j0, [run_stride, 1]);
+        for (m0, _) in spans::<V>(rows, 0, V) {
+            let [ms, md] = x.at(m0, [1, row_stride]);
+            // SAFETY: the grid was checked against both buffers
+            // (`TransposeGrid::check`) and every `(m, j)`, `m < rows`, `j
+            // < runs`, is one of its elements, at `src[s + x.at(m)[0] +
+            // i.at(j)[0]]` and `dst[d + x.at(m)[1] + i.at(j)[1]]`. Rows
+            // `m0..m0 + V` lie in one block of `x` and runs `j0..j0 + G`
+            // in one of `i` (blocks are whole squares and spans start at
+            // multiples of the square, or the axis is one block, where a
+            // span starts at most a square before its end), so row `m0 +
+            // r` is at `x.at(m0) + [r, r * row_stride]` and run `j0 + k`
+            // at `i.at(j0) + [k * run_stride, k]`: the square's loads and
+            // stores are grid elements, in bounds. The buffers do not
+            // overlap; `T: NoUninit` has no uninitialised bytes. The CPU
+            // has `X`'s instructions (`transpose_grid_on`).
+            unsafe {
+                let mut from = src.as_ptr().add(s + ms + js).cast::<u8>();
+                let lane_stride = V * run_stride * size;
+                let v: [X; V] = array(X::ZERO, |_| {
+                    let v = X::load_lanes(from, lane_stride);
+                    from = from.wrapping_add(run_stride * size);
+                    v
+                });
+                let v = half_square::<X, V>(v);
+                // Unrolled, row by row, so that the vectors stay in
+                // registers (as in `half_squares_plane`).
+                let mut to = dst.as_mut_ptr().add(d + md + jd).cast::<u8>();
+                let mut store = |r: usize| {
+                    // Row `r` is vector `k` with `square_row(k) == r`: the
+                    // bit reversal is its own inverse.
+                    let v = v[square_row::<__m128i, V>(r)];
+                    match to.addr().is_multiple_of(X::BYTES) {
+                        true => X::stream(to, v),
+                        false => X::store(to, v),
+                    }
+                    to = to.wrapping_add(row_stride * size);
+                };
+                store(0);
+                store(1);
+                store(2);
+                store(3);
+                store(4);
+                store(5);
+                store(6);
+                store(7);
+                store(8);
+                store(9);
+                store(10);
+                store(11);
+                store(12);
+                store(13);
+                store(14);
+                store(15);
+            }
+        }
+    }
 }
 
 /// Destination bytes per row that [`half_squares_plane`] writes of each
