@@ -870,7 +870,7 @@ fn lane_squares_plane<T: NoUninit, X: Vector, const V: usize, const G: usize>(
                 // Unrolled, row by row, so that the vectors stay in
                 // registers (as in `half_squares_plane`).
                 let mut to = dst.as_mut_ptr().add(d + md + jd).cast::<u8>();
-                let mut store = |r: usize| {
+                let store = |r: usize| {
                     // Row `r` is vector `k` with `square_row(k) == r`: the
                     // bit reversal is its own inverse.
                     let v = v[square_row::<__m128i, V>(r)];
@@ -880,22 +880,7 @@ fn lane_squares_plane<T: NoUninit, X: Vector, const V: usize, const G: usize>(
                     }
                     to = to.wrapping_add(row_stride * size);
                 };
-                store(0);
-                store(1);
-                store(2);
-                store(3);
-                store(4);
-                store(5);
-                store(6);
-                store(7);
-                store(8);
-                store(9);
-                store(10);
-                store(11);
-                store(12);
-                store(13);
-                store(14);
-                store(15);
+                sixteen_rows(store);
             }
         }
     }
@@ -1033,7 +1018,7 @@ fn half_squares_plane<
                         true => (out, out),
                         false => (out.add(d + md + jd), out.add(d + md + V * row_stride + jd)),
                     };
-                    let mut store = |r: usize| {
+                    let store = |r: usize| {
                         // Row `r` is vector `k` with `square_row(k) ==
                         // r`: the bit reversal is its own inverse.
                         let k = square_row::<__m128i, V>(r);
@@ -1044,22 +1029,7 @@ fn half_squares_plane<
                         X::store_halves(lo.cast(), hi.cast(), v[k]);
                         (lo, hi) = (lo.wrapping_add(row_stride), hi.wrapping_add(row_stride));
                     };
-                    store(0);
-                    store(1);
-                    store(2);
-                    store(3);
-                    store(4);
-                    store(5);
-                    store(6);
-                    store(7);
-                    store(8);
-                    store(9);
-                    store(10);
-                    store(11);
-                    store(12);
-                    store(13);
-                    store(14);
-                    store(15);
+                    sixteen_rows(store);
                 }
             }
         }
@@ -1074,6 +1044,29 @@ fn half_squares_plane<
             edge(src, dst, [s, d], axes, strides, [0..rows, j0 + jv..j0 + jn]);
         }
     }
+}
+
+/// `f(r)` for each row `r < 16` of a square, unrolled: a loop over `r`
+/// kept the vectors that `f` stores on the stack, where the unrolled
+/// calls keep them in registers.
+#[inline(always)]
+fn sixteen_rows(mut f: impl FnMut(usize)) {
+    f(0);
+    f(1);
+    f(2);
+    f(3);
+    f(4);
+    f(5);
+    f(6);
+    f(7);
+    f(8);
+    f(9);
+    f(10);
+    f(11);
+    f(12);
+    f(13);
+    f(14);
+    f(15);
 }
 
 /// The plain loop of the direct planes: element `(m, j)` of axes `x`
