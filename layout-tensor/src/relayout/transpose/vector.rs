@@ -13,7 +13,9 @@ use crate::relayout::simd::{store_vector, stream_lines};
 /// [`lanes::<T>()`](super::lanes), the elements of a 16-byte vector, and
 /// `H` those of `X`'s half ([`Vector::Half`]).
 /// Blocks of fewer than `V` runs into dense groups, or of fewer than `V` rows
-/// out of them, take [`pack`] and [`unpack`].
+/// out of them, take [`pack`] and [`unpack`]. With `LANE_SQUARES` (bytes,
+/// in a function compiled for AVX-512), planes above the streaming
+/// threshold whose rows start cache lines take [`lane_squares_plane`].
 #[inline(always)]
 pub(super) fn blocks<
     T: NoUninit,
