@@ -445,20 +445,52 @@ fn merged<
                 true => 32,
                 false => 16,
             };
+            // AVX-512's squares of whole lines inside blocks, into rows
+            // that crowd before 32 (a multiple of 2 KiB apart): through a
+            // stage in the L1 cache, 512 bytes of each row written at a
+            // time ([`direct_plane`] with `STAGED`). On the machine of
+            // `BENCHMARKS.md`, at 1 MiB, `f32[1024,256]` went from 3.0-3.3
+            // times `memcpy`'s time to 2.3, `f32[512,512]` from 2.8 to
+            // 2.5, `f32[1024,1024]` (4 MiB) from 3.2 to 2.6. Squares
+            // across the 2-row tiles of `T(2,128)`, and of 4-byte units
+            // into `T(8,128)(4,1)`, went both ways (`s8[1024,1024]` 3.2
+            // to 2.8, `s8[4096,256]` 2.8 to 3.1) and stay direct.
+            let crowded = uncrowded < (x.per * x.blocks).min(STAGE_SQUARES_BELOW);
+            let full_lines = X::BYTES == 64 && 2 * W <= SQUARE_STAGE_ROWS;
+            if !STREAMING
+                && full_lines
+                && crowded
+                && matches!(direct, Some(Direct::Squares(n)) if n == W)
+            {
+                direct_plane::<T, X, W, false, false, true>(
+                    src,
+                    dst,
+                    at,
+                    [x, i],
+                    strides,
+                    uncrowded,
+                );
+                continue;
+            }
             let one_set = uncrowded < (x.per * x.blocks).min(group);
             let staged =
                 one_set || STREAMING && !streams_squares(dst, at[1], [x, i], grid.row_stride);
             match direct {
-                Some(_) if STREAMING && !staged => {
-                    direct_plane::<T, X, W, false, true>(src, dst, at, [x, i], strides, uncrowded)
-                }
+                Some(_) if STREAMING && !staged => direct_plane::<T, X, W, false, true, false>(
+                    src,
+                    dst,
+                    at,
+                    [x, i],
+                    strides,
+                    uncrowded,
+                ),
                 Some(kind) if !staged => match kind {
                     // Bytes in 32-byte vectors: squares of 32 would take
                     // 32 registers of the 16 there are.
                     Direct::Squares(n) if n == W && W == 32 && X::BYTES == 32 => {
                         half_squares_plane::<T, X, 16, 32, false>(src, dst, at, [x, i], strides)
                     }
-                    Direct::Squares(n) if n == W => direct_plane::<T, X, W, false, false>(
+                    Direct::Squares(n) if n == W => direct_plane::<T, X, W, false, false, false>(
                         src,
                         dst,
                         at,
@@ -466,15 +498,17 @@ fn merged<
                         strides,
                         uncrowded,
                     ),
-                    Direct::Squares(n) if n == H => direct_plane::<T, X::Half, H, false, false>(
-                        src,
-                        dst,
-                        at,
-                        [x, i],
-                        strides,
-                        uncrowded,
-                    ),
-                    Direct::Squares(_) => direct_plane::<T, __m128i, V, false, false>(
+                    Direct::Squares(n) if n == H => {
+                        direct_plane::<T, X::Half, H, false, false, false>(
+                            src,
+                            dst,
+                            at,
+                            [x, i],
+                            strides,
+                            uncrowded,
+                        )
+                    }
+                    Direct::Squares(_) => direct_plane::<T, __m128i, V, false, false, false>(
                         src,
                         dst,
                         at,
@@ -485,7 +519,7 @@ fn merged<
                     Direct::Across if W == 32 && X::BYTES == 32 => {
                         half_squares_plane::<T, X, 16, 32, true>(src, dst, at, [x, i], strides)
                     }
-                    Direct::Across => direct_plane::<T, X, W, true, false>(
+                    Direct::Across => direct_plane::<T, X, W, true, false, false>(
                         src,
                         dst,
                         at,
@@ -567,6 +601,38 @@ fn streams_squares<T>(dst: &[T], d: usize, [x, i]: [Axis; 2], row_stride: usize)
         && (i.blocks == 1 || starts_line && on_lines(i.stride[1]))
 }
 
+/// Bytes of each destination row that [`direct_plane`]'s staged squares
+/// gather before they are written: whole lines of a row at a time, so
+/// that rows a multiple of 2 KiB apart, whose lines share few sets of
+/// the L1 cache, are each written in one pass (with squares' single
+/// lines, 16 rows 4 KiB apart are 16 lines in one set of 8 ways).
+const SQUARE_STAGE_ROW_BYTES: usize = 512;
+
+/// Rows of the staged squares: two squares of 64-byte rows, so that
+/// each source run gives a block two whole lines (with one, the `f32`
+/// transpose of 4 MiB whose runs are 4 KiB apart read 1.4 times as long).
+const SQUARE_STAGE_ROWS: usize = 32;
+
+/// Bytes between the rows of the stage: a line more than a row, so that
+/// a square's rows fall in different sets of the L1 cache.
+const SQUARE_STAGE_PITCH: usize = SQUARE_STAGE_ROW_BYTES + 64;
+
+/// Bytes of the stage: 18 KiB, in the L1 cache beside the lines of the
+/// source runs that the squares read.
+const SQUARE_STAGE_BYTES: usize = SQUARE_STAGE_ROWS * SQUARE_STAGE_PITCH;
+
+/// Destination rows that crowd a set of the L1 cache before this many
+/// ([`rows_before_crowding`]) take staged squares, where they are whole
+/// lines: rows a multiple of 2 KiB apart (16 rows) or 4 KiB (8). Rows 1
+/// KiB apart (32) are faster direct: the copy out of the stage costs
+/// more than their crowding (`f32[1040,256]`, rows that do not crowd,
+/// read 1.4 times `memcpy`'s time direct and 2.3-2.7 staged).
+const STAGE_SQUARES_BELOW: usize = 32;
+
+/// The stage of [`direct_plane`]'s staged squares, aligned to a line.
+#[repr(C, align(64))]
+struct SquareStage([core::mem::MaybeUninit<u8>; SQUARE_STAGE_BYTES]);
+
 /// How [`merged`] stores squares straight to the destination: inside
 /// blocks that are whole squares of this many elements, or across
 /// blocks, from an offset per row and per run.
@@ -597,8 +663,22 @@ enum Direct {
 /// With `STREAM`, each square row that starts a cache line is written
 /// with a streaming store ([`Vector::stream`]); the caller checks that
 /// they all do, and that rows are whole lines ([`streams_squares`]).
+///
+/// With `STAGED` (not with `ACROSS` or `STREAM`; squares of 64-byte rows
+/// of at most 16 elements), in blocks of two squares of rows by
+/// [`SQUARE_STAGE_ROW_BYTES`] of runs: the squares are stored to a
+/// stage in the L1 cache ([`SquareStage`]), then each destination row's
+/// part of the block is copied out of it, a line per vector, one row
+/// after the other.
 #[inline(always)]
-fn direct_plane<T: NoUninit, X: Vector, const W: usize, const ACROSS: bool, const STREAM: bool>(
+fn direct_plane<
+    T: NoUninit,
+    X: Vector,
+    const W: usize,
+    const ACROSS: bool,
+    const STREAM: bool,
+    const STAGED: bool,
+>(
     src: &[T],
     dst: &mut [T],
     [s, d]: [usize; 2],
@@ -613,11 +693,22 @@ fn direct_plane<T: NoUninit, X: Vector, const W: usize, const ACROSS: bool, cons
     // square along the rows, so that the source is `W` streams the
     // hardware prefetches (a 16 MiB `f32` transpose in blocks of 32 runs
     // took 1.5 times as long, and twice as long at 256 MiB).
-    let block = match STREAM {
-        true => W,
-        false => (128 / size).max(W),
+    let (row_block, block) = match (STREAM, STAGED) {
+        (true, _) => (W, W),
+        (_, true) => (2 * W, SQUARE_STAGE_ROW_BYTES / size),
+        _ => ((128 / size).max(W), (128 / size).max(W)),
     };
-    debug_assert!(block / W <= GROUPS && block <= EACH);
+    const { assert!(!STAGED || !(ACROSS || STREAM)) };
+    // The stage holds `row_block` rows of `block` elements, `X::BYTES`
+    // a square's row: the caller checks `X::BYTES == 64` and `2 * W <=
+    // SQUARE_STAGE_ROWS`, and the stores below rely on it.
+    assert!(
+        !STAGED
+            || (row_block <= SQUARE_STAGE_ROWS && block / W * X::BYTES <= SQUARE_STAGE_ROW_BYTES)
+    );
+    debug_assert!(block / W <= GROUPS && block <= EACH && row_block <= EACH);
+    let mut stage = SquareStage([core::mem::MaybeUninit::uninit(); SQUARE_STAGE_BYTES]);
+    let stage = stage.0.as_mut_ptr().cast::<u8>();
     // `[source, destination]` offsets of row `m` and of run `j`.
     let row_at = |m: usize| x.at(m, [1, row_stride]);
     let run_at = |j: usize| i.at(j, [run_stride, 1]);
@@ -627,7 +718,10 @@ fn direct_plane<T: NoUninit, X: Vector, const W: usize, const ACROSS: bool, cons
     // writes half of are still cached when the next runs' squares write
     // the rest, but a line at least of each source run (64 bytes: a
     // 32-byte square is half of one).
-    let sweep = (uncrowded.clamp(64 / size, block) / W).max(1);
+    let sweep = match STAGED {
+        true => GROUPS,
+        false => (uncrowded.clamp(64 / size, block) / W).max(1),
+    };
     let mut runs_at = [[0usize; 2]; GROUPS];
     let mut rows_at = [[0usize; 2]; GROUPS];
     // With `ACROSS`: each run's source offset, each row's destination
@@ -663,7 +757,7 @@ fn direct_plane<T: NoUninit, X: Vector, const W: usize, const ACROSS: bool, cons
         if ACROSS {
             i.offsets(&mut run_src[..jv], j0, 0, run_stride, 0);
         }
-        for (m0, mn) in spans::<W>(rows, first_row, block) {
+        for (m0, mn) in spans::<W>(rows, first_row, row_block) {
             let mv = mn - mn % W;
             for (g, at) in rows_at[..mv / W].iter_mut().enumerate() {
                 *at = row_at(m0 + g * W);
@@ -715,6 +809,14 @@ fn direct_plane<T: NoUninit, X: Vector, const W: usize, const ACROSS: bool, cons
                                     true => row_dst[gm * W + r],
                                     false => md + r * row_stride,
                                 };
+                                // Staged: square row `r` to stage row
+                                // `gm * W + r`, in the stage (the check
+                                // above); copied out below.
+                                if STAGED {
+                                    let at = (gm * W + r) * SQUARE_STAGE_PITCH + gj * X::BYTES;
+                                    X::store(stage.add(at), v);
+                                    continue;
+                                }
                                 let at = dst.as_mut_ptr().add(d + row + jd);
                                 match STREAM && at.addr().is_multiple_of(X::BYTES) {
                                     true => X::stream(at.cast(), v),
@@ -725,6 +827,30 @@ fn direct_plane<T: NoUninit, X: Vector, const W: usize, const ACROSS: bool, cons
                     }
                 }
                 first = last;
+            }
+            // The block's rows out of the stage, each a line at a time
+            // along the row.
+            if STAGED {
+                for lr in 0..mv {
+                    let row = rows_at[lr / W][1] + lr % W * row_stride;
+                    for (gj, &[_, jd]) in runs_at[..jv / W].iter().enumerate() {
+                        // SAFETY: stage row `lr`, bytes `gj * X::BYTES..`
+                        // (in the stage: `lr < row_block`, `gj < block /
+                        // W`, checked against its size above), holds row
+                        // `lr % W` of square `(lr / W, gj)`, stored above
+                        // (each square row `r` at stage row `gm * W + r`,
+                        // and the squares cover every `gm < mv / W`, `gj <
+                        // jv / W`); its `W` elements go where the direct
+                        // store puts them (not `ACROSS`: row `m + r` at
+                        // `row_at(m)[1] + r * row_stride`), in bounds as
+                        // the comment there says. The stage and `dst` do
+                        // not overlap.
+                        unsafe {
+                            let v = X::load(stage.add(lr * SQUARE_STAGE_PITCH + gj * X::BYTES));
+                            X::store(dst.as_mut_ptr().add(d + row + jd).cast(), v);
+                        }
+                    }
+                }
             }
             // The plain loop: the rows past the squares for the runs
             // they took, then the runs past them.
