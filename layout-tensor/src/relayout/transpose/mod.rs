@@ -54,7 +54,8 @@
 //! rows by 512 bytes of runs stored to it, then each row's 512 bytes
 //! copied out at once (the 1 MiB `f32[1024,256]` transpose, rows 4 KiB
 //! apart, from 3.0–3.3 times `memcpy`'s time to 2.3; `f32[512,512]`,
-//! 2 KiB, from 2.8 to 2.5). Squares start where the
+//! 2 KiB, from 2.8 to 2.5); so do bytes' half squares, 32 rows by 512
+//! bytes (`u8[4096,256]` from 6.6–6.9 to 2.8). Squares start where the
 //! destination's rows reach a vector boundary (and the source's runs,
 //! where every row and run shares one), with a lead square from the first
 //! element and a trailing one to the last overlapping their neighbours:

@@ -472,9 +472,10 @@ fn tiles_transpose_like_the_definition() {
 /// staged, and so are rows 2 KiB apart where a square's rows are less
 /// than a line (bytes and 2-byte elements with AVX-512; all without).
 /// With AVX-512, whole squares of 4- and 8-byte elements into rows 2 or
-/// 4 KiB apart go through the squares' stage: rows of two blocks of the
-/// stage's and then some, and in whole ones and a trailing square,
-/// more runs than a block of the stage holds.
+/// 4 KiB apart go through the squares' stage, and with AVX2 the half
+/// squares of bytes: rows of two blocks of the stage's and then some,
+/// more runs than a block of the stage holds (a trailing square or
+/// group), and runs in blocks of 128 that a block of the stage spans.
 fn check_crowded_rows<T: bytemuck::NoUninit + PartialEq + core::fmt::Debug>(make: fn(usize) -> T) {
     let size = core::mem::size_of::<T>();
     // Two blocks of 128 bytes and then some, either way; under Miri
@@ -519,8 +520,17 @@ fn check_crowded_rows<T: bytemuck::NoUninit + PartialEq + core::fmt::Debug>(make
             row_stride: 512 / size,
             ..tiles
         };
-        let grids = [plain, tiles, far_tiles];
-        for &grid in &grids[..if cfg!(miri) { 1 } else { 3 }] {
+        // Runs in blocks of 128 (a tile's width) that continue each
+        // other in the destination and not in the source: squares, and
+        // a stage's block of runs, span several.
+        let run_blocks = TransposeGrid {
+            counts: [3, 1],
+            strides: [[128 * (rows + 1) + 7, 128], [0, 0]],
+            len: 128,
+            ..plain
+        };
+        let grids = [plain, tiles, far_tiles, run_blocks];
+        for &grid in &grids[..if cfg!(miri) { 1 } else { 4 }] {
             let [s, d] = grid.ends().unwrap();
             let src: Vec<T> = (0..s).map(make).collect();
             let mut out: Vec<T> = (0..d + 64).map(|i| make(i + 5000)).collect();

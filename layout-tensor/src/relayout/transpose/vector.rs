@@ -1,5 +1,6 @@
 use core::arch::x86_64::{
     __m128i, __m512i, _MM_HINT_T0, _mm_load_si128, _mm_loadu_si128, _mm_prefetch, _mm_store_si128,
+    _mm_storeu_si128,
 };
 
 use bytemuck::NoUninit;
@@ -472,6 +473,25 @@ fn merged<
                 );
                 continue;
             }
+            // Bytes' half squares (AVX2) into rows that crowd before 32
+            // likewise, 512 bytes of 32 rows at a time, in place of the
+            // staged tiles of 16-byte squares ([`plane`]): at 1 MiB,
+            // `u8[2048,512]` from 4.2 times `memcpy`'s time to 2.9,
+            // `u8[4096,256]` from 6.6-6.9 to 2.8. Rows 1 KiB apart (32
+            // before they crowd) went slower staged (`u8[1024,1024]`
+            // 3.2 to 3.3-3.5) and stay direct.
+            let byte_squares = W == 32 && X::BYTES == 32;
+            if !STREAMING
+                && byte_squares
+                && crowded
+                && matches!(direct, Some(Direct::Squares(n)) if n == W)
+            {
+                // SAFETY: `X` is 32 bytes, so AVX2's vectors, whose
+                // instructions the CPU has (`transpose_grid_on`); the
+                // plane's arguments are as for the direct call below.
+                unsafe { staged_half_squares_plane::<T, X>(src, dst, at, [x, i], strides) };
+                continue;
+            }
             let one_set = uncrowded < (x.per * x.blocks).min(group);
             let staged =
                 one_set || STREAMING && !streams_squares(dst, at[1], [x, i], grid.row_stride);
@@ -488,7 +508,13 @@ fn merged<
                     // Bytes in 32-byte vectors: squares of 32 would take
                     // 32 registers of the 16 there are.
                     Direct::Squares(n) if n == W && W == 32 && X::BYTES == 32 => {
-                        half_squares_plane::<T, X, 16, 32, false>(src, dst, at, [x, i], strides)
+                        half_squares_plane::<T, X, 16, 32, false, false>(
+                            src,
+                            dst,
+                            at,
+                            [x, i],
+                            strides,
+                        )
                     }
                     Direct::Squares(n) if n == W => direct_plane::<T, X, W, false, false, false>(
                         src,
@@ -517,7 +543,13 @@ fn merged<
                         uncrowded,
                     ),
                     Direct::Across if W == 32 && X::BYTES == 32 => {
-                        half_squares_plane::<T, X, 16, 32, true>(src, dst, at, [x, i], strides)
+                        half_squares_plane::<T, X, 16, 32, true, false>(
+                            src,
+                            dst,
+                            at,
+                            [x, i],
+                            strides,
+                        )
                     }
                     Direct::Across => direct_plane::<T, X, W, true, false, false>(
                         src,
@@ -1014,6 +1046,25 @@ fn lane_squares_plane<T: NoUninit, X: Vector, const V: usize, const G: usize>(
     }
 }
 
+/// [`half_squares_plane`] staged, out of line: inlined into the AVX2
+/// transpose beside the direct planes, it left them 5-8% slower (bytes
+/// into rows that do not crowd, `u8[1040,1040]` and `u8[1000,1048]`).
+///
+/// # Safety
+/// The CPU has AVX2; the arguments are a plane of a checked grid, as
+/// [`half_squares_plane`]'s.
+#[inline(never)]
+#[target_feature(enable = "avx2")]
+unsafe fn staged_half_squares_plane<T: NoUninit, X: Vector>(
+    src: &[T],
+    dst: &mut [T],
+    at: [usize; 2],
+    axes: [Axis; 2],
+    strides: [usize; 2],
+) {
+    half_squares_plane::<T, X, 16, 32, false, true>(src, dst, at, axes, strides);
+}
+
 /// Destination bytes per row that [`half_squares_plane`] writes of each
 /// group of rows before the next group: two cache lines.
 const HALF_SQUARE_BAND_BYTES: usize = 128;
@@ -1044,6 +1095,7 @@ fn half_squares_plane<
     const V: usize,
     const W: usize,
     const ACROSS: bool,
+    const STAGED: bool,
 >(
     src: &[T],
     dst: &mut [T],
@@ -1054,7 +1106,10 @@ fn half_squares_plane<
     let size = core::mem::size_of::<T>();
     // Bytes in 32-byte vectors: the stores below are unrolled for 16.
     const { assert!(V == 16 && W == 2 * V) };
+    const { assert!(!(STAGED && ACROSS) && W <= SQUARE_STAGE_ROWS) };
     debug_assert!(X::BYTES == W * size);
+    let mut stage = SquareStage([core::mem::MaybeUninit::uninit(); SQUARE_STAGE_BYTES]);
+    let stage = stage.0.as_mut_ptr().cast::<u8>();
     // `[source, destination]` offsets of row `m` and of run `j`.
     let row_at = |m: usize| x.at(m, [1, row_stride]);
     let run_at = |j: usize| i.at(j, [run_stride, 1]);
@@ -1062,9 +1117,14 @@ fn half_squares_plane<
     // A band is at most `BAND_GROUPS` groups of `V` runs (`128 / size`
     // elements, `16 / size` to a group), whose offsets are worked out
     // once per band.
-    const BAND_GROUPS: usize = 8;
-    let band = (HALF_SQUARE_BAND_BYTES / size).max(V);
-    debug_assert!(band / V <= BAND_GROUPS);
+    const BAND_GROUPS: usize = SQUARE_STAGE_ROW_BYTES / 16;
+    let band = match STAGED {
+        true => SQUARE_STAGE_ROW_BYTES / size,
+        false => (HALF_SQUARE_BAND_BYTES / size).max(V),
+    };
+    // Staged: the band's runs (`band * size` bytes) fit a stage row, and
+    // the stores below rely on it.
+    assert!(band / V <= BAND_GROUPS && band * size <= SQUARE_STAGE_ROW_BYTES);
     let mut runs_at = [[0usize; 2]; BAND_GROUPS];
     // With `ACROSS`: each run's source offset in the band, each row's
     // destination offset in the group of `W`.
@@ -1086,6 +1146,12 @@ fn half_squares_plane<
         let jv = jn - jn % V;
         let last_runs = !ACROSS && i.blocks == 1 && jv < jn && jn >= V;
         let groups = jv / V + usize::from(last_runs);
+        // The first run of group `g` in the band: the last group, past
+        // the whole ones, ends at the band's last run.
+        let group_at = |g: usize| match g < jv / V {
+            true => g * V,
+            false => jn - V,
+        };
         for (g, at) in runs_at[..jv / V].iter_mut().enumerate() {
             *at = run_at(j0 + g * V);
         }
@@ -1142,9 +1208,21 @@ fn half_squares_plane<
                     let out = dst.as_mut_ptr();
                     // (With `ACROSS`, each store takes its rows from
                     // `row_dst`.)
-                    let (mut lo, mut hi) = match ACROSS {
-                        true => (out, out),
-                        false => (out.add(d + md + jd), out.add(d + md + V * row_stride + jd)),
+                    // (Staged, square row `r` goes to stage row `r`, at
+                    // the group's bytes: `SQUARE_STAGE_PITCH` apart and
+                    // `group_at(g)` elements on.)
+                    let (mut lo, mut hi, step) = match (ACROSS, STAGED) {
+                        (_, true) => {
+                            let at = stage.add(group_at(g) * size).cast::<T>();
+                            let pitch = SQUARE_STAGE_PITCH / size;
+                            (at, at.add(V * pitch), pitch)
+                        }
+                        (true, _) => (out, out, row_stride),
+                        _ => (
+                            out.add(d + md + jd),
+                            out.add(d + md + V * row_stride + jd),
+                            row_stride,
+                        ),
                     };
                     let store = |r: usize| {
                         // Row `r` is vector `k` with `square_row(k) ==
@@ -1155,9 +1233,68 @@ fn half_squares_plane<
                             hi = out.add(d + row_dst[r + V] + jd);
                         }
                         X::store_halves(lo.cast(), hi.cast(), v[k]);
-                        (lo, hi) = (lo.wrapping_add(row_stride), hi.wrapping_add(row_stride));
+                        (lo, hi) = (lo.wrapping_add(step), hi.wrapping_add(step));
                     };
                     sixteen_rows(store);
+                }
+            }
+            // Staged: each of the `W` rows' groups out of the stage, a
+            // row at a time (16 bytes a group, so that the line a group
+            // starts is finished by the next ones before the next row).
+            if STAGED {
+                let [_, md] = row_at(m0);
+                // Runs of one block, consecutive in the destination: each
+                // row's groups in `X`'s vectors, the last ending at the
+                // last byte (overlapping the one before).
+                let bytes = (group_at(groups - 1) + V) * size;
+                if i.blocks == 1 && bytes >= X::BYTES {
+                    let jd = runs_at[0][1];
+                    for r in 0..W {
+                        let from = r * SQUARE_STAGE_PITCH;
+                        let to = d + md + r * row_stride + jd;
+                        let mut at = 0;
+                        while at < bytes {
+                            let at_or_last = at.min(bytes - X::BYTES);
+                            // SAFETY: stage row `r`, bytes `..bytes`, holds
+                            // row `r` of the band's half squares, stored
+                            // above (in the stage: `bytes <= band * size
+                            // <= SQUARE_STAGE_ROW_BYTES`, `r < W <=
+                            // SQUARE_STAGE_ROWS`); the axis of runs is
+                            // one block, so their `bytes / size` elements
+                            // are consecutive in row `m0 + r` of the
+                            // destination from `to`, in bounds as the
+                            // direct store's comment says. The stage and
+                            // `dst` do not overlap.
+                            unsafe {
+                                let v = X::load(stage.add(from + at_or_last));
+                                let to = dst.as_mut_ptr().add(to).cast::<u8>();
+                                X::store(to.add(at_or_last), v);
+                            }
+                            at += X::BYTES;
+                        }
+                    }
+                    continue;
+                }
+                for r in 0..W {
+                    for (g, &[_, jd]) in runs_at[..groups].iter().enumerate() {
+                        // SAFETY: stage row `r`, bytes `group_at(g) *
+                        // size..` on for `V` elements (16 bytes), holds row
+                        // `r` of the half square of group `g` (stored
+                        // above, in the stage: `group_at(g) + V <= band`,
+                        // `band * size <= SQUARE_STAGE_ROW_BYTES`, `r <
+                        // W <= SQUARE_STAGE_ROWS`); its `V` elements go
+                        // where the direct store puts them: row `m0 + r`
+                        // at `row_at(m0)[1] + r * row_stride`, runs from
+                        // `jd` (not `ACROSS`), in bounds as said there.
+                        // The stage and `dst` do not overlap; SSE2 is
+                        // enabled on every x86-64 target.
+                        unsafe {
+                            let from = stage.add(r * SQUARE_STAGE_PITCH + group_at(g) * size);
+                            let v = _mm_loadu_si128(from.cast());
+                            let to = dst.as_mut_ptr().add(d + md + r * row_stride + jd);
+                            _mm_storeu_si128(to.cast(), v);
+                        }
+                    }
                 }
             }
         }
