@@ -49,13 +49,15 @@
 //! (crowded before 32) where a square's rows are less than a line, which
 //! a square leaves part written for the next one (with AVX-512, bytes'
 //! half squares and AVX2's squares of 2-byte elements; without it, all
-//! squares). AVX-512's squares of whole lines inside blocks into rows
-//! that crowd before 32 go through a stage of their own: two squares of
-//! rows by 512 bytes of runs stored to it, then each row's 512 bytes
-//! copied out at once (the 1 MiB `f32[1024,256]` transpose, rows 4 KiB
-//! apart, from 3.0–3.3 times `memcpy`'s time to 2.3; `f32[512,512]`,
-//! 2 KiB, from 2.8 to 2.5); so do bytes' half squares, 32 rows by 512
-//! bytes (`u8[4096,256]` from 6.6–6.9 to 2.8). Squares start where the
+//! squares). But squares inside blocks whose two squares of rows are a
+//! source line or more (AVX-512's of 4- and 8-byte elements, AVX2's of
+//! 2-byte ones), into rows that crowd before 32, go through a stage of
+//! their own: two squares of rows by 512 bytes of runs stored to it,
+//! then each row's 512 bytes copied out at once (the 1 MiB
+//! `f32[1024,256]` transpose, rows 4 KiB apart, from 3.0–3.3 times
+//! `memcpy`'s time to 2.3; `f32[512,512]`, 2 KiB, from 2.8 to 2.5;
+//! `bf16[2048,256]` from 4.3–4.4 to 2.8–3.0); so do bytes' half squares,
+//! 32 rows by 512 bytes (`u8[4096,256]` from 6.6–6.9 to 2.8). Squares start where the
 //! destination's rows reach a vector boundary (and the source's runs,
 //! where every row and run shares one), with a lead square from the first
 //! element and a trailing one to the last overlapping their neighbours:

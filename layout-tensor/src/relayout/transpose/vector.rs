@@ -446,18 +446,25 @@ fn merged<
                 true => 32,
                 false => 16,
             };
-            // AVX-512's squares of whole lines inside blocks, into rows
-            // that crowd before 32 (a multiple of 2 KiB apart): through a
-            // stage in the L1 cache, 512 bytes of each row written at a
-            // time ([`direct_plane`] with `STAGED`). On the machine of
+            // Squares inside blocks in 32- or 64-byte vectors whose two
+            // squares of rows are a source line or more (AVX-512's of 4-
+            // and 8-byte elements, AVX2's of 2-byte ones, and of 4- and
+            // 8-byte ones without AVX-512), into rows that crowd before
+            // 32 (a multiple of 2 KiB apart): through a stage in the L1
+            // cache, 512 bytes of each row written at a time
+            // ([`direct_plane`] with `STAGED`). On the machine of
             // `BENCHMARKS.md`, at 1 MiB, `f32[1024,256]` went from 3.0-3.3
             // times `memcpy`'s time to 2.3, `f32[512,512]` from 2.8 to
-            // 2.5, `f32[1024,1024]` (4 MiB) from 3.2 to 2.6. Squares
-            // across the 2-row tiles of `T(2,128)`, and of 4-byte units
-            // into `T(8,128)(4,1)`, went both ways (`s8[1024,1024]` 3.2
-            // to 2.8, `s8[4096,256]` 2.8 to 3.1) and stay direct.
+            // 2.5, `f32[1024,1024]` (4 MiB) from 3.2 to 2.6;
+            // `bf16[1024,512]` from 3.2 to 2.7, `bf16[2048,256]` from
+            // 4.3-4.4 to 2.8-3.0. Squares across the 2-row tiles of
+            // `T(2,128)`, and of 4-byte units into `T(8,128)(4,1)`, went
+            // both ways (`s8[1024,1024]` 3.2 to 2.8, `s8[4096,256]` 2.8
+            // to 3.1) and stay direct.
             let crowded = uncrowded < (x.per * x.blocks).min(STAGE_SQUARES_BELOW);
-            let full_lines = X::BYTES == 64 && 2 * W <= SQUARE_STAGE_ROWS;
+            let full_lines = X::BYTES >= 32
+                && 2 * W <= SQUARE_STAGE_ROWS
+                && 2 * W * core::mem::size_of::<T>() >= 64;
             if !STREAMING
                 && full_lines
                 && crowded
@@ -696,8 +703,8 @@ enum Direct {
 /// with a streaming store ([`Vector::stream`]); the caller checks that
 /// they all do, and that rows are whole lines ([`streams_squares`]).
 ///
-/// With `STAGED` (not with `ACROSS` or `STREAM`; squares of 64-byte rows
-/// of at most 16 elements), in blocks of two squares of rows by
+/// With `STAGED` (not with `ACROSS` or `STREAM`; squares of at most 16
+/// elements in vectors of 32 or 64 bytes), in blocks of two squares of rows by
 /// [`SQUARE_STAGE_ROW_BYTES`] of runs: the squares are stored to a
 /// stage in the L1 cache ([`SquareStage`]), then each destination row's
 /// part of the block is copied out of it, a line per vector, one row
@@ -732,13 +739,14 @@ fn direct_plane<
     };
     const { assert!(!STAGED || !(ACROSS || STREAM)) };
     // The stage holds `row_block` rows of `block` elements, `X::BYTES`
-    // a square's row: the caller checks `X::BYTES == 64` and `2 * W <=
-    // SQUARE_STAGE_ROWS`, and the stores below rely on it.
+    // a square's row (the caller checks that `2 * W` rows fit, and that
+    // they are a source line or more), and the stores below rely on it.
     assert!(
         !STAGED
             || (row_block <= SQUARE_STAGE_ROWS && block / W * X::BYTES <= SQUARE_STAGE_ROW_BYTES)
     );
-    debug_assert!(block / W <= GROUPS && block <= EACH && row_block <= EACH);
+    // The tables of `ACROSS` hold a block's rows and runs.
+    debug_assert!(block / W <= GROUPS && (!ACROSS || block <= EACH && row_block <= EACH));
     let mut stage = SquareStage([core::mem::MaybeUninit::uninit(); SQUARE_STAGE_BYTES]);
     let stage = stage.0.as_mut_ptr().cast::<u8>();
     // `[source, destination]` offsets of row `m` and of run `j`.
