@@ -408,6 +408,8 @@ fn merged<
     };
     // Bytes with AVX-512 above the threshold: lane squares, streamed.
     let lanes = LANE_SQUARES && STREAMING && lane_squares_fit::<16, 64>([x, i]);
+    // The staged planes' stage, made for the first (18 KiB of the stack).
+    let mut stage: Option<SquareStage> = None;
     for o in 0..free(0) {
         for k in 0..free(1) {
             let at = grid.block(o, k);
@@ -470,6 +472,7 @@ fn merged<
                 && crowded
                 && matches!(direct, Some(Direct::Squares(n)) if n == W)
             {
+                let stage = stage.get_or_insert_with(SquareStage::new);
                 direct_plane::<T, X, W, false, false, true>(
                     src,
                     dst,
@@ -477,6 +480,7 @@ fn merged<
                     [x, i],
                     strides,
                     uncrowded,
+                    Some(stage),
                 );
                 continue;
             }
@@ -510,6 +514,7 @@ fn merged<
                     [x, i],
                     strides,
                     uncrowded,
+                    None,
                 ),
                 Some(kind) if !staged => match kind {
                     // Bytes in 32-byte vectors: squares of 32 would take
@@ -521,6 +526,7 @@ fn merged<
                             at,
                             [x, i],
                             strides,
+                            None,
                         )
                     }
                     Direct::Squares(n) if n == W => direct_plane::<T, X, W, false, false, false>(
@@ -530,6 +536,7 @@ fn merged<
                         [x, i],
                         strides,
                         uncrowded,
+                        None,
                     ),
                     Direct::Squares(n) if n == H => {
                         direct_plane::<T, X::Half, H, false, false, false>(
@@ -539,6 +546,7 @@ fn merged<
                             [x, i],
                             strides,
                             uncrowded,
+                            None,
                         )
                     }
                     Direct::Squares(_) => direct_plane::<T, __m128i, V, false, false, false>(
@@ -548,6 +556,7 @@ fn merged<
                         [x, i],
                         strides,
                         uncrowded,
+                        None,
                     ),
                     Direct::Across if W == 32 && X::BYTES == 32 => {
                         half_squares_plane::<T, X, 16, 32, true, false>(
@@ -556,6 +565,7 @@ fn merged<
                             at,
                             [x, i],
                             strides,
+                            None,
                         )
                     }
                     Direct::Across => direct_plane::<T, X, W, true, false, false>(
@@ -565,6 +575,7 @@ fn merged<
                         [x, i],
                         strides,
                         uncrowded,
+                        None,
                     ),
                 },
                 _ => plane::<T, V, STREAMING>(src, dst, at, [x, i], strides),
@@ -672,6 +683,13 @@ const STAGE_SQUARES_BELOW: usize = 32;
 #[repr(C, align(64))]
 struct SquareStage([core::mem::MaybeUninit<u8>; SQUARE_STAGE_BYTES]);
 
+impl SquareStage {
+    /// A stage of unwritten bytes.
+    fn new() -> Self {
+        Self([core::mem::MaybeUninit::uninit(); SQUARE_STAGE_BYTES])
+    }
+}
+
 /// How [`merged`] stores squares straight to the destination: inside
 /// blocks that are whole squares of this many elements, or across
 /// blocks, from an offset per row and per run.
@@ -724,6 +742,7 @@ fn direct_plane<
     [x, i]: [Axis; 2],
     [run_stride, row_stride]: [usize; 2],
     uncrowded: usize,
+    stage: Option<&mut SquareStage>,
 ) {
     const GROUPS: usize = 64;
     const EACH: usize = 128;
@@ -747,8 +766,11 @@ fn direct_plane<
     );
     // The tables of `ACROSS` hold a block's rows and runs.
     debug_assert!(block / W <= GROUPS && (!ACROSS || block <= EACH && row_block <= EACH));
-    let mut stage = SquareStage([core::mem::MaybeUninit::uninit(); SQUARE_STAGE_BYTES]);
-    let stage = stage.0.as_mut_ptr().cast::<u8>();
+    // Staged, the caller's stage (made only for the staged planes: a
+    // stage in each of the inlined planes overflowed the stack of tests,
+    // whose unoptimised builds keep them all).
+    assert_eq!(STAGED, stage.is_some(), "a staged plane has a stage");
+    let stage = stage.map_or(core::ptr::null_mut(), |st| st.0.as_mut_ptr().cast::<u8>());
     // `[source, destination]` offsets of row `m` and of run `j`.
     let row_at = |m: usize| x.at(m, [1, row_stride]);
     let run_at = |j: usize| i.at(j, [run_stride, 1]);
@@ -1070,7 +1092,8 @@ unsafe fn staged_half_squares_plane<T: NoUninit, X: Vector>(
     axes: [Axis; 2],
     strides: [usize; 2],
 ) {
-    half_squares_plane::<T, X, 16, 32, false, true>(src, dst, at, axes, strides);
+    let mut stage = SquareStage::new();
+    half_squares_plane::<T, X, 16, 32, false, true>(src, dst, at, axes, strides, Some(&mut stage));
 }
 
 /// Destination bytes per row that [`half_squares_plane`] writes of each
@@ -1110,14 +1133,18 @@ fn half_squares_plane<
     [s, d]: [usize; 2],
     [x, i]: [Axis; 2],
     [run_stride, row_stride]: [usize; 2],
+    stage: Option<&mut SquareStage>,
 ) {
     let size = core::mem::size_of::<T>();
     // Bytes in 32-byte vectors: the stores below are unrolled for 16.
     const { assert!(V == 16 && W == 2 * V) };
     const { assert!(!(STAGED && ACROSS) && W <= SQUARE_STAGE_ROWS) };
     debug_assert!(X::BYTES == W * size);
-    let mut stage = SquareStage([core::mem::MaybeUninit::uninit(); SQUARE_STAGE_BYTES]);
-    let stage = stage.0.as_mut_ptr().cast::<u8>();
+    // Staged, the caller's stage (made only for the staged planes: a
+    // stage in each of the inlined planes overflowed the stack of tests,
+    // whose unoptimised builds keep them all).
+    assert_eq!(STAGED, stage.is_some(), "a staged plane has a stage");
+    let stage = stage.map_or(core::ptr::null_mut(), |st| st.0.as_mut_ptr().cast::<u8>());
     // `[source, destination]` offsets of row `m` and of run `j`.
     let row_at = |m: usize| x.at(m, [1, row_stride]);
     let run_at = |j: usize| i.at(j, [run_stride, 1]);
