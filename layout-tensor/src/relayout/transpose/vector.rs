@@ -451,8 +451,9 @@ fn merged<
             // Squares inside blocks in 32- or 64-byte vectors whose two
             // squares of rows are a source line or more (AVX-512's of 4-
             // and 8-byte elements, AVX2's of 2-byte ones, and of 4- and
-            // 8-byte ones without AVX-512), into rows that crowd before
-            // 32 (a multiple of 2 KiB apart): through a stage in the L1
+            // 8-byte ones without AVX-512: the same stage against the
+            // same crowding, not measured on such a CPU), into rows that
+            // crowd before 32 (a multiple of 2 KiB apart): through a stage in the L1
             // cache, 512 bytes of each row written at a time
             // ([`direct_plane`] with `STAGED`). On the machine of
             // `BENCHMARKS.md`, at 1 MiB, `f32[1024,256]` went from 3.0-3.3
