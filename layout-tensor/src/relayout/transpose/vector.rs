@@ -413,6 +413,11 @@ fn merged<
     for o in 0..free(0) {
         for k in 0..free(1) {
             let at = grid.block(o, k);
+            let geometry = Geometry {
+                at,
+                axes: [x, i],
+                strides,
+            };
             if lanes && streams_squares(dst, at[1], [x, i], grid.row_stride) {
                 let first_run = lane_squares_from::<T, 64>(dst, at[1], i, grid.row_stride);
                 lane_squares_plane::<T, __m512i, 16, 64>(src, dst, at, [x, i], strides, first_run);
@@ -477,9 +482,7 @@ fn merged<
                 direct_plane::<T, X, W, false, false, true>(
                     src,
                     dst,
-                    at,
-                    [x, i],
-                    strides,
+                    geometry,
                     uncrowded,
                     Some(stage),
                 );
@@ -501,82 +504,38 @@ fn merged<
                 // SAFETY: `X` is 32 bytes, so AVX2's vectors, whose
                 // instructions the CPU has (`transpose_grid_on`); the
                 // plane's arguments are as for the direct call below.
-                unsafe { staged_half_squares_plane::<T, X>(src, dst, at, [x, i], strides) };
+                unsafe { staged_half_squares_plane::<T, X>(src, dst, geometry) };
                 continue;
             }
             let one_set = uncrowded < (x.per * x.blocks).min(group);
             let staged =
                 one_set || STREAMING && !streams_squares(dst, at[1], [x, i], grid.row_stride);
             match direct {
-                Some(_) if STREAMING && !staged => direct_plane::<T, X, W, false, true, false>(
-                    src,
-                    dst,
-                    at,
-                    [x, i],
-                    strides,
-                    uncrowded,
-                    None,
-                ),
+                Some(_) if STREAMING && !staged => {
+                    direct_plane::<T, X, W, false, true, false>(src, dst, geometry, uncrowded, None)
+                }
                 Some(kind) if !staged => match kind {
                     // Bytes in 32-byte vectors: squares of 32 would take
                     // 32 registers of the 16 there are.
                     Direct::Squares(n) if n == W && W == 32 && X::BYTES == 32 => {
-                        half_squares_plane::<T, X, 16, 32, false, false>(
-                            src,
-                            dst,
-                            at,
-                            [x, i],
-                            strides,
-                            None,
-                        )
+                        half_squares_plane::<T, X, 16, 32, false, false>(src, dst, geometry, None)
                     }
                     Direct::Squares(n) if n == W => direct_plane::<T, X, W, false, false, false>(
-                        src,
-                        dst,
-                        at,
-                        [x, i],
-                        strides,
-                        uncrowded,
-                        None,
+                        src, dst, geometry, uncrowded, None,
                     ),
                     Direct::Squares(n) if n == H => {
                         direct_plane::<T, X::Half, H, false, false, false>(
-                            src,
-                            dst,
-                            at,
-                            [x, i],
-                            strides,
-                            uncrowded,
-                            None,
+                            src, dst, geometry, uncrowded, None,
                         )
                     }
                     Direct::Squares(_) => direct_plane::<T, __m128i, V, false, false, false>(
-                        src,
-                        dst,
-                        at,
-                        [x, i],
-                        strides,
-                        uncrowded,
-                        None,
+                        src, dst, geometry, uncrowded, None,
                     ),
                     Direct::Across if W == 32 && X::BYTES == 32 => {
-                        half_squares_plane::<T, X, 16, 32, true, false>(
-                            src,
-                            dst,
-                            at,
-                            [x, i],
-                            strides,
-                            None,
-                        )
+                        half_squares_plane::<T, X, 16, 32, true, false>(src, dst, geometry, None)
                     }
                     Direct::Across => direct_plane::<T, X, W, true, false, false>(
-                        src,
-                        dst,
-                        at,
-                        [x, i],
-                        strides,
-                        uncrowded,
-                        None,
+                        src, dst, geometry, uncrowded, None,
                     ),
                 },
                 _ => plane::<T, V, STREAMING>(src, dst, at, [x, i], strides),
@@ -689,6 +648,33 @@ impl SquareStage {
     fn new() -> Self {
         Self([core::mem::MaybeUninit::uninit(); SQUARE_STAGE_BYTES])
     }
+
+    /// A staged plane's stage (`STAGED`), as a pointer to its first
+    /// byte; null for the other planes, which have none. The caller
+    /// makes a stage only for the staged planes: one in each inlined
+    /// plane overflowed the stack of tests, whose unoptimised builds keep
+    /// them all.
+    fn bytes<const STAGED: bool>(stage: Option<&mut SquareStage>) -> *mut u8 {
+        assert_eq!(STAGED, stage.is_some(), "a staged plane has a stage");
+        stage.map_or(core::ptr::null_mut(), |st| st.0.as_mut_ptr().cast::<u8>())
+    }
+}
+
+/// Where a plane of a grid lies: its first element in each buffer
+/// (`[source, destination]`), its axes `[x, i]` (rows and runs), and the
+/// strides `[run_stride, row_stride]` within their blocks.
+#[derive(Clone, Copy)]
+struct Geometry {
+    at: [usize; 2],
+    axes: [Axis; 2],
+    strides: [usize; 2],
+}
+
+impl Geometry {
+    /// Its first elements, axes and strides.
+    fn parts(self) -> ([usize; 2], [Axis; 2], [usize; 2]) {
+        (self.at, self.axes, self.strides)
+    }
 }
 
 /// How [`merged`] stores squares straight to the destination: inside
@@ -739,12 +725,11 @@ fn direct_plane<
 >(
     src: &[T],
     dst: &mut [T],
-    [s, d]: [usize; 2],
-    [x, i]: [Axis; 2],
-    [run_stride, row_stride]: [usize; 2],
+    geometry: Geometry,
     uncrowded: usize,
     stage: Option<&mut SquareStage>,
 ) {
+    let ([s, d], [x, i], [run_stride, row_stride]) = geometry.parts();
     const GROUPS: usize = 64;
     const EACH: usize = 128;
     let size = core::mem::size_of::<T>();
@@ -767,11 +752,7 @@ fn direct_plane<
     );
     // The tables of `ACROSS` hold a block's rows and runs.
     debug_assert!(block / W <= GROUPS && (!ACROSS || block <= EACH && row_block <= EACH));
-    // Staged, the caller's stage (made only for the staged planes: a
-    // stage in each of the inlined planes overflowed the stack of tests,
-    // whose unoptimised builds keep them all).
-    assert_eq!(STAGED, stage.is_some(), "a staged plane has a stage");
-    let stage = stage.map_or(core::ptr::null_mut(), |st| st.0.as_mut_ptr().cast::<u8>());
+    let stage = SquareStage::bytes::<STAGED>(stage);
     // `[source, destination]` offsets of row `m` and of run `j`.
     let row_at = |m: usize| x.at(m, [1, row_stride]);
     let run_at = |j: usize| i.at(j, [run_stride, 1]);
@@ -1089,12 +1070,10 @@ fn lane_squares_plane<T: NoUninit, X: Vector, const V: usize, const G: usize>(
 unsafe fn staged_half_squares_plane<T: NoUninit, X: Vector>(
     src: &[T],
     dst: &mut [T],
-    at: [usize; 2],
-    axes: [Axis; 2],
-    strides: [usize; 2],
+    geometry: Geometry,
 ) {
     let mut stage = SquareStage::new();
-    half_squares_plane::<T, X, 16, 32, false, true>(src, dst, at, axes, strides, Some(&mut stage));
+    half_squares_plane::<T, X, 16, 32, false, true>(src, dst, geometry, Some(&mut stage));
 }
 
 /// Destination bytes per row that [`half_squares_plane`] writes of each
@@ -1131,21 +1110,16 @@ fn half_squares_plane<
 >(
     src: &[T],
     dst: &mut [T],
-    [s, d]: [usize; 2],
-    [x, i]: [Axis; 2],
-    [run_stride, row_stride]: [usize; 2],
+    geometry: Geometry,
     stage: Option<&mut SquareStage>,
 ) {
+    let ([s, d], [x, i], [run_stride, row_stride]) = geometry.parts();
     let size = core::mem::size_of::<T>();
     // Bytes in 32-byte vectors: the stores below are unrolled for 16.
     const { assert!(V == 16 && W == 2 * V) };
     const { assert!(!(STAGED && ACROSS) && W <= SQUARE_STAGE_ROWS) };
     debug_assert!(X::BYTES == W * size);
-    // Staged, the caller's stage (made only for the staged planes: a
-    // stage in each of the inlined planes overflowed the stack of tests,
-    // whose unoptimised builds keep them all).
-    assert_eq!(STAGED, stage.is_some(), "a staged plane has a stage");
-    let stage = stage.map_or(core::ptr::null_mut(), |st| st.0.as_mut_ptr().cast::<u8>());
+    let stage = SquareStage::bytes::<STAGED>(stage);
     // `[source, destination]` offsets of row `m` and of run `j`.
     let row_at = |m: usize| x.at(m, [1, row_stride]);
     let run_at = |j: usize| i.at(j, [run_stride, 1]);
