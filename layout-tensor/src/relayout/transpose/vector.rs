@@ -429,7 +429,9 @@ fn merged<
             // staged, a line of each row written whole: 1 MiB transposes
             // into rows of 4 KiB (`f32[1024,256]`, `bf16[2048,256]`) went
             // from 8-13 times `memcpy`'s time to 3.8-4.9 (`u8[4096,256]`
-            // 7-8 to 5.7).
+            // 7-8 to 5.7). Those three now take the squares' own stage
+            // (below), and the tiles of 16-byte squares ([`plane`]) the
+            // planes it does not.
             // Streamed squares write past the caches: no set crowds; but
             // each of their stores must start a line.
             let uncrowded = match direct {
@@ -1251,7 +1253,9 @@ fn half_squares_plane<
             // Staged: each of the `W` rows' groups out of the stage, a
             // row at a time (16 bytes a group, so that the line a group
             // starts is finished by the next ones before the next row).
-            if STAGED {
+            // (A band of fewer runs than a group has none: its runs all
+            // take the plain loop below.)
+            if STAGED && groups > 0 {
                 let [_, md] = row_at(m0);
                 // Runs of one block, consecutive in the destination: each
                 // row's groups in `X`'s vectors, the last ending at the
