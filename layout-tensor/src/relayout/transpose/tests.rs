@@ -472,8 +472,9 @@ fn tiles_transpose_like_the_definition() {
 /// staged, and so are rows 2 KiB apart where a square's rows are less
 /// than a line (bytes and 2-byte elements with AVX-512; all without).
 /// With AVX-512, whole squares of 4- and 8-byte elements into rows 2 or
-/// 4 KiB apart go through the squares' stage, and with AVX2 the half
-/// squares of bytes: rows of two blocks of the stage's and then some,
+/// 4 KiB apart go through the squares' stage, and with AVX2 its squares
+/// of 2-byte elements and half squares of bytes: rows of two blocks of
+/// the stage's and then some,
 /// more runs than a block of the stage holds (a trailing square or
 /// group), and runs in blocks of 128 that a block of the stage spans.
 fn check_crowded_rows<T: bytemuck::NoUninit + PartialEq + core::fmt::Debug>(make: fn(usize) -> T) {
