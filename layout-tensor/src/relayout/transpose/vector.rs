@@ -408,8 +408,6 @@ fn merged<
     };
     // Bytes with AVX-512 above the threshold: lane squares, streamed.
     let lanes = LANE_SQUARES && STREAMING && lane_squares_fit::<16, 64>([x, i]);
-    // The staged planes' stage, made for the first (18 KiB of the stack).
-    let mut stage: Option<SquareStage> = None;
     for o in 0..free(0) {
         for k in 0..free(1) {
             let at = grid.block(o, k);
@@ -480,14 +478,16 @@ fn merged<
                 && crowded
                 && matches!(direct, Some(Direct::Squares(n)) if n == W)
             {
-                let stage = stage.get_or_insert_with(SquareStage::new);
-                direct_plane::<T, X, W, false, false, true>(
-                    src,
-                    dst,
-                    geometry,
-                    uncrowded,
-                    Some(stage),
-                );
+                // SAFETY: `X` is AVX-512's vectors (64 bytes) or AVX2's
+                // (32), whose instructions the CPU has
+                // (`transpose_grid_on`); the plane's arguments are as for
+                // the direct call below.
+                unsafe {
+                    match X::BYTES {
+                        64 => staged_plane_avx512::<T, X, W>(src, dst, geometry, uncrowded),
+                        _ => staged_plane_avx2::<T, X, W>(src, dst, geometry, uncrowded),
+                    }
+                }
                 continue;
             }
             // Bytes' half squares (AVX2) into rows that crowd before 32
@@ -646,9 +646,15 @@ const STAGE_SQUARES_BELOW: usize = 32;
 struct SquareStage([core::mem::MaybeUninit<u8>; SQUARE_STAGE_BYTES]);
 
 impl SquareStage {
-    /// A stage of unwritten bytes.
-    fn new() -> Self {
-        Self([core::mem::MaybeUninit::uninit(); SQUARE_STAGE_BYTES])
+    /// Lends `f` a stage of unwritten bytes, made in place on the stack
+    /// (an unoptimised build copied a stage built by value, and a thread
+    /// of 2 MiB overflowed).
+    #[inline(always)]
+    fn lend<R>(f: impl FnOnce(&mut SquareStage) -> R) -> R {
+        let mut stage = core::mem::MaybeUninit::<SquareStage>::uninit();
+        // SAFETY: a `SquareStage` is bytes that may be uninitialised
+        // (`MaybeUninit<u8>`), so any contents, none written, are one.
+        f(unsafe { stage.assume_init_mut() })
     }
 
     /// A staged plane's stage (`STAGED`), as a pointer to its first
@@ -1060,6 +1066,44 @@ fn lane_squares_plane<T: NoUninit, X: Vector, const V: usize, const G: usize>(
     }
 }
 
+/// [`direct_plane`] staged with AVX-512's vectors, out of line, so that
+/// its stage is on the stack only while it runs (each plane's own, inlined,
+/// overflowed the 2 MiB stack of a test thread in an unoptimised build).
+///
+/// # Safety
+/// The CPU has AVX-512 (F and BW) and `X` is its vectors; the arguments
+/// are a plane of a checked grid, as [`direct_plane`]'s.
+#[inline(never)]
+#[target_feature(enable = "avx512f,avx512bw")]
+unsafe fn staged_plane_avx512<T: NoUninit, X: Vector, const W: usize>(
+    src: &[T],
+    dst: &mut [T],
+    geometry: Geometry,
+    uncrowded: usize,
+) {
+    SquareStage::lend(|stage| {
+        direct_plane::<T, X, W, false, false, true>(src, dst, geometry, uncrowded, Some(stage));
+    });
+}
+
+/// [`staged_plane_avx512`] with AVX2's vectors.
+///
+/// # Safety
+/// The CPU has AVX2 and `X` is its vectors; the arguments are a plane of
+/// a checked grid, as [`direct_plane`]'s.
+#[inline(never)]
+#[target_feature(enable = "avx2")]
+unsafe fn staged_plane_avx2<T: NoUninit, X: Vector, const W: usize>(
+    src: &[T],
+    dst: &mut [T],
+    geometry: Geometry,
+    uncrowded: usize,
+) {
+    SquareStage::lend(|stage| {
+        direct_plane::<T, X, W, false, false, true>(src, dst, geometry, uncrowded, Some(stage));
+    });
+}
+
 /// [`half_squares_plane`] staged, out of line: inlined into the AVX2
 /// transpose beside the direct planes, it left them 5-8% slower (bytes
 /// into rows that do not crowd, `u8[1040,1040]` and `u8[1000,1048]`).
@@ -1074,8 +1118,9 @@ unsafe fn staged_half_squares_plane<T: NoUninit, X: Vector>(
     dst: &mut [T],
     geometry: Geometry,
 ) {
-    let mut stage = SquareStage::new();
-    half_squares_plane::<T, X, 16, 32, false, true>(src, dst, geometry, Some(&mut stage));
+    SquareStage::lend(|stage| {
+        half_squares_plane::<T, X, 16, 32, false, true>(src, dst, geometry, Some(stage));
+    });
 }
 
 /// Destination bytes per row that [`half_squares_plane`] writes of each
