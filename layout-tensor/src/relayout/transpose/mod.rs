@@ -60,8 +60,8 @@
 //! 32 rows by 512 bytes (`u8[4096,256]` from 6.6–6.9 to 2.8). Squares
 //! start where the destination's rows reach a vector boundary (and the
 //! source's runs, where every row and run shares one), with a lead
-//! square from the first
-//! element and a trailing one to the last overlapping their neighbours:
+//! square from the first element and a trailing one to the last
+//! overlapping their neighbours:
 //! no store splits a cache line, though a `Vec`'s buffer starts 16 bytes
 //! past one (the 1 MiB `f32` transpose in 64-byte squares at 2.2–2.3
 //! times `memcpy`'s time, against 3.0 with split stores).
