@@ -418,7 +418,7 @@ fn merged<
             };
             if lanes && streams_squares(dst, at[1], [x, i], grid.row_stride) {
                 let first_run = lane_squares_from::<T, 64>(dst, at[1], i, grid.row_stride);
-                lane_squares_plane::<T, __m512i, 16, 64>(src, dst, at, [x, i], strides, first_run);
+                lane_squares_plane::<T, __m512i, 16, 64>(src, dst, geometry, first_run);
                 continue;
             }
             // Destination rows crowded into one set of the L1 cache (a
@@ -540,7 +540,7 @@ fn merged<
                         src, dst, geometry, uncrowded, None,
                     ),
                 },
-                _ => plane::<T, V, STREAMING>(src, dst, at, [x, i], strides),
+                _ => plane::<T, V, STREAMING>(src, dst, geometry),
             }
         }
     }
@@ -1012,11 +1012,10 @@ fn lane_squares_from<T, const G: usize>(dst: &[T], d: usize, i: Axis, row_stride
 fn lane_squares_plane<T: NoUninit, X: Vector, const V: usize, const G: usize>(
     src: &[T],
     dst: &mut [T],
-    [s, d]: [usize; 2],
-    [x, i]: [Axis; 2],
-    [run_stride, row_stride]: [usize; 2],
+    geometry: Geometry,
     first_run: usize,
 ) {
+    let ([s, d], [x, i], [run_stride, row_stride]) = geometry.parts();
     debug_assert!(G * 16 == V * X::BYTES && V == 16);
     let (rows, runs) = (x.per * x.blocks, i.per * i.blocks);
     debug_assert!(rows >= V && runs >= G);
@@ -1443,10 +1442,9 @@ fn half_square<X: Vector, const V: usize>(x: [X; V]) -> [X; V] {
 fn plane<T: NoUninit, const V: usize, const STREAMING: bool>(
     src: &[T],
     dst: &mut [T],
-    at: [usize; 2],
-    [x, i]: [Axis; 2],
-    strides: [usize; 2],
+    geometry: Geometry,
 ) {
+    let (at, [x, i], strides) = geometry.parts();
     // Destination elements contiguous along a row; where they are 2 KiB
     // or more, a tile writes `run_lines` lines of each row.
     let piece = match i.stride[1] == i.per {
