@@ -20,7 +20,7 @@ pub(super) const fn low_mask(bits: u32) -> u8 {
 /// went through a select of shifts by 4, 2 and 1, and `u2` rows of an
 /// odd length out of `(4,1)` sub-tiles took 1.15 times as long, out of
 /// `T(8,128)E(2)` tiles 1.07 (timed in turns in a scratch harness).
-#[inline(always)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 pub(super) fn straddled_bytes(dst: &mut [u8], high: &[u8], low: &[u8], shift: u32) {
     match shift {
         1 => shifted_bytes::<1>(dst, high, low),
@@ -34,7 +34,7 @@ pub(super) fn straddled_bytes(dst: &mut [u8], high: &[u8], low: &[u8], shift: u3
 }
 
 /// [`straddled_bytes`] by `S` bits.
-#[inline(always)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 fn shifted_bytes<const S: u32>(dst: &mut [u8], high: &[u8], low: &[u8]) {
     for ((o, &h), &l) in dst.iter_mut().zip(high).zip(low) {
         *o = (h << S) | (l >> (8 - S));
@@ -42,7 +42,7 @@ fn shifted_bytes<const S: u32>(dst: &mut [u8], high: &[u8], low: &[u8]) {
 }
 
 /// The `n`-bit field of slot `offset` (`n` is 1, 2, 4 or 8).
-#[inline(always)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 pub(super) fn read_field(bytes: &[u8], offset: usize, n: u32) -> u8 {
     // Callers pass offsets inside the buffer; `get` instead of indexing
     // keeps the panic path (and with it `core::fmt`) out of every access,
@@ -72,7 +72,7 @@ impl ByteSpan {
     /// A run that starts on a byte (the common case: a tile row) has
     /// `len / per_byte` whole bytes, a constant when `len` is one (a
     /// static layout's box), so that short fills compile to plain stores.
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     pub(super) fn of(offset: usize, len: usize, per_byte: usize) -> ByteSpan {
         let head = ((per_byte - offset % per_byte) % per_byte).min(len);
         let (first_byte, rest) = match head {
@@ -92,7 +92,7 @@ impl ByteSpan {
 /// Unpacks `out.len()` consecutive slots from `offset` on: the slots
 /// before the first whole byte one at a time, then whole bytes (`8 / n`
 /// values each, first in the high bits), then the rest.
-#[inline(always)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 pub(super) fn unpack_contiguous<E: SubByte>(
     bytes: &[u8],
     offset: usize,
@@ -128,7 +128,7 @@ pub(super) fn unpack_contiguous<E: SubByte>(
 
 /// The values of `PER` slots per byte of each byte of `src`, in order,
 /// into `out` (`PER` values per byte; the first in the high bits).
-#[inline(always)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 fn unpack_bytes<E: SubByte, const PER: usize>(src: &[u8], out: &mut [E::Value]) {
     let n = (8 / PER) as u32;
     let (chunks, _) = out.as_chunks_mut::<PER>();
@@ -149,7 +149,7 @@ fn unpack_bytes<E: SubByte, const PER: usize>(src: &[u8], out: &mut [E::Value]) 
 /// # Errors
 /// A value does not fit the element type ([`SubByte::to_bits`]): the
 /// values before it are written.
-#[inline(always)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 pub(super) fn pack_contiguous<E: SubByte>(
     bytes: &mut [u8],
     offset: usize,
@@ -194,7 +194,7 @@ pub(super) fn pack_contiguous<E: SubByte>(
 
 /// Each byte of `out` from `PER` values of `values` in order (the first
 /// in the high bits), every value already known to fit.
-#[inline(always)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 fn pack_bytes<E: SubByte, const PER: usize>(values: &[E::Value], out: &mut [u8]) {
     let n = (8 / PER) as u32;
     let (chunks, _) = values.as_chunks::<PER>();
@@ -210,7 +210,7 @@ fn pack_bytes<E: SubByte, const PER: usize>(values: &[E::Value], out: &mut [u8])
 
 /// Writes the `n`-bit field of slot `offset`, leaving the byte's other
 /// bits as they are.
-#[inline(always)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 pub(super) fn write_field(bytes: &mut [u8], offset: usize, n: u32, field: u8) {
     // As in `read_field`: no panic path in an access.
     if n == 8 {

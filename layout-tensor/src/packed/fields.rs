@@ -31,7 +31,7 @@ use crate::relayout::stream::{STREAM_FROM_BYTES, StreamWriter};
 /// byte `row_starts[r]`, into `K * bytes` consecutive destination bytes
 /// from `dst_start` (each one `x` of the `K` rows): the block loop of 8
 /// rows of bits, which the vector kernels (2 and 4 rows) do not take.
-#[inline(always)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 fn pack_block<const K: usize, const N: u32>(
     src: &[u8],
     row_starts: [usize; K],
@@ -51,7 +51,7 @@ fn pack_block<const K: usize, const N: u32>(
 /// Unpacks one block: `K * bytes` consecutive source bytes from
 /// `src_start` into `K` destination rows of `bytes` bytes each, row `r`
 /// from byte `row_starts[r]` (as [`pack_block`], for 8 rows of bits).
-#[inline(always)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 fn unpack_block<const K: usize, const N: u32>(
     src: &[u8],
     src_start: usize,
@@ -93,7 +93,7 @@ impl Blocks {
     /// rows that fit the stage together, `K` rows of `blocks.bytes` bytes
     /// a block: whole planes where they fit, else runs of a plane's
     /// blocks; `x` is the first byte of the rows.
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn in_pieces<const K: usize>(self, mut f: impl FnMut(Blocks, usize)) {
         if self.bytes == 0 || self.counts.contains(&0) {
             return;
@@ -131,7 +131,7 @@ impl Blocks {
     /// ([`Blocks::in_pieces`]): row `r` of block `t` of plane `o`, its
     /// block's first slots in `block` (source and destination); plane by
     /// plane, block by block.
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn for_each_row<const K: usize>(self, mut f: impl FnMut([usize; 2], [usize; 3])) {
         let [planes, per_plane] = self.counts;
         for o in 0..planes {
@@ -238,7 +238,7 @@ impl StageLayout {
 /// continue each other's rows ([`Blocks::joined_along`]), and is packed
 /// from there by the row interleave kernel with the field transpose for
 /// 2 and 4 rows, block by block for 8.
-#[inline(always)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 fn pack_realigned<const K: usize, const N: u32>(
     src: &[u8],
     out: &mut [u8],
@@ -287,7 +287,7 @@ fn pack_realigned<const K: usize, const N: u32>(
 /// row at a time where its blocks continue each other's rows
 /// ([`Blocks::joined_along`]), shifted where it starts mid-byte, its
 /// first and last bytes merged ([`copy_shifted_run`]).
-#[inline(always)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 fn unpack_shifted<const K: usize, const N: u32>(
     src: &[u8],
     out: &mut [u8],

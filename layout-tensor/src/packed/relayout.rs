@@ -346,7 +346,7 @@ fn convert_run<E: SubByte>(
 /// byte from the two source bytes it straddles, shifted, and the partial
 /// bytes at its ends merged ([`copy_shifted_run`]); runs of fewer than
 /// two bytes, and the ragged ends of equally aligned ones, slot by slot.
-#[inline(always)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 fn copy_run(
     src: &[u8],
     out: &mut [u8],
@@ -425,7 +425,7 @@ impl JoinedRun {
     /// The block of `rows` runs of `len` slots of `n` bits, run `r` at
     /// `start + r * outer` in `src` and `out`: each run joined to the
     /// staged run where it continues it, or staged anew, or copied.
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn push_block(
         &mut self,
         src: &[u8],
@@ -492,7 +492,7 @@ impl JoinedRun {
     }
 
     /// `B` bytes of `src` from `from` on into the stage at `to`.
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn stage_piece<const B: usize>(&mut self, src: &[u8], (from, to): (usize, usize)) {
         let piece: &[u8; B] = src[from..from + B].try_into().expect("B bytes");
         self.stage[to..to + B].copy_from_slice(piece);
@@ -500,7 +500,7 @@ impl JoinedRun {
 
     /// Copies the staged run to the destination, and empties the stage:
     /// one piece from the source as it is.
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn flush(&mut self, src: &[u8], out: &mut [u8], n: u32) {
         match self.pieces {
             0 => return,
@@ -515,7 +515,7 @@ impl JoinedRun {
 }
 
 /// [`copy_run`] of slots of the value's width `n`, each read from `src`.
-#[inline(always)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 fn copy_slots(src: &[u8], out: &mut [u8], [s, d]: [usize; 2], len: usize, n: u32) {
     copy_run(src, out, s, d, len, n, &|out: &mut [u8], s, d| {
         write_field(out, d, n, read_field(src, s, n));
@@ -537,7 +537,7 @@ fn copy_slots(src: &[u8], out: &mut [u8], [s, d]: [usize; 2], len: usize, n: u32
 /// # Panics
 /// If the run reaches past `out`, or past `src` but for the byte after
 /// its last, which is read only if it exists.
-#[inline(always)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 pub(crate) fn copy_shifted_run(src: &[u8], out: &mut [u8], [s, d]: [usize; 2], len: usize, n: u32) {
     let per_byte = (8 / n) as usize;
     let to = ByteSpan::of(d, len, per_byte);
@@ -587,7 +587,7 @@ pub(crate) fn copy_shifted_run(src: &[u8], out: &mut [u8], [s, d]: [usize; 2], l
 }
 
 /// `byte`'s bits under `mask` set to `bits`', the others kept.
-#[inline(always)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 fn merge_byte(byte: &mut u8, bits: u8, mask: u8) {
     *byte = (*byte & !mask) | (bits & mask);
 }

@@ -162,14 +162,14 @@ impl BlockRows {
     }
 
     /// Where row `n` starts.
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     pub(crate) fn at(self, n: usize) -> usize {
         self.start + (n / self.per) * self.block + (n % self.per) * self.row
     }
 
     /// Where rows `first..first + out.len()` start, stepped row by row.
     #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     pub(crate) fn fill(self, out: &mut [usize], first: usize) {
         let (mut group, mut e) = (first / self.per, first % self.per);
         let mut at = self.start + group * self.block + e * self.row;
@@ -209,7 +209,7 @@ impl BlockRows {
 ///
 /// # Panics
 /// If the slots reach past `src`.
-#[inline(always)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 pub(crate) fn realign<const K: usize>(src: &[u8], from: usize, out: &mut [u8]) {
     let (byte, shift) = (from / K, (from % K * (8 / K)) as u32);
     if shift == 0 {
@@ -226,7 +226,7 @@ pub(crate) fn realign<const K: usize>(src: &[u8], from: usize, out: &mut [u8]) {
 /// One block of [`copy_squares`]: `rows × len` slots, the source's rows
 /// (along `i`) and the destination's (along `r`) where `[src_rows,
 /// dst_rows]` say.
-#[inline(always)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 fn block<const K: usize, const N: u32>(
     src: &[u8],
     out: &mut [u8],
@@ -319,7 +319,7 @@ const VECTORS: bool = cfg!(all(target_arch = "x86_64", target_feature = "sse2"))
 /// starts mid-byte) and the destination's in bytes; `i` and `r` are in
 /// slots, multiples of `K`, so that a square's `K` destination rows are
 /// in one group (`per` a multiple of `K`).
-#[inline(always)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 fn square<const K: usize, const N: u32>(
     src: &[u8],
     out: &mut [u8],

@@ -394,7 +394,7 @@ impl<S: Storage<Elem = u8>, L: AnyLayout, E: SubByte> PackedBase<S, L, E> {
     }
 
     /// Bits per slot: the layout's `E(n)`, or 8 without one.
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     pub fn bits_per_slot(&self) -> u32 {
         self.layout.element_size_in_bits() as u32
     }

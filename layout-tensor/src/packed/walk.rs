@@ -72,7 +72,7 @@ impl<S: StorageMut<Elem = u8>, L: AnyLayout, E: SubByte> PackedBase<S, L, E> {
         runs::for_each_indexed_run_in(
             &self.layout,
             Order::Memory,
-            #[inline(always)]
+            #[cfg_attr(not(debug_assertions), inline(always))]
             |index, run| {
                 if result.is_err() {
                     return;
@@ -172,7 +172,7 @@ impl<S: StorageMut<Elem = u8>, L: AnyLayout, E: SubByte> PackedBase<S, L, E> {
         if runs::for_each_slot_box_span(
             &self.layout,
             padding,
-            #[inline(always)]
+            #[cfg_attr(not(debug_assertions), inline(always))]
             |start, len| fill_stretch(bytes, start, len, n, bits, pattern),
         ) {
             return;
@@ -197,7 +197,7 @@ impl<S: StorageMut<Elem = u8>, L: AnyLayout, E: SubByte> PackedBase<S, L, E> {
 }
 
 /// A byte of `8 / n` copies of the `n`-bit `bits`.
-#[inline(always)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 fn byte_of(bits: u8, n: u32) -> u8 {
     let mut pattern = 0u8;
     for j in 0..8 / n {
@@ -209,7 +209,7 @@ fn byte_of(bits: u8, n: u32) -> u8 {
 /// Writes the `n`-bit `bits` into slots `start..start + len`: field by
 /// field up to the first whole byte, whole bytes (`pattern`, from
 /// [`byte_of`]), field by field after the last.
-#[inline(always)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 fn fill_stretch(bytes: &mut [u8], start: usize, len: usize, n: u32, bits: u8, pattern: u8) {
     let span = ByteSpan::of(start, len, (8 / n) as usize);
     for offset in start..start + span.head {
@@ -224,7 +224,7 @@ fn fill_stretch(bytes: &mut [u8], start: usize, len: usize, n: u32, bits: u8, pa
 }
 
 /// Reads slot `offset`'s value, lets `f` change it and writes it back.
-#[inline(always)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 fn update_field<E: SubByte>(
     bytes: &mut [u8],
     offset: usize,
@@ -242,7 +242,7 @@ fn update_field<E: SubByte>(
 /// time (each of its `8 / n` values read from and packed back into a
 /// register, one store per byte), then field by field. On an error the
 /// values before the failing one are written.
-#[inline(always)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 fn update_stretch<E: SubByte>(
     bytes: &mut [u8],
     start: usize,

@@ -16,7 +16,7 @@ use super::{simd, stream, transpose};
 /// [`RelayoutKernel::UnitTranspose`] nest is in units, so its buffers are
 /// taken as slices of units and copied as a transpose; any other kernel
 /// as [`copy_nest`].
-#[inline(always)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 pub(super) fn copy_planned<T: NoUninit>(
     nest: &LoopNest,
     kernel: RelayoutKernel,
@@ -52,7 +52,7 @@ fn copy_staged<T: NoUninit, const K: usize>(nest: &LoopNest, src: &[T], dst: &mu
         let fits = transpose::Stage::<T>::capacity() >= K;
         let mut stage = transpose::Stage::<T>::new();
         nest.for_each_volume_any_order(
-            #[inline(always)]
+            #[cfg_attr(not(debug_assertions), inline(always))]
             |start, shape| match shape[3] == K && fits {
                 true => transpose::staged_volume::<T, K, { transpose::STAGE_WORDS }>(
                     src,
@@ -94,7 +94,7 @@ fn copy_units<T: NoUninit, const K: usize>(nest: &LoopNest, src: &[T], dst: &mut
 /// runs contiguous in both buffers that start at destination addresses
 /// that are not 16-byte aligned with the platform's `memcpy`, up to their
 /// first aligned element when longer than 2 KiB ([`Memcpy`]).
-#[inline(always)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 pub(super) fn copy_nest<T: NoUninit>(
     nest: &LoopNest,
     kernel: RelayoutKernel,
@@ -119,7 +119,7 @@ pub(super) fn copy_nest<T: NoUninit>(
 /// The largest power of two, up to 64, that divides the byte address of
 /// every run's start in the destination (the runs of `nest`'s innermost
 /// level).
-#[inline(always)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 fn dst_run_alignment<T>(nest: &LoopNest, dst: &[T]) -> usize {
     let size = core::mem::size_of::<T>();
     let mut bits = dst.as_ptr() as usize | 64;
@@ -145,7 +145,7 @@ fn dst_run_alignment<T>(nest: &LoopNest, dst: &[T]) -> usize {
 /// to overlap, so loads and stores can be reordered and vectorised). The
 /// contiguous copies are inlined into the walk, so that a run of 512
 /// bytes costs no call.
-#[inline(always)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 fn copy_volumes<T: NoUninit, S: Sink<T>>(
     nest: &LoopNest,
     kernel: RelayoutKernel,
@@ -162,7 +162,7 @@ fn copy_volumes<T: NoUninit, S: Sink<T>>(
             #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
             if !S::STREAMING {
                 return super::isa::with_best(
-                    #[inline(always)]
+                    #[cfg_attr(not(debug_assertions), inline(always))]
                     || contiguous_runs(nest, src, out),
                 );
             }
@@ -181,7 +181,7 @@ fn copy_volumes<T: NoUninit, S: Sink<T>>(
             let vectors = simd::has_vectors::<T>(factor);
             let mut bands = simd::Bands::new(!S::STREAMING);
             nest.for_each_volume(
-                #[inline(always)]
+                #[cfg_attr(not(debug_assertions), inline(always))]
                 |start, [outers, steps, rows, len]| {
                     let dst = out.buffer();
                     if vectors && len == factor {
@@ -221,7 +221,7 @@ fn copy_volumes<T: NoUninit, S: Sink<T>>(
             // in one, the partial one in another.
             let mut bands = simd::Bands::new(!S::STREAMING);
             nest.for_each_volume_any_order(
-                #[inline(always)]
+                #[cfg_attr(not(debug_assertions), inline(always))]
                 |start, [outers, steps, rows, len]| {
                     let dst = out.buffer();
                     if steps == factor {
@@ -256,7 +256,7 @@ fn copy_volumes<T: NoUninit, S: Sink<T>>(
             // another, rather than band by band, so the kernel can merge
             // the bands' rows (8 of them in a `T(8,128)` band).
             nest.for_each_volume_any_order(
-                #[inline(always)]
+                #[cfg_attr(not(debug_assertions), inline(always))]
                 |start, shape| {
                     transpose_volume(src, out.buffer(), start, shape, strides, S::STREAMING);
                 },
@@ -273,7 +273,7 @@ fn copy_volumes<T: NoUninit, S: Sink<T>>(
         | RelayoutKernel::StagedUnitTranspose { .. }
         | RelayoutKernel::PackedSlots => {
             nest.for_each_volume(
-                #[inline(always)]
+                #[cfg_attr(not(debug_assertions), inline(always))]
                 |start, shape| {
                     strided_volume(
                         src,
@@ -291,7 +291,7 @@ fn copy_volumes<T: NoUninit, S: Sink<T>>(
 /// The runs of `nest`, contiguous in both buffers, copied one after the
 /// other into `out` ([`Sink::run`], inline), prefetching the source ahead
 /// when streaming ([`read_ahead`], [`next_run`]).
-#[inline(always)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 fn contiguous_runs<T: NoUninit, S: Sink<T>>(nest: &LoopNest, src: &[T], mut out: S) {
     let [outer, step, row, _] = nest.volume_strides();
     let blocks = [outer, step, row];
@@ -300,7 +300,7 @@ fn contiguous_runs<T: NoUninit, S: Sink<T>>(nest: &LoopNest, src: &[T], mut out:
         false => 0,
     };
     nest.for_each_volume(
-        #[inline(always)]
+        #[cfg_attr(not(debug_assertions), inline(always))]
         |start, [outers, steps, rows, len]| {
             let counts = [outers, steps, rows];
             if !S::STREAMING && len * core::mem::size_of::<T>() <= 16 {
@@ -321,7 +321,7 @@ fn contiguous_runs<T: NoUninit, S: Sink<T>>(nest: &LoopNest, src: &[T], mut out:
                 start,
                 [outers, steps, rows],
                 blocks,
-                #[inline(always)]
+                #[cfg_attr(not(debug_assertions), inline(always))]
                 |[s, d]| {
                     if next > 0 {
                         stream::prefetch(src, s.saturating_add(next), len);
@@ -342,7 +342,7 @@ fn contiguous_runs<T: NoUninit, S: Sink<T>>(nest: &LoopNest, src: &[T], mut out:
 /// times a `memcpy` of the whole buffer's time for the 4-byte groups of
 /// `s8[512,2043]{1,0}` into `{0,1:T(8,128)(4,1)}` (groups a source row
 /// of 2043 bytes does not split into 4-byte units).
-#[inline(always)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 fn short_runs<T: Copy, const K: usize>(
     src: &[T],
     dst: &mut [T],
@@ -354,7 +354,7 @@ fn short_runs<T: Copy, const K: usize>(
         start,
         counts,
         blocks,
-        #[inline(always)]
+        #[cfg_attr(not(debug_assertions), inline(always))]
         |[s, d]| {
             // `K` is a constant: a fixed-size copy, no call.
             dst[d..d + K].copy_from_slice(&src[s..s + K]);
@@ -365,7 +365,7 @@ fn short_runs<T: Copy, const K: usize>(
 /// One volume of blocks whose rows are contiguous in the source
 /// (`strides[2][0] == 1`) and runs in the destination (`strides[3][1] ==
 /// 1`), with the transpose kernel ([`transpose`]).
-#[inline(always)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 fn transpose_volume<T: NoUninit>(
     src: &[T],
     dst: &mut [T],
@@ -464,7 +464,7 @@ fn in_source_order(nest: &LoopNest) -> LoopNest {
 /// the innermost level of run starts that takes more than one step
 /// (`[outers, steps, rows]`, strides `[outer, step, row]`); 0 otherwise.
 /// The last run of that level prefetches past it, a wasted hint.
-#[inline(always)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 fn next_run<T>(len: usize, counts: [usize; 3], strides: [[usize; 2]; 3]) -> usize {
     if len.saturating_mul(core::mem::size_of::<T>()) < PAGE_BYTES {
         return 0;

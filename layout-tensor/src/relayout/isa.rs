@@ -82,10 +82,10 @@ impl Isa {
 }
 
 /// Calls `f` from a function compiled for AVX2 when the CPU has it, else
-/// as it is: the loops of an `#[inline(always)]` closure then move 32
-/// bytes per load and store (the compiler's own vectorisation, with the
-/// wider registers).
-#[inline(always)]
+/// as it is: the loops of a closure inlined into it (`#[inline(always)]`,
+/// in optimised builds) then move 32 bytes per load and store (the
+/// compiler's own vectorisation, with the wider registers).
+#[cfg_attr(not(debug_assertions), inline(always))]
 pub(crate) fn with_best<R>(f: impl FnOnce() -> R) -> R {
     if has_avx2() {
         // SAFETY: the CPU has AVX2.
@@ -254,25 +254,25 @@ impl Vector for __m128i {
     // valid value.
     const ZERO: __m128i = unsafe { core::mem::transmute::<u128, __m128i>(0) };
 
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     unsafe fn load(p: *const u8) -> __m128i {
         // SAFETY: the caller's contract.
         unsafe { _mm_loadu_si128(p.cast()) }
     }
 
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     unsafe fn store(p: *mut u8, v: __m128i) {
         // SAFETY: the caller's contract.
         unsafe { _mm_storeu_si128(p.cast(), v) }
     }
 
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     unsafe fn stream(p: *mut u8, v: __m128i) {
         // SAFETY: the caller's contract.
         unsafe { super::stream::stream_store(p.cast(), v) }
     }
 
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     unsafe fn unpack(lane: usize, high: bool, a: __m128i, b: __m128i) -> __m128i {
         // SAFETY: register-only instructions of SSE2, which every x86-64
         // target has.
@@ -290,7 +290,7 @@ impl Vector for __m128i {
         }
     }
 
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     unsafe fn store_halves(lo: *mut u8, hi: *mut u8, v: __m128i) {
         // SAFETY: the caller's contract: 8 bytes at each of `lo` and
         // `hi`; SSE2's moves.
@@ -300,7 +300,7 @@ impl Vector for __m128i {
         }
     }
 
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     unsafe fn load_lanes(p: *const u8, _: usize) -> __m128i {
         // SAFETY: the caller's contract: 16 bytes at `p`.
         unsafe { Self::load(p) }
@@ -314,19 +314,19 @@ impl Vector for __m256i {
     // valid value.
     const ZERO: __m256i = unsafe { core::mem::transmute::<[u128; 2], __m256i>([0, 0]) };
 
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     unsafe fn load(p: *const u8) -> __m256i {
         // SAFETY: the caller's contract (AVX, which AVX2 implies).
         unsafe { _mm256_loadu_si256(p.cast()) }
     }
 
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     unsafe fn store(p: *mut u8, v: __m256i) {
         // SAFETY: the caller's contract.
         unsafe { _mm256_storeu_si256(p.cast(), v) }
     }
 
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     unsafe fn stream(p: *mut u8, v: __m256i) {
         // SAFETY: the caller's contract.
         #[cfg(not(miri))]
@@ -340,7 +340,7 @@ impl Vector for __m256i {
         };
     }
 
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     unsafe fn unpack(lane: usize, high: bool, a: __m256i, b: __m256i) -> __m256i {
         // SAFETY: register-only instructions of AVX2, which the caller's
         // contract says the CPU has.
@@ -360,7 +360,7 @@ impl Vector for __m256i {
         }
     }
 
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     unsafe fn store_halves(lo: *mut u8, hi: *mut u8, v: __m256i) {
         // SAFETY: the caller's contract: 16 bytes at each of `lo` and
         // `hi`, and AVX2.
@@ -370,7 +370,7 @@ impl Vector for __m256i {
         }
     }
 
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     unsafe fn load_lanes(p: *const u8, lane_stride: usize) -> __m256i {
         // SAFETY: the caller's contract: 16 bytes at `p` and at `p +
         // lane_stride`, and AVX (which AVX2 implies).
@@ -385,19 +385,19 @@ impl Vector for __m512i {
     // valid value.
     const ZERO: __m512i = unsafe { core::mem::transmute::<[u128; 4], __m512i>([0; 4]) };
 
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     unsafe fn load(p: *const u8) -> __m512i {
         // SAFETY: the caller's contract (AVX-512 F).
         unsafe { _mm512_loadu_si512(p.cast()) }
     }
 
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     unsafe fn store(p: *mut u8, v: __m512i) {
         // SAFETY: the caller's contract.
         unsafe { _mm512_storeu_si512(p.cast(), v) }
     }
 
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     unsafe fn stream(p: *mut u8, v: __m512i) {
         // SAFETY: the caller's contract.
         #[cfg(not(miri))]
@@ -411,7 +411,7 @@ impl Vector for __m512i {
         };
     }
 
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     unsafe fn unpack(lane: usize, high: bool, a: __m512i, b: __m512i) -> __m512i {
         // The 8-byte words of `a` (0 to 7) and `b` (8 to 15) that the
         // 16-byte lanes of the low and high halves interleave take.
@@ -439,7 +439,7 @@ impl Vector for __m512i {
         }
     }
 
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     unsafe fn store_halves(lo: *mut u8, hi: *mut u8, v: __m512i) {
         // SAFETY: the caller's contract: 32 bytes at each of `lo` and
         // `hi`, and AVX-512 F.
@@ -449,7 +449,7 @@ impl Vector for __m512i {
         }
     }
 
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     unsafe fn load_lanes(p: *const u8, lane_stride: usize) -> __m512i {
         // SAFETY: the caller's contract: 16 bytes at each `p + k *
         // lane_stride`, `k < 4`, and AVX-512 F.
@@ -482,7 +482,7 @@ mod tests {
 
     /// `store_halves` of `X`: the low half at `lo`, the high half at
     /// `hi`, the bytes between them untouched.
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn check_store_halves<X: Vector>() {
         let half = X::BYTES / 2;
         let bytes: [u8; 64] = core::array::from_fn(|k| k as u8 + 1);

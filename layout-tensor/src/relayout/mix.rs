@@ -46,19 +46,19 @@ pub(crate) struct Whole;
 impl<T> Mix<T> for Whole {
     const WHOLE: bool = true;
 
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn elements<const F: usize>(v: [T; F]) -> [T; F] {
         v
     }
 
     #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn vectors<const F: usize>(v: [__m128i; F]) -> [__m128i; F] {
         v
     }
 
     #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     unsafe fn wide_vectors<const F: usize>(v: [__m256i; F]) -> [__m256i; F] {
         v
     }
@@ -85,7 +85,7 @@ const fn round_mask(n: u32, s: usize) -> u8 {
 }
 
 impl<const N: u32> Mix<u8> for Fields<N> {
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn elements<const F: usize>(mut v: [u8; F]) -> [u8; F] {
         debug_assert_eq!(F as u32 * N, 8, "a group of 8 / N rows");
         let mut s = F / 2;
@@ -102,7 +102,7 @@ impl<const N: u32> Mix<u8> for Fields<N> {
     }
 
     #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn vectors<const F: usize>(mut v: [__m128i; F]) -> [__m128i; F] {
         use core::arch::x86_64::*;
         let mut s = F / 2;
@@ -128,7 +128,7 @@ impl<const N: u32> Mix<u8> for Fields<N> {
     }
 
     #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     unsafe fn wide_vectors<const F: usize>(mut v: [__m256i; F]) -> [__m256i; F] {
         use core::arch::x86_64::*;
         let mut s = F / 2;

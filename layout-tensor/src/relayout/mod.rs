@@ -208,7 +208,7 @@ where
 /// the nest rearranged for it. Packed sub-byte relayouts whose bytes hold
 /// the same elements come here too, as bytes along the nest in bytes
 /// ([`LoopNest::in_units`]).
-#[inline(always)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 pub(crate) fn copy_along<T: bytemuck::NoUninit>(nest: &LoopNest, src: &[T], dst: &mut [T]) {
     let kernel = RelayoutKernel::for_nest(Some(nest));
     match arrange(nest, kernel) {

@@ -22,11 +22,11 @@ pub(super) trait Sink<T> {
 
 impl<T: Copy> Sink<T> for &mut [T] {
     const STREAMING: bool = false;
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn run(&mut self, src: &[T], at: usize) {
         copy_run(src, &mut self[at..at + src.len()]);
     }
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn buffer(&mut self) -> &mut [T] {
         self
     }
@@ -34,11 +34,11 @@ impl<T: Copy> Sink<T> for &mut [T] {
 
 impl<T: NoUninit> Sink<T> for StreamWriter<'_, T> {
     const STREAMING: bool = true;
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn run(&mut self, src: &[T], at: usize) {
         self.copy(src, at);
     }
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn buffer(&mut self) -> &mut [T] {
         self.flushed()
     }
@@ -66,7 +66,7 @@ pub(super) struct Memcpy<'a, T>(pub(super) &'a mut [T]);
 
 impl<T: Copy> Sink<T> for Memcpy<'_, T> {
     const STREAMING: bool = false;
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn run(&mut self, src: &[T], at: usize) {
         let dst = &mut self.0[at..at + src.len()];
         if core::mem::size_of_val(src) <= 2048 {
@@ -79,7 +79,7 @@ impl<T: Copy> Sink<T> for Memcpy<'_, T> {
         dst_head.copy_from_slice(src_head);
         copy_run(src_rest, dst_rest);
     }
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn buffer(&mut self) -> &mut [T] {
         self.0
     }
@@ -90,7 +90,7 @@ impl<T: Copy> Sink<T> for Memcpy<'_, T> {
 /// element can be aligned (a 16-byte `c128` 8 bytes off), and then all of
 /// the run is copied inline, its stores unaligned, rather than risk the
 /// `rep movsb`.
-#[inline(always)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 fn memcpy_head<T>(dst: &[T]) -> usize {
     match dst.as_ptr().align_offset(16) {
         usize::MAX => 0,
@@ -110,7 +110,7 @@ fn memcpy_head<T>(dst: &[T]) -> usize {
 /// `{2,0,1}` into a destination 16 bytes further on than the source
 /// (modulo a page) took 9.3-9.9 times memcpy's time that way, 1.13-1.14
 /// inline, and level with `memcpy` (1.13-1.20) at other offsets.
-#[inline(always)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 fn copy_run<T: Copy>(src: &[T], dst: &mut [T]) {
     let (dst_chunks, dst_tail) = dst.as_chunks_mut::<16>();
     let (src_chunks, src_tail) = src.as_chunks::<16>();

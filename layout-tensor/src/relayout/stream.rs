@@ -198,7 +198,7 @@ impl<T> StreamWriter<'_, T> {
 /// # Safety
 /// `to` is 64-byte aligned and valid for 64 bytes of writes.
 #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
-#[inline(always)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 unsafe fn stream_line(to: *mut u8, line: &Line) {
     use core::arch::x86_64::{__m128i, _mm_load_si128};
     let from = line.0.as_ptr().cast::<__m128i>();
@@ -219,7 +219,7 @@ unsafe fn stream_line(to: *mut u8, line: &Line) {
 /// # Safety
 /// `p` is valid for a 16-byte write and 16-byte aligned.
 #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
-#[inline(always)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 pub(crate) unsafe fn stream_store(
     p: *mut core::arch::x86_64::__m128i,
     v: core::arch::x86_64::__m128i,
@@ -264,7 +264,7 @@ impl ReadAhead {
     pub(crate) const OFF: ReadAhead = ReadAhead { next: 0, piece: 0 };
 
     /// Prefetches `[start + span, start + 2 * span)` in `steps` steps.
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     pub(crate) fn new(start: usize, span: usize, steps: usize) -> ReadAhead {
         ReadAhead {
             next: start.saturating_add(span),
@@ -273,7 +273,7 @@ impl ReadAhead {
     }
 
     /// Prefetches the next piece of `src` (nothing past its end).
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     pub(crate) fn step<T>(&mut self, src: &[T]) {
         if let Some([from, len]) = self.next_piece() {
             prefetch(src, from, len);
@@ -281,7 +281,7 @@ impl ReadAhead {
     }
 
     /// The next piece, `[first element, length]`, and moves past it.
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn next_piece(&mut self) -> Option<[usize; 2]> {
         let from = self.next;
         self.next = from.saturating_add(self.piece);
@@ -294,7 +294,7 @@ impl ReadAhead {
 /// on memory; nothing when the range is not wholly in `buf` or the target has no
 /// prefetch instruction. A hint: it changes no memory, and a wrong one
 /// costs only bandwidth.
-#[inline(always)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 pub(crate) fn prefetch<T>(buf: &[T], from: usize, len: usize) {
     #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
     {
@@ -320,7 +320,7 @@ pub(crate) fn prefetch<T>(buf: &[T], from: usize, len: usize) {
 
 /// `prefetcht0` of the line holding `p`.
 #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
-#[inline(always)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 fn prefetch_line(p: *const i8) {
     use core::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
     // SAFETY: a prefetch reads and writes no memory (any address is

@@ -40,10 +40,12 @@
 //! `bf16` (medians of six rounds in turns at 1 MiB), and the same within
 //! the noise for the others.
 //!
-//! Each function is `#[inline(always)]` without a `target_feature` of its
-//! own: the callers are compiled for AVX2 ([`super::interleave_grid`]'s
-//! and [`super::deinterleave_grid`]'s dispatch), and these inline into
-//! them.
+//! Each function inlines (`#[inline(always)]` in optimised builds) and
+//! has no `target_feature` of its own: the callers are compiled for AVX2
+//! ([`super::interleave_grid`]'s and [`super::deinterleave_grid`]'s
+//! dispatch), and these inline into them. In an unoptimised build they
+//! stay calls, compiled for the baseline; they run only after the
+//! dispatch has found AVX2, so their intrinsics are sound either way.
 
 use core::arch::x86_64::{
     __m128i, __m256i, _mm256_loadu_si256, _mm256_loadu2_m128i, _mm256_shuffle_epi8,
@@ -89,7 +91,7 @@ const fn lane_shuffle(f: usize, w: usize) -> [u8; 32] {
 ///
 /// # Safety
 /// The CPU has AVX2.
-#[inline(always)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 unsafe fn shuffle_lanes<T, const F: usize>(x: __m256i, table: [u8; 32]) -> __m256i {
     if F * core::mem::size_of::<T>() == 16 {
         return x;
@@ -112,7 +114,7 @@ unsafe fn shuffle_lanes<T, const F: usize>(x: __m256i, table: [u8; 32]) -> __m25
 /// With `STREAMING`, the bounds of each range of `lines` are multiples of
 /// 64, and the output vectors of its row whose addresses are in the range
 /// are 16-byte aligned.
-#[inline(always)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 pub(super) unsafe fn deinterleave<T: NoUninit, M: Mix<T>, const F: usize, const STREAMING: bool>(
     a: *const T,
     out: *mut T,
@@ -202,7 +204,7 @@ pub(super) unsafe fn deinterleave<T: NoUninit, M: Mix<T>, const F: usize, const 
 /// F * vectors` bytes, not overlapping the rows. With `STREAMING`, the
 /// bounds of `lines` are multiples of 64, and the output vectors whose
 /// addresses are in it are 16-byte aligned.
-#[inline(always)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 pub(super) unsafe fn interleave<T: NoUninit, M: Mix<T>, const F: usize, const STREAMING: bool>(
     a: *const T,
     row_stride: usize,
@@ -259,7 +261,7 @@ pub(super) unsafe fn interleave<T: NoUninit, M: Mix<T>, const F: usize, const ST
 ///
 /// # Safety
 /// The CPU has AVX2.
-#[inline(always)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 unsafe fn unpack_lanes(width: usize, x: __m256i, y: __m256i) -> [__m256i; 2] {
     use core::arch::x86_64::*;
     // SAFETY: the caller's CPU has AVX2; the unpacks read and write no
@@ -281,7 +283,7 @@ unsafe fn unpack_lanes(width: usize, x: __m256i, y: __m256i) -> [__m256i; 2] {
 /// # Safety
 /// The CPU has AVX2; `p` is valid for a 32-byte write, and 16-byte
 /// aligned if `STREAMING` and in `[lo, hi)`.
-#[inline(always)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 unsafe fn store_wide<const STREAMING: bool>(p: *mut __m256i, v: __m256i, lines: [usize; 2]) {
     use core::arch::x86_64::{_mm256_castsi256_si128, _mm256_extracti128_si256};
     let [lo, hi] = lines;

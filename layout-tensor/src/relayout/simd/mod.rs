@@ -114,7 +114,7 @@ impl BlockGrid {
     /// reads, when grids follow each other through it (the next band of
     /// tiles): the span after this grid's, a piece per block, the blocks
     /// of `paired` being rows ([`BlockGrid::end`]); else none.
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn read_ahead<const STREAMING: bool>(&self, paired: usize) -> ReadAhead {
         match (STREAMING, self.end(0, paired)) {
             (true, Some(end)) => {
@@ -141,7 +141,7 @@ impl BlockGrid {
     /// `u8[1000,1100]` into `T(32,128)(4,1)`, so it keeps the walk's
     /// order. Above the threshold both keep it, as their streamed lines
     /// follow it.
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn in_read_order(mut self) -> BlockGrid {
         if self.strides[0][0] < self.strides[1][0] {
             self.counts.swap(0, 1);
@@ -152,25 +152,25 @@ impl BlockGrid {
 
     /// Calls `f([s, d])` with the source and destination offsets of the
     /// first block of every plane (`k == 0`), band by band.
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn for_each_plane(&self, mut f: impl FnMut([usize; 2])) {
         let (outers, outer) = (self.counts[0], self.strides[0]);
         for_each_step(
             self.start,
             self.bands,
             self.band_stride,
-            #[inline(always)]
+            #[cfg_attr(not(debug_assertions), inline(always))]
             |band| for_each_step(band, outers, outer, &mut f),
         );
     }
 
     /// Calls `f([s, d])` with the source and destination offsets of every
     /// block, plane by plane (the engine's [`for_each_step`] per level).
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn for_each_block(&self, mut f: impl FnMut([usize; 2])) {
         let (steps, step) = (self.counts[1], self.strides[1]);
         self.for_each_plane(
-            #[inline(always)]
+            #[cfg_attr(not(debug_assertions), inline(always))]
             |plane| for_each_step(plane, steps, step, &mut f),
         );
     }
@@ -214,7 +214,7 @@ impl Bands {
     /// continues it, or waiting itself while there is room, and then
     /// `None`; else the older waiting grid, to run now, with `grid`
     /// waiting in its place.
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     pub(crate) fn push(&mut self, grid: BlockGrid) -> Option<BlockGrid> {
         if !self.join {
             return Some(grid);
@@ -251,7 +251,7 @@ impl BlockGrid {
     /// is the same grid one band stride after the last band (the first
     /// band it joins sets the stride); `false`, and nothing changed,
     /// otherwise.
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn join(&mut self, next: &BlockGrid) -> bool {
         let [a, b] = [next.strides, self.strides];
         let alike = next.counts[0] == self.counts[0]
@@ -300,7 +300,7 @@ fn sub(a: [usize; 2], b: [usize; 2]) -> Option<[usize; 2]> {
 /// `T(8,128)(4,1)` unpack of 256 MiB took 1.4–1.5 times as long as with
 /// every store streamed (2.97 against 1.96–2.15 times memcpy's time), for
 /// one such line per 1 KiB row.
-#[inline(always)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 pub(crate) fn stream_lines(from: usize, bytes: usize) -> [usize; 2] {
     let to = from.saturating_add(bytes);
     let (lo, hi) = (from - from % 64, to.saturating_add(63) / 64 * 64);
@@ -312,7 +312,7 @@ pub(crate) fn stream_lines(from: usize, bytes: usize) -> [usize; 2] {
 
 /// Whether the interleave and deinterleave of `factor` rows of `T` have a
 /// vector kernel on this target (else they are plain loops).
-#[inline(always)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 pub(crate) const fn has_vectors<T>(factor: usize) -> bool {
     match factor {
         2 => vector_elements::<T, 2>() != usize::MAX,
@@ -367,7 +367,7 @@ fn wide_vectors() -> bool {
 /// (2 rows) or `M4` (4 rows) first ([`Mix`]), in 32-byte vectors when
 /// `wide` and the CPU has AVX2 ([`wide_vectors`]; tests pass `false` to
 /// run the SSE2 kernel on such CPUs too): the check, then [`dispatch`].
-#[inline(always)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 fn interleave_mixed<T: NoUninit, M2: Mix<T>, M4: Mix<T>>(
     src: &[T],
     dst: &mut [T],
@@ -391,7 +391,7 @@ const DEINTERLEAVE: bool = true;
 /// streaming and vector width (32-byte vectors when `wide` and the CPU
 /// has AVX2, [`wide_vectors`]), so that none is tested per block or
 /// store.
-#[inline(always)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 fn dispatch<T: NoUninit, M2: Mix<T>, M4: Mix<T>, const DIRECTION: bool>(
     src: &[T],
     dst: &mut [T],
@@ -410,7 +410,7 @@ fn dispatch<T: NoUninit, M2: Mix<T>, M4: Mix<T>, const DIRECTION: bool>(
 
 /// The blocks of `DIRECTION`, compiled for AVX2 and with its vectors when
 /// `wide` (the CPU has AVX2).
-#[inline(always)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 fn blocks_on<
     T: NoUninit,
     M: Mix<T>,
@@ -455,7 +455,7 @@ unsafe fn wide_blocks<
 /// [`interleave_blocks`] or [`deinterleave_blocks`], as `DIRECTION` says,
 /// with AVX2's vectors alone where the grid's rows are whole ones of
 /// them ([`only_wide`]).
-#[inline(always)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 fn blocks<
     T: NoUninit,
     M: Mix<T>,
@@ -483,7 +483,7 @@ fn blocks<
 /// The loop of [`interleave_grid`], for a grid of factor `F` checked
 /// against the buffers ([`BlockGrid::check`]) with at least one block;
 /// with AVX2's vectors alone when `ONLY_WIDE` ([`only_wide`]).
-#[inline(always)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 fn interleave_blocks<
     T: NoUninit,
     M: Mix<T>,
@@ -521,7 +521,7 @@ fn interleave_blocks<
     let grid_lines = lines_in(dst[start[1]..].as_ptr(), outers * steps * block_bytes);
     let mut ahead = grid.read_ahead::<STREAMING>(0);
     grid.for_each_block(
-        #[inline(always)]
+        #[cfg_attr(not(debug_assertions), inline(always))]
         |[s, d]| {
             ahead.step(src);
             // In bounds: `s + (F - 1) * row_stride + rows <= src.len()`
@@ -652,7 +652,7 @@ pub(crate) fn deinterleave_grid<T: NoUninit>(
 /// (2 rows) or `M4` (4 rows) after ([`Mix`]), in 32-byte vectors when
 /// `wide` and the CPU has AVX2 ([`wide_vectors`]; tests pass `false` to
 /// run the SSE2 kernel on such CPUs too): the checks, then [`dispatch`].
-#[inline(always)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 fn deinterleave_mixed<T: NoUninit, M2: Mix<T>, M4: Mix<T>>(
     src: &[T],
     dst: &mut [T],
@@ -713,7 +713,7 @@ pub(crate) fn deinterleave_fields_grid(
 /// live across blocks and spilled them, which took a fifth of an `s8`
 /// `T(8,128)(4,1)` unpack's time at 1 MiB in `perf` (blocks of 512
 /// bytes).
-#[inline(always)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 const fn only_wide<T, const F: usize, const WIDE: bool>(rows: usize) -> bool {
     let per = vector_elements::<T, F>();
     WIDE && per != usize::MAX && rows.is_multiple_of(2 * per)
@@ -725,7 +725,7 @@ const fn only_wide<T, const F: usize, const WIDE: bool>(rows: usize) -> bool {
 /// compiled for AVX2), 32 bytes of each row at a time
 /// ([`avx2::deinterleave`]) and a last 16 with SSE2, or AVX2's vectors
 /// alone when `ONLY_WIDE` ([`only_wide`]).
-#[inline(always)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 fn deinterleave_blocks<
     T: NoUninit,
     M: Mix<T>,
@@ -881,7 +881,7 @@ fn deinterleave_tail<T: NoUninit, M: Mix<T>, const F: usize>(
 /// 2 rows of 1-, 2-, 4- or 8-byte elements and 4 rows of 1-, 2- or
 /// 4-byte ones (an element group of at most 16 bytes, a lane of one
 /// unpack).
-#[inline(always)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 const fn vector_elements<T, const F: usize>() -> usize {
     let size = core::mem::size_of::<T>();
     let sse2 = cfg!(all(target_arch = "x86_64", target_feature = "sse2"));
@@ -898,7 +898,7 @@ const fn vector_elements<T, const F: usize>() -> usize {
 /// `p` is valid for a 16-byte write, and 16-byte aligned if `STREAMING`
 /// and in `[lo, hi)`.
 #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
-#[inline(always)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 pub(crate) unsafe fn store_vector<const STREAMING: bool>(
     p: *mut core::arch::x86_64::__m128i,
     v: core::arch::x86_64::__m128i,
@@ -920,7 +920,7 @@ pub(crate) unsafe fn store_vector<const STREAMING: bool>(
 /// bytes (1, 2, 4 or 8): `unpacklo` and `unpackhi`. Each output lane is a
 /// bitwise copy of an input lane.
 #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
-#[inline(always)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 fn unpack(
     width: usize,
     x: core::arch::x86_64::__m128i,
@@ -946,7 +946,7 @@ fn unpack(
 /// sign-extended to 32 bits, which the signed saturating pack returns
 /// unchanged; 4-byte lanes are shuffled whole, 8-byte lanes unpacked.
 #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
-#[inline(always)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 fn split(
     width: usize,
     x: core::arch::x86_64::__m128i,
@@ -996,7 +996,7 @@ fn split(
 /// `lines[1]` are multiples of 64 and, unless equal, `out` is 16-byte
 /// aligned.
 #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
-#[inline(always)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 unsafe fn vector_interleave<T: NoUninit, M: Mix<T>, const F: usize, const STREAMING: bool>(
     a: *const T,
     row_stride: usize,
@@ -1065,7 +1065,7 @@ unsafe fn vector_interleave<T: NoUninit, M: Mix<T>, const F: usize, const STREAM
 /// output vectors of its row whose addresses are in the range are 16-byte
 /// aligned.
 #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
-#[inline(always)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 unsafe fn vector_deinterleave<T: NoUninit, M: Mix<T>, const F: usize, const STREAMING: bool>(
     a: *const T,
     out: *mut T,
@@ -1139,7 +1139,7 @@ unsafe fn vector_deinterleave<T: NoUninit, M: Mix<T>, const F: usize, const STRE
 /// # Safety
 /// None needed: it does nothing.
 #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
-#[inline(always)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 unsafe fn vector_interleave<T: NoUninit, M: Mix<T>, const F: usize, const STREAMING: bool>(
     _: *const T,
     _: usize,
@@ -1155,7 +1155,7 @@ unsafe fn vector_interleave<T: NoUninit, M: Mix<T>, const F: usize, const STREAM
 /// # Safety
 /// None needed: it does nothing.
 #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
-#[inline(always)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 unsafe fn vector_deinterleave<T: NoUninit, M: Mix<T>, const F: usize, const STREAMING: bool>(
     _: *const T,
     _: *mut T,
@@ -1169,7 +1169,7 @@ unsafe fn vector_deinterleave<T: NoUninit, M: Mix<T>, const F: usize, const STRE
 /// `q` of vector `t` in (the squares of packed transposes,
 /// [`crate::packed`]); [`transpose_lanes`] in SSE2's vectors.
 #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
-#[inline(always)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 pub(crate) fn transpose_bytes(
     x: [core::arch::x86_64::__m128i; 16],
 ) -> [core::arch::x86_64::__m128i; 16] {
@@ -1187,7 +1187,7 @@ pub(crate) fn transpose_bytes(
 /// The CPU has `X`'s instructions (the caller is compiled for them, and
 /// this inlines into it).
 #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
-#[inline(always)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 pub(crate) unsafe fn transpose_lanes<X: super::isa::Vector>(mut x: [X; 16]) -> [X; 16] {
     for _ in 0..4 {
         x = core::array::from_fn(|j| {

@@ -107,7 +107,7 @@ impl Stage {
 /// # Panics
 /// If a block reaches past `src` or `out` (the caller's nest is checked
 /// against both).
-#[inline(always)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 pub(crate) fn tile<const K: usize, const N: u32>(
     src: &[u8],
     out: &mut [u8],
@@ -155,7 +155,7 @@ pub(crate) struct TilePlace {
 /// [`tile`] with AVX2's vectors or not (`avx2`, which the CPU has when
 /// true), the source's rows in bytes where they are `aligned`, in slots
 /// where not (the destination's in slots).
-#[inline(always)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 fn tile_with<const K: usize, const N: u32>(
     avx2: bool,
     src: &[u8],
@@ -180,7 +180,7 @@ fn tile_with<const K: usize, const N: u32>(
 }
 
 /// [`tile`] in SSE2's vectors.
-#[inline(always)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 fn narrow_tile<const K: usize, const N: u32, const GROUPED: bool, const SHIFTED: bool>(
     src: &[u8],
     out: &mut [u8],
@@ -197,7 +197,7 @@ fn narrow_tile<const K: usize, const N: u32, const GROUPED: bool, const SHIFTED:
 
 /// SSE2's blocks of 16 source rows, the tile's rows `is[0]..is[1]` of a
 /// band `height` slots high, into the stage.
-#[inline(always)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 fn narrow_blocks<const K: usize, const N: u32, const GROUPED: bool>(
     src: &[u8],
     from: SourceRows<'_, K, GROUPED>,
@@ -245,7 +245,7 @@ unsafe fn wide_tile<const K: usize, const N: u32, const GROUPED: bool, const SHI
 
 /// `f(r)` for the start `r` of each block of `16 K` slots of a band
 /// `height` slots high, counted from the band's first.
-#[inline(always)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 fn for_each_block<const K: usize>(height: usize, mut f: impl FnMut(usize)) {
     for r in (0..height).step_by(16 * K) {
         f(r);
@@ -266,7 +266,7 @@ struct SourceRows<'a, const K: usize, const GROUPED: bool> {
 impl<'a, const K: usize, const GROUPED: bool> SourceRows<'a, K, GROUPED> {
     /// The rows of a block from the tile's source row `i`, at the band's
     /// slot `r`.
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn rows(self, i: usize, r: usize) -> BlockSource<'a> {
         let column = self.column + r / K;
         match GROUPED {
@@ -298,7 +298,7 @@ impl BlockSource<'_> {
     ///
     /// # Panics
     /// If a row reaches past `src`.
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn load<const L: usize>(self, src: &[u8], offset: usize) -> [__m128i; L] {
         let read = |bytes: &[u8]| bytemuck::pod_read_unaligned::<__m128i>(&bytes[..16]);
         match self.starts {
@@ -336,7 +336,7 @@ const BAND_SPAN: usize = 128 << 10;
 /// stage's realigned rows), whose rows then go to the destination
 /// (`dst_rows` in slots): copied where they start on a byte, shifted
 /// where not.
-#[inline(always)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 fn staged<const K: usize, const GROUPED: bool, const SHIFTED: bool>(
     src: &[u8],
     out: &mut [u8],
@@ -402,7 +402,7 @@ fn staged<const K: usize, const GROUPED: bool, const SHIFTED: bool>(
 /// `width` bytes of the stage's row, to the destination's rows where
 /// `dst_rows` says (in slots), from their slot `i` on (`[i, width]`);
 /// rows that start mid-byte (only where `SHIFTED`) shifted.
-#[inline(always)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 fn write_out<const K: usize, const SHIFTED: bool>(
     stage: &[u8],
     out: &mut [u8],
@@ -442,7 +442,7 @@ fn write_out<const K: usize, const SHIFTED: bool>(
 ///
 /// # Panics
 /// If the row reaches past `out`.
-#[inline(always)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 fn write_shifted_row<const K: usize>(row: &[u8], out: &mut [u8], at: usize) {
     let width = TILE / K;
     let (byte, shift) = (at / K, (at % K * (8 / K)) as u32);
@@ -466,7 +466,7 @@ fn write_shifted_row<const K: usize>(row: &[u8], out: &mut [u8], at: usize) {
 /// (`16 K` slots, 16 squares per `K` rows), into `16 K` destination rows
 /// of `16 / K` bytes, row `e` at byte `to + e * dst_row` (see the
 /// [module docs](self)).
-#[inline(always)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 fn block<const K: usize, const N: u32>(
     src: &[u8],
     rows: BlockSource<'_>,
@@ -500,7 +500,7 @@ fn block<const K: usize, const N: u32>(
 ///
 /// # Safety
 /// The CPU has AVX2.
-#[inline(always)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 unsafe fn wide_block<const K: usize, const N: u32>(
     src: &[u8],
     rows: BlockSource<'_>,

@@ -201,7 +201,7 @@ impl TransposeGrid {
     }
 
     /// The offsets `[s, d]` of block `(o, k)`.
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn block(&self, o: usize, k: usize) -> [usize; 2] {
         let [outer, step] = self.strides;
         [0, 1].map(|b| self.start[b] + o * outer[b] + k * step[b])
@@ -272,7 +272,7 @@ pub(crate) fn transpose_grid_on<T: NoUninit>(
 /// is a whole line, and the `bf16` transpose of 256 MiB took 0.7 times
 /// AVX2's time. `grid` is checked.
 #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
-#[inline(always)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 fn blocks_on<T: NoUninit, const STREAMING: bool>(
     src: &[T],
     dst: &mut [T],
@@ -404,7 +404,7 @@ const TILE_BYTES: usize = 256;
 /// `dst[d + r * row_stride + i] = src[s + r + i * run_stride]` for `r` in
 /// `rows` and `i` in `runs` (the plain loop, for other targets and
 /// element sizes, and the edges of the vector kernel's blocks).
-#[inline(always)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 fn scalar_part<T: Copy>(
     src: &[T],
     dst: &mut [T],

@@ -293,7 +293,7 @@ impl Piece {
 /// (the blocks side by side), passed to `f` as `(buffer offset, stage
 /// offset, length)`; one span per line when the blocks continue each
 /// other in the buffer (`strides[1] == len`).
-#[inline(always)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 fn for_each_span(
     [lines, blocks, len]: [usize; 3],
     [line_stride, block_stride]: [usize; 2],
@@ -324,7 +324,7 @@ fn for_each_span(
 ///
 /// # Panics
 /// If the lengths differ.
-#[inline(always)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 fn copy<T: NoUninit>(dst: &mut [T], src: &[T]) {
     assert_eq!(
         dst.len(),
@@ -340,7 +340,7 @@ fn copy<T: NoUninit>(dst: &mut [T], src: &[T]) {
     ///
     /// # Safety
     /// Both spans lie in their slices.
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     unsafe fn piece<const N: usize>(from: *const u8, to: *mut u8, k: usize) {
         // SAFETY: the caller's; unaligned reads and writes of bytes.
         unsafe {

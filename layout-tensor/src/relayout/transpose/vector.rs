@@ -17,7 +17,7 @@ use crate::relayout::simd::{store_vector, stream_lines};
 /// out of them, take [`pack`] and [`unpack`]. With `LANE_SQUARES` (bytes,
 /// in a function compiled for AVX-512), planes above the streaming
 /// threshold whose rows start cache lines take [`lane_squares_plane`].
-#[inline(always)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 pub(super) fn blocks<
     T: NoUninit,
     X: Vector,
@@ -72,7 +72,7 @@ pub(super) fn blocks<
 /// of unpacks into `K` vectors of output; the last rows with the
 /// plain loop. With `STREAMING`, the block's output is streamed when the
 /// vectors cover it ([`stream_lines`]).
-#[inline(always)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 fn pack<T: NoUninit, const V: usize, const K: usize, const STREAMING: bool>(
     src: &[T],
     dst: &mut [T],
@@ -115,7 +115,7 @@ fn pack<T: NoUninit, const V: usize, const K: usize, const STREAMING: bool>(
 /// time as `K` vectors of groups, deinterleaved into `K` vectors, one
 /// per row; the last runs with the plain loop. With `STREAMING`, the
 /// rows are streamed when the vectors cover them ([`stream_lines`]).
-#[inline(always)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 fn unpack<T: NoUninit, const V: usize, const K: usize, const STREAMING: bool>(
     src: &[T],
     dst: &mut [T],
@@ -158,7 +158,7 @@ fn unpack<T: NoUninit, const V: usize, const K: usize, const STREAMING: bool>(
 /// output stream (element `p` of each input in turn, for every `p`)
 /// is the result's vectors in the order `reverse_bits(j, K)`. With `K
 /// * size == 16`, a square transpose.
-#[inline(always)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 fn interleave<const K: usize>(mut x: [__m128i; K], size: usize) -> [__m128i; K] {
     let mut lane = size;
     while lane < size * K {
@@ -173,7 +173,7 @@ fn interleave<const K: usize>(mut x: [__m128i; K], size: usize) -> [__m128i; K] 
 /// order: `log2(K)` rounds, each splitting pairs of vectors into their
 /// even and odd elements (`log2(16 / size)` unpacks of single elements
 /// each).
-#[inline(always)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 fn deinterleave<const K: usize>(mut x: [__m128i; K], size: usize) -> [__m128i; K] {
     let mut groups = 1;
     while groups < K {
@@ -186,7 +186,7 @@ fn deinterleave<const K: usize>(mut x: [__m128i; K], size: usize) -> [__m128i; K
 /// One round over `K` vectors: vectors `2j` and `2j + 1` give
 /// vectors `j` and `j + K / 2`: their low and high halves interleaved
 /// in lanes of `lane` bytes, or (`split`) their even and odd lanes.
-#[inline(always)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 fn shuffle_round<const K: usize>(x: [__m128i; K], lane: usize, split: bool) -> [__m128i; K] {
     array(<__m128i as Vector>::ZERO, |j| {
         let (pair, second) = match j < K / 2 {
@@ -221,7 +221,7 @@ fn shuffle_round<const K: usize>(x: [__m128i; K], lane: usize, split: bool) -> [
 /// `[f(0), f(1), .., f(N - 1)]`, computed in a plain loop: through
 /// `core::array::from_fn`, the closure was not inlined (a call per
 /// vector, a fifth of a `u8` unpack's time in `perf`).
-#[inline(always)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 fn array<X: Copy, const N: usize>(fill: X, mut f: impl FnMut(usize) -> X) -> [X; N] {
     let mut out = [fill; N];
     for (j, x) in out.iter_mut().enumerate() {
@@ -231,7 +231,7 @@ fn array<X: Copy, const N: usize>(fill: X, mut f: impl FnMut(usize) -> X) -> [X;
 }
 
 /// `j` with its `log2(n)` low bits reversed.
-#[inline(always)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 fn reverse_bits(j: usize, n: usize) -> usize {
     match n {
         0 | 1 => j,
@@ -256,7 +256,7 @@ impl Axis {
     /// The `[source, destination]` offsets of element `n` of the axis,
     /// with `within` (each `[source, destination]`) between the elements
     /// of a block.
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn at(&self, n: usize, within: [usize; 2]) -> [usize; 2] {
         let (block, e) = (n / self.per, n % self.per);
         [0, 1].map(|b| block * self.stride[b] + e * within[b])
@@ -265,7 +265,7 @@ impl Axis {
     /// Offsets in buffer `b` (0 source, 1 destination) of elements
     /// `first..first + out.len()` of the axis, from `base`, with
     /// `within` between the elements of a block.
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn offsets(&self, out: &mut [usize], first: usize, b: usize, within: usize, base: usize) {
         let (mut block, mut e) = (first / self.per, first % self.per);
         let mut at = base + block * self.stride[b];
@@ -317,7 +317,7 @@ struct Stage([core::mem::MaybeUninit<__m128i>; TILE_RUN_BYTES * 64 / 16]);
 /// destination ([`Axis`]), so that tiles of a few rows (`T(8,128)`,
 /// `T(2,128)`) still read whole source lines and write whole
 /// destination lines; the other levels loop outside.
-#[inline(always)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 fn merged<
     T: NoUninit,
     X: Vector,
@@ -649,7 +649,7 @@ impl SquareStage {
     /// Lends `f` a stage of unwritten bytes, made in place on the stack
     /// (an unoptimised build copied a stage built by value, and a thread
     /// of 2 MiB overflowed).
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn lend<R>(f: impl FnOnce(&mut SquareStage) -> R) -> R {
         let mut stage = core::mem::MaybeUninit::<SquareStage>::uninit();
         // SAFETY: a `SquareStage` is bytes that may be uninitialised
@@ -722,7 +722,7 @@ enum Direct {
 /// stage in the L1 cache ([`SquareStage`]), then each destination row's
 /// part of the block is copied out of it, a line per vector, one row
 /// after the other.
-#[inline(always)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 fn direct_plane<
     T: NoUninit,
     X: Vector,
@@ -1008,7 +1008,7 @@ fn lane_squares_from<T, const G: usize>(dst: &[T], d: usize, i: Axis, row_stride
 /// rows start lines ([`streams_squares`]). Squares start at `first_run`
 /// ([`lane_squares_from`]), with a lead square from 0 and a trailing one
 /// to the last run (and row) on an axis of one block ([`spans`]).
-#[inline(always)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 fn lane_squares_plane<T: NoUninit, X: Vector, const V: usize, const G: usize>(
     src: &[T],
     dst: &mut [T],
@@ -1145,7 +1145,7 @@ const HALF_SQUARE_BAND_BYTES: usize = 128;
 /// tables, of the band and of the group of rows. For the 4-row byte tiles
 /// of an `s4` transpose into `T(8,128)(2,1)E(4)`, whose whole squares went
 /// through the stack as above.
-#[inline(always)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 fn half_squares_plane<
     T: NoUninit,
     X: Vector,
@@ -1372,7 +1372,7 @@ fn half_squares_plane<
 /// `f(r)` for each row `r < 16` of a square, unrolled: a loop over `r`
 /// kept the vectors that `f` stores on the stack, where the unrolled
 /// calls keep them in registers.
-#[inline(always)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 fn sixteen_rows(mut f: impl FnMut(usize)) {
     f(0);
     f(1);
@@ -1395,7 +1395,7 @@ fn sixteen_rows(mut f: impl FnMut(usize)) {
 /// The plain loop of the direct planes: element `(m, j)` of axes `x`
 /// and `i` for the rows `m` and runs `j` given, one at a time (the edges
 /// past their squares).
-#[inline(always)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 fn edge<T: Copy>(
     src: &[T],
     dst: &mut [T],
@@ -1418,7 +1418,7 @@ fn edge<T: Copy>(
 /// (of 16-byte squares) of the `V × V` square of the inputs' low halves,
 /// and in its high half that row of the square of their high halves.
 /// The rounds of [`square`] but the last, which swaps halves.
-#[inline(always)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 fn half_square<X: Vector, const V: usize>(x: [X; V]) -> [X; V] {
     let e = 16 / V;
     let x = unpack_round(x, e);
@@ -1438,7 +1438,7 @@ fn half_square<X: Vector, const V: usize>(x: [X; V]) -> [X; V] {
 /// destination's rows are long ([`run_lines`]): rows of the destination
 /// are written that many lines at a time, from the line boundary of the
 /// tile's first row on, and each source line is read whole once.
-#[inline(always)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 fn plane<T: NoUninit, const V: usize, const STREAMING: bool>(
     src: &[T],
     dst: &mut [T],
@@ -1463,7 +1463,7 @@ fn plane<T: NoUninit, const V: usize, const STREAMING: bool>(
 
 /// [`plane`] with tiles that write `LINES` cache lines of each
 /// destination row ([`run_lines`]).
-#[inline(always)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 fn plane_lines<T: NoUninit, const V: usize, const STREAMING: bool, const LINES: usize>(
     src: &[T],
     dst: &mut [T],
@@ -1527,7 +1527,7 @@ fn plane_lines<T: NoUninit, const V: usize, const STREAMING: bool, const LINES: 
 
 /// Prefetches (`prefetcht0`) the cache lines of `buf[from..from +
 /// len]`, at most three (`len` elements are at most 128 bytes here).
-#[inline(always)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 fn prefetch_span<T>(buf: &[T], from: usize, len: usize) {
     let size = core::mem::size_of::<T>();
     let first = buf.as_ptr().wrapping_add(from).cast::<i8>();
@@ -1553,7 +1553,7 @@ const REVERSED_NIBBLES: [u8; 16] = [0, 8, 4, 12, 2, 10, 6, 14, 1, 9, 5, 13, 3, 1
 /// for 64-byte ones) put group `reverse_bits(k / V, X::BYTES / 16)` there:
 /// from a table, since for `V = 16` the loop over `k` stays a loop, and
 /// computing the reversal took a tenth of a `u8` transpose.
-#[inline(always)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 fn square_row<X: Vector, const W: usize>(k: usize) -> usize {
     let v = W * 16 / X::BYTES;
     let groups = X::BYTES / 16;
@@ -1570,7 +1570,7 @@ fn square_row<X: Vector, const W: usize>(k: usize) -> usize {
 /// whole lines (with streaming stores when `STREAMING` and they are
 /// lines of the destination), or a part. The rows and runs past the
 /// last whole square take the plain loop.
-#[inline(always)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 fn tile<T: NoUninit, const V: usize, const STREAMING: bool, const LINES: usize>(
     src: &[T],
     dst: &mut [T],
@@ -1657,7 +1657,7 @@ fn tile<T: NoUninit, const V: usize, const STREAMING: bool, const LINES: usize>(
 /// element size, then twice that, up to half a vector ([`unpack_round`]),
 /// each with its lane size fixed, so that every round is unrolled into
 /// registers.
-#[inline(always)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 fn square<X: Vector, const W: usize>(x: [X; W]) -> [X; W] {
     let half = X::BYTES / 2;
     let x = if W >= 32 {
@@ -1678,7 +1678,7 @@ fn square<X: Vector, const W: usize>(x: [X; W]) -> [X; W] {
 /// One round of [`square`]: vectors `2j` and `2j + 1` give vectors `j`
 /// (their low halves interleaved in lanes of `lane` bytes, [`Vector::unpack`])
 /// and `j + K / 2` (their high halves).
-#[inline(always)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 fn unpack_round<X: Vector, const K: usize>(x: [X; K], lane: usize) -> [X; K] {
     let mut out = x;
     for j in 0..K / 2 {
@@ -1693,7 +1693,7 @@ fn unpack_round<X: Vector, const K: usize>(x: [X; K], lane: usize) -> [X; K] {
 }
 
 /// [`Vector::unpack`] of SSE2, for the narrow pack and unpack.
-#[inline(always)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 fn sse2_unpack(lane: usize, high: bool, a: __m128i, b: __m128i) -> __m128i {
     // SAFETY: register-only instructions of SSE2, which the build enables
     // (this module is compiled only with `target_feature = "sse2"`).
