@@ -105,17 +105,25 @@ unsafe fn shuffle_lanes<T, const F: usize>(x: __m256i, table: [u8; 32]) -> __m25
 /// `vectors` vectors at `out + j * row_stride` (elements), as
 /// [`super::vector_deinterleave`] does 16 bytes at a time; with
 /// `STREAMING`, the output vectors of row `j` whose addresses are in
-/// `lines[j]` are streamed.
+/// `lines[j]` are streamed. A `COUNT` other than 0 is `vectors`, as a
+/// constant ([`super::unrolled`]).
 ///
 /// # Safety
 /// The CPU has AVX2; `F` is 2 or 4 and `F * size_of::<T>()` divides 16;
+/// `COUNT` is 0 or `vectors`;
 /// `a` is valid for reads of `32 * F * vectors` bytes, and each row for
 /// writes of `32 * vectors` bytes, not overlapping `a` or each other.
 /// With `STREAMING`, the bounds of each range of `lines` are multiples of
 /// 64, and the output vectors of its row whose addresses are in the range
 /// are 16-byte aligned.
 #[cfg_attr(not(debug_assertions), inline(always))]
-pub(super) unsafe fn deinterleave<T: NoUninit, M: Mix<T>, const F: usize, const STREAMING: bool>(
+pub(super) unsafe fn deinterleave<
+    T: NoUninit,
+    M: Mix<T>,
+    const F: usize,
+    const STREAMING: bool,
+    const COUNT: usize,
+>(
     a: *const T,
     out: *mut T,
     row_stride: usize,
@@ -123,6 +131,7 @@ pub(super) unsafe fn deinterleave<T: NoUninit, M: Mix<T>, const F: usize, const 
     lines: [[usize; 2]; F],
 ) {
     let sort = const { lane_shuffle(F, core::mem::size_of::<T>()) };
+    let vectors = if COUNT > 0 { COUNT } else { vectors };
     let pa = a.cast::<__m256i>();
     let mut i = 0;
     while i < vectors {
