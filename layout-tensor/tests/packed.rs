@@ -1347,6 +1347,16 @@ fn error_messages() {
         )),
         "the layout stores elements in 16 bits but the storage holds 8 bits per element"
     );
+    // A packed layout given to a tensor of whole elements.
+    assert_eq!(
+        tessera::TensorBuf::<_, bool>::zeroed(
+            PreparedLayout::parse("pred[3,5]{1,0:E(1)}").unwrap()
+        )
+        .unwrap_err()
+        .to_string(),
+        "the layout stores elements in 1 bit but the storage holds 8 bits per element \
+         (packed elements are held by `PackedBuf`, `tessera::packed`)"
+    );
     assert_eq!(
         msg(PackedView::new(
             PreparedLayout::parse("s4[17]{0:E(4)}").unwrap(),

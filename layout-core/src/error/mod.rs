@@ -143,6 +143,10 @@ pub enum ErrorKind {
         /// The largest value allowed.
         max: u64,
     },
+    /// `{}` or `<>` after a shape: XLA reads a layout only where a
+    /// dimension number or `:` follows the bracket, so this is no layout
+    /// and no other part of a shape either.
+    EmptyLayout,
     /// Text after a complete shape.
     TrailingInput {
         /// The first token after the shape.
@@ -681,6 +685,12 @@ const fn describe(kind: &ErrorKind, m: &mut Message) {
             m.push_u64(max);
             m.push_str(")");
         }
+        ErrorKind::EmptyLayout => {
+            m.push_str(
+                "an empty layout: a layout starts with a dimension number or `:`; \
+                 a scalar's is left out (`f32[]`), an array's lists every dimension (`{1,0}`)",
+            );
+        }
         ErrorKind::TrailingInput { found } => {
             m.push_str("unexpected ");
             push_snippet(m, &found);
@@ -986,9 +996,13 @@ const fn describe(kind: &ErrorKind, m: &mut Message) {
         } => {
             m.push_str("the layout stores elements in ");
             m.push_usize(layout_bits);
-            m.push_str(" bits but the storage holds ");
+            m.push_str(if layout_bits == 1 { " bit" } else { " bits" });
+            m.push_str(" but the storage holds ");
             m.push_usize(storage_bits);
             m.push_str(" bits per element");
+            if layout_bits < 8 && storage_bits >= 8 {
+                m.push_str(" (packed elements are held by `PackedBuf`, `tessera::packed`)");
+            }
         }
         ErrorKind::StaticDimensionMismatch {
             dim,

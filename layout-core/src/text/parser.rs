@@ -482,6 +482,24 @@ fn parse_array(lx: &mut Lexer<'_>) -> Result<ParsedShape, Error> {
             lx.peek2()?.kind,
             TokenKind::Int(_) | TokenKind::Punct(b':') | TokenKind::Punct(b'-')
         );
+    // A bracket that starts no layout: empty (`f32[]{}`), or the last
+    // token (`f32[3,5]{`), each its own error rather than text after the
+    // shape.
+    if let Some(close) = close_char
+        && !starts_layout
+    {
+        let after = lx.peek2()?;
+        if after.kind == TokenKind::Punct(close) {
+            return Err(Error::spanned(
+                ErrorKind::EmptyLayout,
+                next.span.to(after.span),
+            ));
+        }
+        if after.kind == TokenKind::End {
+            lx.next_token()?;
+            return Err(unexpected(lx, after, "a dimension number or `:`"));
+        }
+    }
     let shape = match (starts_layout, close_char) {
         (true, Some(close)) => {
             let open = lx.next_token()?;

@@ -171,7 +171,28 @@ fn errors_name_the_rule_and_span_the_offending_part() {
             "dimension `0` is padded to 2, below its size 3",
             "2",
         ),
-        ("f32[2]{}", "unexpected `{` after the end of the shape", "{"),
+        (
+            "f32[2]{}",
+            "an empty layout: a layout starts with a dimension number or `:`; \
+             a scalar's is left out (`f32[]`), an array's lists every dimension (`{1,0}`)",
+            "{}",
+        ),
+        (
+            "f32[]<>",
+            "an empty layout: a layout starts with a dimension number or `:`; \
+             a scalar's is left out (`f32[]`), an array's lists every dimension (`{1,0}`)",
+            "<>",
+        ),
+        (
+            "f32[3,5]{",
+            "expected a dimension number or `:`, found the end of the input",
+            "",
+        ),
+        (
+            "f32[2]{x}",
+            "unexpected `{` after the end of the shape",
+            "{",
+        ),
         (
             "f32[2]{0} x",
             "unexpected `x` after the end of the shape",
