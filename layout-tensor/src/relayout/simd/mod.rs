@@ -717,6 +717,7 @@ pub(crate) fn deinterleave_fields_grid(
 /// 1.29–1.33 (1.26), in turns in a scratch harness. The interleaves read
 /// the count: unrolled the same way, the `u8` `T(32,128)(4,1)` pack took
 /// 1.36 where it takes 1.21.
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
 #[cfg_attr(not(debug_assertions), inline(always))]
 const fn unrolled<const CONSTANT: bool>(count: usize) -> usize {
     match (CONSTANT, count) {
