@@ -203,6 +203,29 @@ fn each_pair_gets_the_kernel_of_its_structure() {
             "u8[99,130]{0,1:T(32,128)(4,1)}",
             StagedUnitTranspose { unit: 4 },
         ),
+        // Between two layouts of `(k,1)` sub-tiles, transposed: squares
+        // of `k × k` contiguous in both, a transpose of squares.
+        (
+            "bf16[32,256]{0,1:T(8,128)(2,1)}",
+            "bf16[32,256]{1,0:T(8,128)(2,1)}",
+            SquareTranspose { side: 2 },
+        ),
+        (
+            "s8[64,256]{1,0:T(8,128)(4,1)}",
+            "s8[64,256]{0,1:T(8,128)(4,1)}",
+            SquareTranspose { side: 4 },
+        ),
+        (
+            "f32[4,6,8]{1,2,0:T(4,4)(2,1)}",
+            "f32[4,6,8]{2,1,0:T(4,4)(2,1)}",
+            SquareTranspose { side: 2 },
+        ),
+        // A partial tile cuts the squares: not these.
+        (
+            "bf16[31,256]{0,1:T(8,128)(2,1)}",
+            "bf16[31,256]{1,0:T(8,128)(2,1)}",
+            Interleave { factor: 2 },
+        ),
         // Cuts that do not divide each other: no nest.
         ("f32[12]{0:T(3)}", "f32[12]{0:T(2)}", ElementByElement),
     ];
@@ -708,4 +731,111 @@ fn a_transpose_keeps_each_dimension_s_digits_in_order() {
     );
     check_pair::<f32>(src, dst, 0, -7.5);
     check_pair::<f32>(dst, src, 1, -7.5);
+}
+
+/// Transposes between two layouts of `(k,1)` sub-tiles
+/// ([`RelayoutKernel::SquareTranspose`]): `k × k` squares moved whole,
+/// then transposed in place. Sides 2 and 4, 1-, 2-, 4- and 8-byte
+/// elements (units of 4 to 64 bytes), rank 2 and 3, tiles the benchmarks
+/// do not use, destinations off any alignment and past the streaming
+/// threshold, both ways; and shapes whose partial tiles cut the squares,
+/// which take another kernel, checked the same.
+#[test]
+fn transposes_between_sub_tiles_match_the_engine() {
+    let layout = |text: &str| -> ArrayLayout { text.parse().unwrap() };
+    let pairs = [
+        (
+            "u16[32,256]",
+            "{0,1:T(8,128)(2,1)}",
+            "{1,0:T(8,128)(2,1)}",
+            2,
+        ),
+        (
+            "u8[64,256]",
+            "{0,1:T(8,128)(4,1)}",
+            "{1,0:T(8,128)(4,1)}",
+            4,
+        ),
+        (
+            "u8[64,256]",
+            "{0,1:T(32,128)(4,1)}",
+            "{1,0:T(32,128)(4,1)}",
+            4,
+        ),
+        ("u8[24,40]", "{0,1:T(8,8)(2,1)}", "{1,0:T(8,8)(2,1)}", 2),
+        (
+            "f32[4,6,8]",
+            "{1,2,0:T(4,4)(2,1)}",
+            "{2,1,0:T(4,4)(2,1)}",
+            2,
+        ),
+        ("f64[12,20]", "{0,1:T(4,4)(2,1)}", "{1,0:T(4,4)(2,1)}", 2),
+        (
+            "u16[3,16,64]",
+            "{1,2,0:T(4,16)(2,1)}",
+            "{2,1,0:T(4,16)(2,1)}",
+            2,
+        ),
+        ("u8[16,48]", "{0,1:T(8,16)(4,1)}", "{1,0:T(8,16)(4,1)}", 4),
+        // 8 MiB: streamed.
+        (
+            "u16[2048,2048]",
+            "{0,1:T(8,128)(2,1)}",
+            "{1,0:T(8,128)(2,1)}",
+            2,
+        ),
+    ];
+    for (k, (shape, a, b, side)) in pairs.into_iter().enumerate() {
+        let (src, dst) = (
+            layout(&format!("{shape}{a}")),
+            layout(&format!("{shape}{b}")),
+        );
+        for (from, to) in [(src, dst), (dst, src)] {
+            assert_eq!(
+                RelayoutKernel::for_layouts(&from, &to).unwrap(),
+                RelayoutKernel::SquareTranspose { side },
+                "{from} -> {to}"
+            );
+            let shift = k % 3;
+            match shape.as_bytes()[0] {
+                b'u' if shape.starts_with("u16") => check_pair::<u16>(from, to, shift, 0xA5A5),
+                b'u' => check_pair::<u8>(from, to, shift, 0xA5),
+                _ if shape.starts_with("f32") => check_pair::<f32>(from, to, shift, -7.5),
+                _ => check_pair::<f64>(from, to, shift, -7.5),
+            }
+        }
+    }
+    // Static layouts: the nest in squares built while compiling.
+    type Columns = tessera::layout!(u16[32,256]{0,1:T(8,128)(2,1)});
+    type Rows = tessera::layout!(u16[32,256]{1,0:T(8,128)(2,1)});
+    let from = TensorBuf::from_fn(Columns::new(), |i| u16::from_index(&i)).unwrap();
+    let mut to = TensorBuf::<_, u16>::zeroed(Rows::new()).unwrap();
+    from.relayout_into(&mut to).unwrap();
+    let runtime = layout("u16[32,256]{1,0:T(8,128)(2,1)}");
+    for (slot, v) in runtime.slots().zip(to.as_slice()) {
+        if let Slot::Element(index) = slot {
+            assert_eq!(*v, u16::from_index(&index), "static, at {index:?}");
+        }
+    }
+    // Partial tiles cut the squares: another kernel, the same copy.
+    for (a, b) in [
+        (
+            "u16[31,250]{0,1:T(8,128)(2,1)}",
+            "u16[31,250]{1,0:T(8,128)(2,1)}",
+        ),
+        (
+            "u8[30,129]{0,1:T(8,128)(4,1)}",
+            "u8[30,129]{1,0:T(8,128)(4,1)}",
+        ),
+    ] {
+        let (src, dst) = (layout(a), layout(b));
+        assert_ne!(
+            RelayoutKernel::for_layouts(&src, &dst).unwrap(),
+            RelayoutKernel::SquareTranspose { side: 2 }
+        );
+        match a.starts_with("u16") {
+            true => check_pair::<u16>(src, dst, 1, 0xA5A5),
+            false => check_pair::<u8>(src, dst, 1, 0xA5),
+        }
+    }
 }

@@ -157,6 +157,19 @@ fn every_kernel() {
         UnitTranspose { unit: 4 },
         u8_code,
     );
+    // Squares of sub-tiles, transposed between two sub-tiled layouts.
+    relayout(
+        "u16[32,256]{0,1:T(8,128)(2,1)}",
+        "u16[32,256]{1,0:T(8,128)(2,1)}",
+        SquareTranspose { side: 2 },
+        u16_code,
+    );
+    relayout(
+        "u8[64,256]{1,0:T(8,128)(4,1)}",
+        "u8[64,256]{0,1:T(8,128)(4,1)}",
+        SquareTranspose { side: 4 },
+        u8_code,
+    );
     // Strided and element by element.
     relayout(
         "f32[2,5]{1,0:T(4)(2,1)}",

@@ -776,6 +776,70 @@ impl LoopNest {
         Some(nest)
     }
 
+    /// The nest in units of `k × k` squares, and `k`, when its innermost
+    /// two levels are such a square contiguous in both buffers and
+    /// transposed between them: the innermost counts `k` with strides
+    /// `[k, 1]`, the next `k` with `[1, k]`, neither cut by a partial tile
+    /// (both whole), and every other level's strides are whole squares.
+    /// Those two levels are gone and the others' strides divided by `k²`.
+    /// A copy along it moves each square whole, its elements still in the
+    /// source's order, so the copy of `self` is that copy with every
+    /// square then transposed in place: a transpose between two layouts
+    /// of `(k,1)` sub-tiles (`{0,1:T(8,128)(2,1)}` into
+    /// `{1,0:T(8,128)(2,1)}`), whose squares of `k` rows by `k` columns
+    /// are `k²` consecutive slots in each. As for [`LoopNest::by_units`],
+    /// its offsets are right but an index built from it is not; `None`
+    /// otherwise.
+    ///
+    /// ```
+    /// use tessera::{walk::LoopNest, ArrayLayout};
+    /// let src: ArrayLayout = "bf16[32,256]{0,1:T(8,128)(2,1)}".parse().unwrap();
+    /// let dst: ArrayLayout = "bf16[32,256]{1,0:T(8,128)(2,1)}".parse().unwrap();
+    /// let nest = LoopNest::relayout(&src, &dst).unwrap().unwrap();
+    /// let (squares, k) = nest.in_squares().unwrap();
+    /// assert_eq!(k, 2);
+    /// assert_eq!(squares.levels().len(), nest.levels().len() - 2);
+    /// assert_eq!(squares.element_count(), 32 * 256 / 4);
+    /// // Pairs of `x` contiguous in both buffers are no square.
+    /// let rows: ArrayLayout = "bf16[32,256]{1,0}".parse().unwrap();
+    /// let nest = LoopNest::relayout(&rows, &dst).unwrap().unwrap();
+    /// assert!(nest.in_squares().is_none());
+    /// ```
+    pub const fn in_squares(&self) -> Option<(LoopNest, usize)> {
+        if self.len < 3 {
+            return None;
+        }
+        let [inner, next] = [self.levels[self.len - 1], self.levels[self.len - 2]];
+        let k = inner.extent;
+        if k < 2
+            || next.extent != k
+            || inner.strides[0] != k
+            || inner.strides[1] != 1
+            || next.strides[0] != 1
+            || next.strides[1] != k
+            || !inner.whole
+            || !next.whole
+        {
+            return None;
+        }
+        let square = k * k;
+        let mut nest = self.copy_in_use();
+        nest.len -= 2;
+        nest.levels[nest.len] = UNUSED_LEVEL;
+        nest.levels[nest.len + 1] = UNUSED_LEVEL;
+        nest.element_count /= square;
+        let mut l = 0;
+        while l < nest.len {
+            let [s, d] = nest.levels[l].strides;
+            if !s.is_multiple_of(square) || !d.is_multiple_of(square) {
+                return None;
+            }
+            nest.levels[l].strides = [s / square, d / square];
+            l += 1;
+        }
+        Some((nest, k))
+    }
+
     /// Whether the walk visits the source buffer's offsets in increasing
     /// order: each level's source stride passes everything the levels
     /// inside it reach. Then the slots a walk skips between two elements

@@ -6,7 +6,7 @@
 use bytemuck::NoUninit;
 use layout_core::walk::{LoopNest, for_each_run_start};
 
-use super::kernel::{RelayoutKernel, staged_units};
+use super::kernel::{RelayoutKernel, arrange, staged_units};
 use super::sink::{Memcpy, Sink};
 use super::stream::{STREAM_FROM_BYTES, StreamWriter};
 use super::{simd, stream, transpose};
@@ -23,6 +23,18 @@ pub(super) fn copy_planned<T: NoUninit>(
     src: &[T],
     dst: &mut [T],
 ) {
+    match kernel {
+        RelayoutKernel::SquareTranspose { side: 2 } => copy_squares::<T, 2, 4>(nest, src, dst),
+        RelayoutKernel::SquareTranspose { side: 4 } => copy_squares::<T, 4, 16>(nest, src, dst),
+        _ => copy_unsquared(nest, kernel, src, dst),
+    }
+}
+
+/// [`copy_planned`] for every kernel but [`RelayoutKernel::SquareTranspose`],
+/// whose copy of squares comes here (and so does not instantiate itself
+/// again, over squares of squares).
+#[cfg_attr(not(debug_assertions), inline(always))]
+fn copy_unsquared<T: NoUninit>(nest: &LoopNest, kernel: RelayoutKernel, src: &[T], dst: &mut [T]) {
     match kernel {
         RelayoutKernel::UnitTranspose { unit: 2 } => copy_units::<T, 2>(nest, src, dst),
         RelayoutKernel::UnitTranspose { unit: 4 } => copy_units::<T, 4>(nest, src, dst),
@@ -76,6 +88,46 @@ fn copy_staged<T: NoUninit, const K: usize>(nest: &LoopNest, src: &[T], dst: &mu
     } else {
         walk(dst, false);
     }
+}
+
+/// A [`RelayoutKernel::SquareTranspose`] along `squares`, the nest in
+/// units of `SIDE × SIDE` squares (`UNIT` elements,
+/// [`LoopNest::in_squares`]): the squares moved whole by the kernel the
+/// planner chooses for that nest, then each transposed in place in the
+/// destination, a run of squares at a time.
+#[inline(never)]
+fn copy_squares<T: NoUninit, const SIDE: usize, const UNIT: usize>(
+    squares: &LoopNest,
+    src: &[T],
+    dst: &mut [T],
+) {
+    const { assert!(SIDE * SIDE == UNIT) };
+    let (src, dst) = (
+        transpose::as_units::<T, UNIT>(src),
+        transpose::as_units_mut::<T, UNIT>(dst),
+    );
+    // Squares of squares (tiles of 8 × 8 in `(2,1)` sub-tiles) go along
+    // the nest, strided.
+    let kernel = match RelayoutKernel::for_nest(Some(squares)) {
+        RelayoutKernel::SquareTranspose { .. } => RelayoutKernel::Strided,
+        kernel => kernel,
+    };
+    match arrange(squares, kernel) {
+        Some(arranged) => copy_unsquared(&arranged, kernel, src, dst),
+        None => copy_unsquared(squares, kernel, src, dst),
+    }
+    let transposed = |square: &mut transpose::Unit<T, UNIT>| {
+        let was = *square;
+        for r in 0..SIDE {
+            for c in 0..SIDE {
+                square.0[c * SIDE + r] = was.0[r * SIDE + c];
+            }
+        }
+    };
+    let [_, step] = squares.inner_strides();
+    squares.for_each_run(|[_, d], len| {
+        (0..len).for_each(|k| transposed(&mut dst[d + k * step]));
+    });
 }
 
 /// A transpose along a nest in units of `K` elements.
@@ -262,8 +314,9 @@ fn copy_volumes<T: NoUninit, S: Sink<T>>(
                 },
             );
         }
-        // A unit transpose comes here only through `copy_planned`, as a
-        // transpose; along the nest in elements, the strided copy is right.
+        // A unit or square transpose comes here only through
+        // `copy_planned`, in units; along the nest in elements, the
+        // strided copy is right.
         // The planner never names `PackedSlots` for a nest (only
         // `for_layouts` of packed layouts does); the strided copy is the
         // nest's own copy.
@@ -271,6 +324,7 @@ fn copy_volumes<T: NoUninit, S: Sink<T>>(
         | RelayoutKernel::Strided
         | RelayoutKernel::UnitTranspose { .. }
         | RelayoutKernel::StagedUnitTranspose { .. }
+        | RelayoutKernel::SquareTranspose { .. }
         | RelayoutKernel::PackedSlots => {
             nest.for_each_volume(
                 #[cfg_attr(not(debug_assertions), inline(always))]

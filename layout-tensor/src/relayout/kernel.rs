@@ -96,6 +96,20 @@ pub enum RelayoutKernel {
         /// Elements per unit.
         unit: usize,
     },
+    /// The innermost two levels are a `side × side` square of elements
+    /// (2 or 4) contiguous in both buffers, transposed between them
+    /// ([`LoopNest::in_squares`]): a transpose between two layouts of
+    /// `(side,1)` sub-tiles (`bf16` `{0,1:T(8,128)(2,1)}` into
+    /// `{1,0:T(8,128)(2,1)}`, `s8` `T(8,128)(4,1)` the same), whose
+    /// squares of `side` rows by `side` columns are `side²` consecutive
+    /// slots in each. The squares are moved whole, by the kernel the
+    /// planner chooses for the nest in squares (for XLA's tiles a
+    /// transpose of squares), then each is transposed in place in the
+    /// destination: a second pass over it.
+    SquareTranspose {
+        /// Rows (and columns) of each square.
+        side: usize,
+    },
     /// Any other strides: element by element along the nest.
     Strided,
     /// Packed sub-byte layouts (`E(n)` below 8 bits) whose bytes do not
@@ -156,6 +170,8 @@ impl RelayoutKernel {
                     None => RelayoutKernel::ContiguousRuns,
                 },
             }
+        } else if let Some(side) = transposed_squares(nest) {
+            RelayoutKernel::SquareTranspose { side }
         } else if row[0] == 1 && di == 1 && (row[1] == 2 || row[1] == 4) {
             RelayoutKernel::Interleave { factor: row[1] }
         } else if step[0] == 1 && (si == 2 || si == 4) && di == 1 {
@@ -571,11 +587,33 @@ const fn source_contiguous_level(nest: &LoopNest) -> Option<usize> {
     None
 }
 
+/// The side of the squares of a [`RelayoutKernel::SquareTranspose`]
+/// nest: 2 or 4 (the `(2,1)` and `(4,1)` sub-tiles), when
+/// [`LoopNest::in_squares`] finds them. Whatever kernel then copies the
+/// squares (a transpose of them, in the tiles of XLA's layouts; for
+/// tiles of 8 × 8, squares of squares, strided), it moves `side²`
+/// elements at a time, where the nest in elements looks like an
+/// interleave whose rows are `side` elements apart, which the row
+/// interleave cannot take: 31–54 times `memcpy`'s time at 1 MiB.
+const fn transposed_squares(nest: &LoopNest) -> Option<usize> {
+    match nest.in_squares() {
+        Some((_, side)) if side == 2 || side == 4 => Some(side),
+        _ => None,
+    }
+}
+
 /// `nest` arranged for `kernel`: for a [`RelayoutKernel::Transpose`], the
 /// source's contiguous level moved next to the innermost one (the
 /// transpose kernel's rows); for a [`RelayoutKernel::UnitTranspose`], the
 /// nest in units, arranged so; any other kernel takes the nest as it is.
 pub(crate) const fn arrange(nest: &LoopNest, kernel: RelayoutKernel) -> Option<LoopNest> {
+    if let RelayoutKernel::SquareTranspose { .. } = kernel {
+        // In squares, planned again by the copy ([`transposed_squares`]).
+        return match nest.in_squares() {
+            Some((squares, _)) => Some(squares),
+            None => None,
+        };
+    }
     if let RelayoutKernel::UnitTranspose { .. } = kernel {
         // In units, arranged as a transpose.
         let Some((units, _)) = nest.by_units() else {

@@ -119,7 +119,7 @@ pub(crate) use staged::{STAGE_WORDS, Stage, staged_volume};
 /// a pair of `bf16` rows of a `(2,1)` sub-tile moves as a 4-byte element.
 #[derive(Clone, Copy)]
 #[repr(transparent)]
-pub(crate) struct Unit<T, const K: usize>([T; K]);
+pub(crate) struct Unit<T, const K: usize>(pub(crate) [T; K]);
 
 // SAFETY: `NoUninit`'s rules: `Unit<T, K>` is `repr(transparent)` over
 // `[T; K]`; an array has no padding between or after its elements, and
