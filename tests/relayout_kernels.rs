@@ -808,7 +808,7 @@ fn transposes_between_sub_tiles_match_the_engine() {
     // Static layouts: the nest in squares built while compiling.
     type Columns = tessera::layout!(u16[32,256]{0,1:T(8,128)(2,1)});
     type Rows = tessera::layout!(u16[32,256]{1,0:T(8,128)(2,1)});
-    let from = TensorBuf::from_fn(Columns::new(), |i| u16::from_index(i)).unwrap();
+    let from = TensorBuf::from_fn(Columns::new(), u16::from_index).unwrap();
     let mut to = TensorBuf::<_, u16>::zeroed(Rows::new()).unwrap();
     from.relayout_into(&mut to).unwrap();
     let runtime = layout("u16[32,256]{1,0:T(8,128)(2,1)}");
