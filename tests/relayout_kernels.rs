@@ -829,10 +829,10 @@ fn transposes_between_sub_tiles_match_the_engine() {
         ),
     ] {
         let (src, dst) = (layout(a), layout(b));
-        assert_ne!(
+        assert!(!matches!(
             RelayoutKernel::for_layouts(&src, &dst).unwrap(),
-            RelayoutKernel::SquareTranspose { side: 2 }
-        );
+            RelayoutKernel::SquareTranspose { .. }
+        ));
         match a.starts_with("u16") {
             true => check_pair::<u16>(src, dst, 1, 0xA5A5),
             false => check_pair::<u8>(src, dst, 1, 0xA5),
