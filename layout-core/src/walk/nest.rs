@@ -822,22 +822,21 @@ impl LoopNest {
         {
             return None;
         }
+        // The square as one run of `k²` elements contiguous in both, and
+        // the nest in units of that run.
         let square = k * k;
-        let mut nest = self.copy_in_use();
-        nest.len -= 2;
-        nest.levels[nest.len] = UNUSED_LEVEL;
-        nest.levels[nest.len + 1] = UNUSED_LEVEL;
-        nest.element_count /= square;
-        let mut l = 0;
-        while l < nest.len {
-            let [s, d] = nest.levels[l].strides;
-            if !s.is_multiple_of(square) || !d.is_multiple_of(square) {
-                return None;
-            }
-            nest.levels[l].strides = [s / square, d / square];
-            l += 1;
+        let mut run = self.copy_in_use();
+        run.len -= 1;
+        run.levels[run.len] = UNUSED_LEVEL;
+        run.levels[run.len - 1] = Level {
+            extent: square,
+            strides: [1, 1],
+            ..inner
+        };
+        match run.in_units(square) {
+            Some(nest) => Some((nest, k)),
+            None => None,
         }
-        Some((nest, k))
     }
 
     /// Whether the walk visits the source buffer's offsets in increasing
