@@ -782,9 +782,9 @@ impl LoopNest {
     /// `[k, 1]`, the next `k` with `[1, k]`, neither cut by a partial tile
     /// (both whole), and every other level's strides are whole squares.
     /// Those two levels are gone and the others' strides divided by `k²`.
-    /// A copy along it moves each square whole, its elements still in the
-    /// source's order, so the copy of `self` is that copy with every
-    /// square then transposed in place: a transpose between two layouts
+    /// A copy along it that moves each square whole and transposes it
+    /// (element `r * k + c` of the source's square to `c * k + r` of the
+    /// destination's) is the copy of `self`: a transpose between two layouts
     /// of `(k,1)` sub-tiles (`{0,1:T(8,128)(2,1)}` into
     /// `{1,0:T(8,128)(2,1)}`), whose squares of `k` rows by `k` columns
     /// are `k²` consecutive slots in each. As for [`LoopNest::by_units`],

@@ -6,16 +6,17 @@
 use bytemuck::NoUninit;
 use layout_core::walk::{LoopNest, for_each_run_start};
 
-use super::kernel::{RelayoutKernel, arrange, staged_units};
+use super::kernel::{RelayoutKernel, staged_units};
 use super::sink::{Memcpy, Sink};
 use super::stream::{STREAM_FROM_BYTES, StreamWriter};
-use super::{simd, stream, transpose};
+use super::{simd, squares, stream, transpose};
 
 /// Copies along `nest` with `kernel` as the planner arranged it
 /// ([`arrange`](super::kernel::arrange)): a
 /// [`RelayoutKernel::UnitTranspose`] nest is in units, so its buffers are
-/// taken as slices of units and copied as a transpose; any other kernel
-/// as [`copy_nest`].
+/// taken as slices of units and copied as a transpose, and a
+/// [`RelayoutKernel::SquareTranspose`] nest in squares
+/// ([`squares::copy_squares`]); any other kernel as [`copy_nest`].
 #[cfg_attr(not(debug_assertions), inline(always))]
 pub(super) fn copy_planned<T: NoUninit>(
     nest: &LoopNest,
@@ -24,18 +25,12 @@ pub(super) fn copy_planned<T: NoUninit>(
     dst: &mut [T],
 ) {
     match kernel {
-        RelayoutKernel::SquareTranspose { side: 2 } => copy_squares::<T, 2, 4>(nest, src, dst),
-        RelayoutKernel::SquareTranspose { side: 4 } => copy_squares::<T, 4, 16>(nest, src, dst),
-        _ => copy_unsquared(nest, kernel, src, dst),
-    }
-}
-
-/// [`copy_planned`] for every kernel but [`RelayoutKernel::SquareTranspose`],
-/// whose copy of squares comes here (and so does not instantiate itself
-/// again, over squares of squares).
-#[cfg_attr(not(debug_assertions), inline(always))]
-fn copy_unsquared<T: NoUninit>(nest: &LoopNest, kernel: RelayoutKernel, src: &[T], dst: &mut [T]) {
-    match kernel {
+        RelayoutKernel::SquareTranspose { side: 2 } => {
+            squares::copy_squares::<T, 2, 4>(nest, src, dst);
+        }
+        RelayoutKernel::SquareTranspose { side: 4 } => {
+            squares::copy_squares::<T, 4, 16>(nest, src, dst);
+        }
         RelayoutKernel::UnitTranspose { unit: 2 } => copy_units::<T, 2>(nest, src, dst),
         RelayoutKernel::UnitTranspose { unit: 4 } => copy_units::<T, 4>(nest, src, dst),
         RelayoutKernel::UnitTranspose { unit: 8 } => copy_units::<T, 8>(nest, src, dst),
@@ -88,46 +83,6 @@ fn copy_staged<T: NoUninit, const K: usize>(nest: &LoopNest, src: &[T], dst: &mu
     } else {
         walk(dst, false);
     }
-}
-
-/// A [`RelayoutKernel::SquareTranspose`] along `squares`, the nest in
-/// units of `SIDE × SIDE` squares (`UNIT` elements,
-/// [`LoopNest::in_squares`]): the squares moved whole by the kernel the
-/// planner chooses for that nest, then each transposed in place in the
-/// destination, a run of squares at a time.
-#[inline(never)]
-fn copy_squares<T: NoUninit, const SIDE: usize, const UNIT: usize>(
-    squares: &LoopNest,
-    src: &[T],
-    dst: &mut [T],
-) {
-    const { assert!(SIDE * SIDE == UNIT) };
-    let (src, dst) = (
-        transpose::as_units::<T, UNIT>(src),
-        transpose::as_units_mut::<T, UNIT>(dst),
-    );
-    // Squares of squares (tiles of 8 × 8 in `(2,1)` sub-tiles) go along
-    // the nest, strided.
-    let kernel = match RelayoutKernel::for_nest(Some(squares)) {
-        RelayoutKernel::SquareTranspose { .. } => RelayoutKernel::Strided,
-        kernel => kernel,
-    };
-    match arrange(squares, kernel) {
-        Some(arranged) => copy_unsquared(&arranged, kernel, src, dst),
-        None => copy_unsquared(squares, kernel, src, dst),
-    }
-    let transposed = |square: &mut transpose::Unit<T, UNIT>| {
-        let was = *square;
-        for r in 0..SIDE {
-            for c in 0..SIDE {
-                square.0[c * SIDE + r] = was.0[r * SIDE + c];
-            }
-        }
-    };
-    let [_, step] = squares.inner_strides();
-    squares.for_each_run(|[_, d], len| {
-        (0..len).for_each(|k| transposed(&mut dst[d + k * step]));
-    });
 }
 
 /// A transpose along a nest in units of `K` elements.

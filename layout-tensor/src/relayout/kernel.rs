@@ -102,10 +102,9 @@ pub enum RelayoutKernel {
     /// `(side,1)` sub-tiles (`bf16` `{0,1:T(8,128)(2,1)}` into
     /// `{1,0:T(8,128)(2,1)}`, `s8` `T(8,128)(4,1)` the same), whose
     /// squares of `side` rows by `side` columns are `side²` consecutive
-    /// slots in each. The squares are moved whole, by the kernel the
-    /// planner chooses for the nest in squares (for XLA's tiles a
-    /// transpose of squares), then each is transposed in place in the
-    /// destination: a second pass over it.
+    /// slots in each. Each square is loaded, transposed in registers and
+    /// stored in one pass along the nest in squares; squares of 8 bytes
+    /// (`bf16`) in tiles of 4 × 4 in AVX2's vectors where the CPU has it.
     SquareTranspose {
         /// Rows (and columns) of each square.
         side: usize,

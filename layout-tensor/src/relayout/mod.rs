@@ -16,9 +16,9 @@
 //! of vectors when the source's contiguous level is not the
 //! destination's ([`transpose`]), the same over units of 2, 4 or 8
 //! elements when a run that short is contiguous in both (a transpose into
-//! sub-tiles), the same over squares of `k × k` elements contiguous in
-//! both and transposed in place after (a transpose between two sub-tiled
-//! layouts), or a strided loop. Padding slots of the destination are
+//! sub-tiles), squares of `k × k` elements contiguous in both, each
+//! transposed as it is moved (a transpose between two sub-tiled layouts,
+//! [`squares`]), or a strided loop. Padding slots of the destination are
 //! never written.
 //!
 //! The kernels walk a volume's blocks and runs with the engine's stepper
@@ -32,6 +32,7 @@ mod kernel;
 pub(crate) mod mix;
 pub(crate) mod simd;
 mod sink;
+mod squares;
 pub(crate) mod stream;
 mod transpose;
 

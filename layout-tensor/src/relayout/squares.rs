@@ -1,0 +1,598 @@
+//! The copy of a [`RelayoutKernel::SquareTranspose`]: a transpose between
+//! two layouts of `(side,1)` sub-tiles, along the nest in squares
+//! ([`LoopNest::in_squares`]), each square `side × side` elements
+//! consecutive in both buffers and transposed between them.
+//!
+//! One pass along the nest: each square loaded from the source,
+//! transposed in registers and stored to the destination. The
+//! transposition is one array built from constant indices
+//! ([`transposed`]), which the compiler turns into a byte shuffle (one
+//! `pshufb` in a function compiled for AVX2, where the CPU has it).
+//!
+//! - **Squares of 8 bytes** (`bf16` in `(2,1)` sub-tiles), where the CPU
+//!   has AVX2 and the nest arranged as a transpose has rows of squares
+//!   consecutive in the source and runs in the destination: tiles of 4 ×
+//!   4 squares, 4 vectors loaded, transposed as 64-bit lanes, shuffled
+//!   and stored ([`avx2::tiles`]).
+//! - **Others**, along the nest in the destination's order, a block of
+//!   its innermost two levels at a time ([`gathered`]): squares of 4 or 8
+//!   bytes 16 bytes at a time where they are consecutive in the
+//!   destination (4 or 2 of them loaded, shuffled in one register and
+//!   stored at once), wider ones one by one; runs of 2, 4 or 8 squares
+//!   unrolled.
+//!
+//! Before this module, the squares were moved whole by the kernel the
+//! planner picks for the nest in squares (a transpose of units; for the
+//! 16-byte squares of `s8` `(4,1)`, which no vector holds as an
+//! element, its plain loop), then transposed in place in a second pass.
+//! In a scratch harness (run-time layouts, median of 200–300 calls timed
+//! in turns with `memcpy` of the same bytes), at 1 MiB:
+//!
+//! | pair | two passes | one pass, a square at a time | AVX2 tiles |
+//! | --- | --- | --- | --- |
+//! | `s8[1024,1024]` `{0,1:T(8,128)(4,1)}` → `{1,0:T(8,128)(4,1)}` | 17.5 | 3.2 | |
+//! | `bf16[1024,1024]` `{0,1:T(8,128)(2,1)}` → `{1,0:T(8,128)(2,1)}` | 10.0–10.2 | 4.4 | 2.8 |
+//! | `bf16[1000,1000]`, the same layouts | | 4.4 | 2.9 |
+//!
+//! Blocks and their bounds are checked once, not per square: the
+//! `bf16` copy a square at a time read 4.7 with a check per square. The
+//! nest ordered to put the levels of small strides innermost (so that
+//! both buffers' lines are used whole while cached) read 4.6 for `s8`:
+//! its blocks became 2 × 2 squares.
+//!
+//! One of the relayout kernels' modules with `unsafe` code: a block's
+//! squares are indexed unchecked once its last one is found in both
+//! buffers. `.ci/run` runs its tests under Miri.
+//!
+//! [`RelayoutKernel::SquareTranspose`]: super::RelayoutKernel::SquareTranspose
+#![allow(unsafe_code)]
+
+use bytemuck::NoUninit;
+use layout_core::walk::{LoopNest, for_each_run_start};
+
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+use super::kernel::{RelayoutKernel, arrange};
+use super::transpose::{Unit, as_units, as_units_mut};
+
+/// A [`RelayoutKernel::SquareTranspose`] along `squares`, the nest in
+/// units of `SIDE × SIDE` squares (`UNIT` elements,
+/// [`LoopNest::in_squares`]), as the module says.
+#[inline(never)]
+pub(super) fn copy_squares<T: NoUninit, const SIDE: usize, const UNIT: usize>(
+    squares: &LoopNest,
+    src: &[T],
+    dst: &mut [T],
+) {
+    const { assert!(SIDE * SIDE == UNIT) };
+    let (src, dst) = (as_units::<T, UNIT>(src), as_units_mut::<T, UNIT>(dst));
+    with_best(
+        #[cfg_attr(not(debug_assertions), inline(always))]
+        || match core::mem::size_of::<Unit<T, UNIT>>() {
+            4 => gathered::<T, SIDE, UNIT, 4>(squares, src, dst),
+            8 => {
+                #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+                if super::isa::has_avx2()
+                    && let Some(tiles) = in_tiles(squares)
+                {
+                    // SAFETY: the CPU has AVX2.
+                    return unsafe { avx2::tiles::<T, SIDE, UNIT>(&tiles, src, dst) };
+                }
+                gathered::<T, SIDE, UNIT, 2>(squares, src, dst)
+            }
+            _ => gathered::<T, SIDE, UNIT, 1>(squares, src, dst),
+        },
+    );
+}
+
+/// `squares` arranged as a transpose ([`arrange`]): each block's rows
+/// consecutive squares in the source and its runs in the destination,
+/// so that a tile of 4 × 4 squares is 4 vectors in and 4 out; `None`
+/// where the nest has no such levels.
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+fn in_tiles(squares: &LoopNest) -> Option<LoopNest> {
+    let arranged = arrange(squares, RelayoutKernel::Transpose)?;
+    let [_, _, row, inner] = arranged.volume_strides();
+    (row[0] == 1 && inner[1] == 1).then_some(arranged)
+}
+
+/// Every square of `squares` loaded from `src`, transposed and stored to
+/// `dst`, along the nest's volumes: each block of its innermost two
+/// levels a loop over rows of runs, a run (the innermost level, in the
+/// destination's order) the inner loop. Runs of 2, 4 or 8 squares (the
+/// `(2,1)` and `(4,1)` squares of a sub-tile row of XLA's tiles, the
+/// rest of a run cut across the next level) are loops of a constant
+/// count, unrolled: a loop of two steps took half the time of the copy.
+#[cfg_attr(not(debug_assertions), inline(always))]
+fn gathered<T: NoUninit, const SIDE: usize, const UNIT: usize, const GROUP: usize>(
+    squares: &LoopNest,
+    src: &[Unit<T, UNIT>],
+    dst: &mut [Unit<T, UNIT>],
+) {
+    let [outer, step, row, inner] = squares.volume_strides();
+    squares.for_each_volume(
+        #[cfg_attr(not(debug_assertions), inline(always))]
+        |start, [outers, steps, rows, len]| {
+            for_each_run_start(
+                start,
+                [1, outers, steps],
+                [[0, 0], outer, step],
+                #[cfg_attr(not(debug_assertions), inline(always))]
+                |at| {
+                    let block = Block {
+                        at,
+                        rows,
+                        row,
+                        inner,
+                    };
+                    match len {
+                        2 => block.runs::<T, SIDE, UNIT, GROUP, 2>(src, dst, len),
+                        4 => block.runs::<T, SIDE, UNIT, GROUP, 4>(src, dst, len),
+                        8 => block.runs::<T, SIDE, UNIT, GROUP, 8>(src, dst, len),
+                        _ => block.runs::<T, SIDE, UNIT, GROUP, 0>(src, dst, len),
+                    }
+                },
+            );
+        },
+    );
+}
+
+/// A block of the nest's innermost two levels: `rows` runs, run `r`'s
+/// square `i` at `at + r * row + i * inner` (each `[source,
+/// destination]`).
+#[derive(Clone, Copy)]
+struct Block {
+    at: [usize; 2],
+    rows: usize,
+    row: [usize; 2],
+    inner: [usize; 2],
+}
+
+impl Block {
+    /// One past the block's last square in buffer `b` (0 the source, 1
+    /// the destination) for runs of `len`; `None` on overflow.
+    fn end(&self, b: usize, len: usize) -> Option<usize> {
+        let last_row = (self.rows - 1).checked_mul(self.row[b])?;
+        let last = (len - 1).checked_mul(self.inner[b])?;
+        self.at[b]
+            .checked_add(last_row)?
+            .checked_add(last)?
+            .checked_add(1)
+    }
+
+    /// Every square of the block moved and transposed, runs of `len`
+    /// squares (`LEN` when not 0, a constant): where a run is contiguous
+    /// in the destination, `GROUP` squares at a time, stored as one.
+    /// Indexed without bounds checks once the block's last square is
+    /// found in both buffers (a check per square, and the registers its
+    /// offsets kept, took a fifth of a `bf16` copy's time); else, for a
+    /// block that does not fit (which a nest of the buffers' layouts
+    /// never makes), with them, so that it panics.
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    fn runs<
+        T: NoUninit,
+        const SIDE: usize,
+        const UNIT: usize,
+        const GROUP: usize,
+        const LEN: usize,
+    >(
+        self,
+        src: &[Unit<T, UNIT>],
+        dst: &mut [Unit<T, UNIT>],
+        len: usize,
+    ) {
+        let len = match LEN {
+            0 => len,
+            _ => LEN,
+        };
+        if self.rows == 0 || len == 0 {
+            return;
+        }
+        let fits = self.end(0, len).is_some_and(|end| end <= src.len())
+            && self.end(1, len).is_some_and(|end| end <= dst.len());
+        if !fits {
+            return self.checked_runs::<T, SIDE, UNIT>(src, dst, len);
+        }
+        let [si, di] = self.inner;
+        let (src, dst) = (src.as_ptr(), dst.as_mut_ptr());
+        for r in 0..self.rows {
+            let [s, d] = [0, 1].map(|b| self.at[b] + r * self.row[b]);
+            // Square `i` of run `r` is at `s + i * si` in the source and
+            // `d + i * di` in the destination, `r < rows` and `i < len`:
+            // at most the block's last square in each, which `fits` found
+            // in the buffers.
+            let load = |i: usize| {
+                // SAFETY: `i < len`, as above.
+                unsafe { src.add(s + i * si).read() }
+            };
+            if di != 1 {
+                for i in 0..len {
+                    // SAFETY: as above.
+                    unsafe {
+                        dst.add(d + i * di)
+                            .write(transposed::<T, SIDE, UNIT>(load(i)))
+                    };
+                }
+                continue;
+            }
+            let groups = len / GROUP;
+            for g in 0..groups {
+                let group: [_; GROUP] = core::array::from_fn(
+                    #[cfg_attr(not(debug_assertions), inline(always))]
+                    |k| transposed::<T, SIDE, UNIT>(load(g * GROUP + k)),
+                );
+                // SAFETY: as above; the group's squares are consecutive
+                // in the destination (`di == 1`), `g * GROUP + GROUP <=
+                // len`, and an array of units has their alignment.
+                unsafe {
+                    dst.add(d + g * GROUP)
+                        .cast::<[Unit<T, UNIT>; GROUP]>()
+                        .write(group)
+                };
+            }
+            for i in groups * GROUP..len {
+                // SAFETY: as above.
+                unsafe { dst.add(d + i).write(transposed::<T, SIDE, UNIT>(load(i))) };
+            }
+        }
+    }
+
+    /// [`Block::runs`] with every index checked.
+    ///
+    /// # Panics
+    /// If a square of the block lies past either buffer.
+    #[cold]
+    fn checked_runs<T: NoUninit, const SIDE: usize, const UNIT: usize>(
+        self,
+        src: &[Unit<T, UNIT>],
+        dst: &mut [Unit<T, UNIT>],
+        len: usize,
+    ) {
+        let [si, di] = self.inner;
+        for r in 0..self.rows {
+            let [s, d] = [0, 1].map(|b| self.at[b] + r * self.row[b]);
+            for i in 0..len {
+                dst[d + i * di] = transposed::<T, SIDE, UNIT>(src[s + i * si]);
+            }
+        }
+    }
+}
+
+/// `square`'s `SIDE` rows of `SIDE` elements as columns: element `c *
+/// SIDE + r` of the result is element `r * SIDE + c` of `square`. Written
+/// as one array built from constant indices, which the compiler turns
+/// into a shuffle of the square's bytes (`pshufb` with AVX2).
+#[inline(always)]
+fn transposed<T: Copy, const SIDE: usize, const UNIT: usize>(
+    square: Unit<T, UNIT>,
+) -> Unit<T, UNIT> {
+    Unit(core::array::from_fn(|i| {
+        square.0[i % SIDE * SIDE + i / SIDE]
+    }))
+}
+
+/// `f()` in a function compiled for AVX2 where the CPU has it (so that a
+/// square's transpose is a byte shuffle), as it is on other targets.
+#[cfg_attr(not(debug_assertions), inline(always))]
+fn with_best<R>(f: impl FnOnce() -> R) -> R {
+    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+    return super::isa::with_best(f);
+    #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
+    f()
+}
+
+/// Squares of 8 bytes (`bf16` in `(2,1)` sub-tiles) in AVX2's 32-byte
+/// vectors.
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+mod avx2 {
+    use bytemuck::NoUninit;
+    use core::arch::x86_64::{
+        __m256i, _mm256_loadu_si256, _mm256_permute2x128_si256, _mm256_shuffle_epi8,
+        _mm256_storeu_si256, _mm256_unpackhi_epi64, _mm256_unpacklo_epi64,
+    };
+    use layout_core::walk::{LoopNest, for_each_run_start};
+
+    use super::{Block, Unit, transposed};
+
+    /// Every square of `tiles` ([`in_tiles`](super::in_tiles): a block's
+    /// rows consecutive in the source, its runs in the destination)
+    /// moved and transposed, 4 × 4 squares at a time: 4 rows of 4 squares
+    /// loaded as 4 vectors, transposed as 64-bit lanes (each vector then
+    /// a run's 4 squares), each square transposed by one byte shuffle,
+    /// and stored as 4 vectors. The edges of a block, fewer than 4 rows
+    /// or squares of a run, a square at a time. A volume's blocks are
+    /// checked against the buffers once, and a block with no edges skips
+    /// their loop: `bf16`'s `T(8,128)(2,1)` blocks are one tile each, and
+    /// with a check and an empty edge loop per block the transpose of
+    /// `bf16[1024,1024]` read 3.8 times `memcpy`'s time at 1 MiB, against
+    /// 2.8.
+    ///
+    /// # Safety
+    /// The CPU has AVX2, and `Unit<T, UNIT>` is 8 bytes.
+    #[target_feature(enable = "avx2")]
+    pub(super) unsafe fn tiles<T: NoUninit, const SIDE: usize, const UNIT: usize>(
+        tiles: &LoopNest,
+        src: &[Unit<T, UNIT>],
+        dst: &mut [Unit<T, UNIT>],
+    ) {
+        // Instantiated for every `T` (the caller's `match` is on a value).
+        assert_eq!(
+            core::mem::size_of::<Unit<T, UNIT>>(),
+            8,
+            "squares of 8 bytes"
+        );
+        let shuffle = square_shuffle::<T, SIDE, UNIT>();
+        // SAFETY: 32 bytes, read from the array.
+        let shuffle = unsafe { _mm256_loadu_si256(shuffle.as_ptr().cast()) };
+        let [outer, step, row, inner] = tiles.volume_strides();
+        tiles.for_each_volume(|start, [outers, steps, rows, len]| {
+            let last = Block {
+                at: [0, 1].map(|b| start[b] + (outers - 1) * outer[b] + (steps - 1) * step[b]),
+                rows,
+                row,
+                inner,
+            };
+            // The volume's last block ends past every other (strides are
+            // not negative), so when it fits, they all do.
+            let fits = last.end(0, len).is_some_and(|end| end <= src.len())
+                && last.end(1, len).is_some_and(|end| end <= dst.len());
+            for_each_run_start(start, [1, outers, steps], [[0, 0], outer, step], |at| {
+                let block = Block {
+                    at,
+                    rows,
+                    row,
+                    inner,
+                };
+                if !fits {
+                    return block.checked_runs::<T, SIDE, UNIT>(src, dst, len);
+                }
+                // SAFETY: the CPU has AVX2, the block's squares lie in
+                // the buffers (`fits`), its rows are consecutive in the
+                // source and its runs in the destination (`in_tiles`).
+                unsafe { block_in_tiles::<T, SIDE, UNIT>(&block, src, dst, len, shuffle) };
+            });
+        });
+    }
+
+    /// One block of [`tiles`].
+    ///
+    /// # Safety
+    /// The CPU has AVX2; the block's squares lie in both buffers; its
+    /// rows are consecutive in the source (`block.row[0] == 1`) and its
+    /// runs in the destination (`block.inner[1] == 1`).
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    unsafe fn block_in_tiles<T: NoUninit, const SIDE: usize, const UNIT: usize>(
+        block: &Block,
+        src: &[Unit<T, UNIT>],
+        dst: &mut [Unit<T, UNIT>],
+        len: usize,
+        shuffle: __m256i,
+    ) {
+        let ([s0, d0], si, dr) = (block.at, block.inner[0], block.row[1]);
+        let (src, dst) = (src.as_ptr(), dst.as_mut_ptr());
+        let whole = [block.rows / 4 * 4, len / 4 * 4];
+        // Square `(r, i)`, `r < rows`, `i < len`, is at `s0 + r + i *
+        // si` in the source and `d0 + r * dr + i` in the destination:
+        // within the block, which lies in the buffers.
+        for r in (0..whole[0]).step_by(4) {
+            for i in (0..whole[1]).step_by(4) {
+                let first = src.wrapping_add(s0 + r + i * si);
+                // SAFETY: the 4 squares `(r..r + 4, i + k)`, `k < 4`, are
+                // consecutive in the source, in the block.
+                let [a, b, c, d] = [0, 1, 2, 3]
+                    .map(|k| unsafe { _mm256_loadu_si256(first.wrapping_add(k * si).cast()) });
+                // 64-bit lanes: `a` holds rows `r..r + 4` of run `i`.
+                let (ab_lo, ab_hi) = (_mm256_unpacklo_epi64(a, b), _mm256_unpackhi_epi64(a, b));
+                let (cd_lo, cd_hi) = (_mm256_unpacklo_epi64(c, d), _mm256_unpackhi_epi64(c, d));
+                let runs = [
+                    _mm256_permute2x128_si256::<0x20>(ab_lo, cd_lo),
+                    _mm256_permute2x128_si256::<0x20>(ab_hi, cd_hi),
+                    _mm256_permute2x128_si256::<0x31>(ab_lo, cd_lo),
+                    _mm256_permute2x128_si256::<0x31>(ab_hi, cd_hi),
+                ];
+                for (k, run) in runs.into_iter().enumerate() {
+                    // SAFETY: the 4 squares `(r + k, i..i + 4)` are
+                    // consecutive in the destination, in the block.
+                    unsafe {
+                        _mm256_storeu_si256(
+                            dst.add(d0 + (r + k) * dr + i).cast(),
+                            _mm256_shuffle_epi8(run, shuffle),
+                        )
+                    };
+                }
+            }
+        }
+        // The edges: rows past the last whole 4, and in the rows before
+        // them, squares past a run's last whole 4.
+        let edge = |r: usize, i: usize| {
+            // SAFETY: `(r, i)` is in the block.
+            unsafe {
+                let square = src.add(s0 + r + i * si).read();
+                dst.add(d0 + r * dr + i)
+                    .write(transposed::<T, SIDE, UNIT>(square));
+            }
+        };
+        if whole[1] < len {
+            for r in 0..whole[0] {
+                (whole[1]..len).for_each(|i| edge(r, i));
+            }
+        }
+        for r in whole[0]..block.rows {
+            (0..len).for_each(|i| edge(r, i));
+        }
+    }
+
+    /// The byte shuffle that transposes each 8-byte square of a
+    /// 32-byte vector ([`transposed`] on the bytes of its elements), as
+    /// `pshufb` indexes within each 16-byte lane.
+    fn square_shuffle<T: NoUninit, const SIDE: usize, const UNIT: usize>() -> [i8; 32] {
+        let size = core::mem::size_of::<T>();
+        core::array::from_fn(|j| {
+            let (element, within) = ((j % 8) / size, j % size);
+            let from = element % SIDE * SIDE + element / SIDE;
+            (j % 16 / 8 * 8 + from * size + within) as i8
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use alloc::format;
+    use alloc::vec;
+    use alloc::vec::Vec;
+
+    use super::{Block, copy_squares, transposed};
+    use crate::relayout::tests::nest;
+    use crate::relayout::transpose::Unit;
+    use layout_core::ArrayLayout;
+
+    /// A square of `SIDE × SIDE` distinct values: element `k` is `first + k`.
+    fn square<const SIDE: usize, const UNIT: usize>(first: u16) -> Unit<u16, UNIT> {
+        Unit(core::array::from_fn(|k| first + k as u16))
+    }
+
+    /// Element `c * SIDE + r` of the transpose is element `r * SIDE + c`.
+    #[test]
+    fn squares_transpose_rows_to_columns() {
+        let two = transposed::<u16, 2, 4>(square::<2, 4>(0));
+        assert_eq!(two.0, [0, 2, 1, 3]);
+        let four = transposed::<u16, 4, 16>(square::<4, 16>(0));
+        assert_eq!(
+            four.0,
+            [0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15]
+        );
+    }
+
+    /// Every square of a block, in runs of each count the kernel
+    /// specialises (2, 4, 8) and others, in groups of 1, 2 and 4, into
+    /// contiguous runs and strided ones, moved to where the block's
+    /// strides say and transposed; nothing else written.
+    #[test]
+    fn blocks_move_every_square_where_their_strides_say() {
+        fn check<const GROUP: usize, const LEN: usize>(len: usize, di: usize) {
+            let (rows, si) = (3, 5);
+            let block = Block {
+                at: [2, 1],
+                rows,
+                row: [1, len * di + 2],
+                inner: [si, di],
+            };
+            let src: Vec<Unit<u16, 4>> = (0..64).map(|k| square::<2, 4>(4 * k)).collect();
+            let mut dst = vec![Unit([u16::MAX; 4]); rows * (len * di + 2) + 1];
+            block.runs::<u16, 2, 4, GROUP, LEN>(&src, &mut dst, len);
+            let mut expected = vec![Unit([u16::MAX; 4]); dst.len()];
+            for r in 0..rows {
+                for i in 0..len {
+                    let d = 1 + r * block.row[1] + i * di;
+                    expected[d] = transposed::<u16, 2, 4>(src[2 + r + i * si]);
+                }
+            }
+            let as_values = |v: &[Unit<u16, 4>]| v.iter().map(|u| u.0).collect::<Vec<_>>();
+            assert_eq!(
+                as_values(&dst),
+                as_values(&expected),
+                "group {GROUP}, len {len}, di {di}"
+            );
+        }
+        for di in [1, 3] {
+            check::<1, 2>(2, di);
+            check::<2, 2>(2, di);
+            check::<2, 4>(4, di);
+            check::<4, 4>(4, di);
+            check::<4, 8>(8, di);
+            check::<2, 8>(8, di);
+            for len in [1, 3, 5, 7] {
+                check::<1, 0>(len, di);
+                check::<2, 0>(len, di);
+                check::<4, 0>(len, di);
+            }
+        }
+    }
+
+    /// A block that reaches past a buffer (which no nest of the buffers'
+    /// layouts makes) panics rather than writing outside it.
+    #[test]
+    #[should_panic(expected = "out of bounds")]
+    fn a_block_past_the_buffers_panics() {
+        let block = Block {
+            at: [0, 0],
+            rows: 2,
+            row: [1, 4],
+            inner: [2, 1],
+        };
+        let src = vec![Unit([0u16; 4]); 8];
+        let mut dst = vec![Unit([0u16; 4]); 7];
+        block.runs::<u16, 2, 4, 2, 4>(&src, &mut dst, 4);
+    }
+
+    /// A transpose between two sub-tiled layouts, through the kernel, of
+    /// 1- and 2-byte elements (squares of 4 to 32 bytes: each path of
+    /// [`copy_squares`], with AVX2's tiles of 8-byte squares where the
+    /// build or the CPU has it): every element where the destination's
+    /// layout puts it, padding untouched. Small enough for Miri.
+    #[test]
+    fn copies_squares_as_the_layouts_say() {
+        fn check<T: bytemuck::NoUninit + PartialEq + core::fmt::Debug>(
+            value: impl Fn(usize) -> T,
+            padding: T,
+        ) {
+            let pairs = [
+                (
+                    "[8,16]{0,1:T(4,8)(2,1)}",
+                    "[8,16]{1,0:T(4,8)(2,1)}",
+                    [8, 16],
+                ),
+                (
+                    "[8,16]{0,1:T(8,8)(4,1)}",
+                    "[8,16]{1,0:T(8,8)(4,1)}",
+                    [8, 16],
+                ),
+                (
+                    "[16,8]{0,1:T(8,8)(4,1)}",
+                    "[16,8]{1,0:T(8,8)(4,1)}",
+                    [16, 8],
+                ),
+                // Blocks of 6 squares by 12: tiles of 4 × 4 and edges.
+                (
+                    "[24,48]{0,1:T(12,24)(2,1)}",
+                    "[24,48]{1,0:T(12,24)(2,1)}",
+                    [24, 48],
+                ),
+                // Partial tiles: padding in both buffers.
+                (
+                    "[6,12]{0,1:T(4,8)(2,1)}",
+                    "[6,12]{1,0:T(4,8)(2,1)}",
+                    [6, 12],
+                ),
+            ];
+            let ty = match core::mem::size_of::<T>() {
+                1 => "u8",
+                _ => "u16",
+            };
+            for (a, b, [rows, cols]) in pairs {
+                for (from, to) in [(a, b), (b, a)] {
+                    let (from, to) = (format!("{ty}{from}"), format!("{ty}{to}"));
+                    let (src, dst): (ArrayLayout, ArrayLayout) =
+                        (from.parse().unwrap(), to.parse().unwrap());
+                    let (squares, side) = nest(&from, &to).in_squares().unwrap();
+                    let values: Vec<T> = (0..src.buffer_len()).map(&value).collect();
+                    let mut out = vec![padding; dst.buffer_len()];
+                    match side {
+                        2 => copy_squares::<T, 2, 4>(&squares, &values, &mut out),
+                        _ => copy_squares::<T, 4, 16>(&squares, &values, &mut out),
+                    }
+                    let mut expected = vec![padding; dst.buffer_len()];
+                    for y in 0..rows {
+                        for x in 0..cols {
+                            let index = [y, x];
+                            expected[dst.offset(&index)] = values[src.offset(&index)];
+                        }
+                    }
+                    assert_eq!(out, expected, "{from} -> {to}");
+                }
+            }
+        }
+        check(|k| k as u8, 0xEE);
+        check(|k| k as u16, 0xEEEE);
+    }
+}
