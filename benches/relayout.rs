@@ -900,6 +900,28 @@ fn matrix_group(c: &mut Criterion, mib: usize) {
     for pair in tiling_pairs("T(8,128)(4,1)", Some(4)) {
         matrix_entry(&mut g, "s8", &rows(1), &pair, |i| i as i8);
     }
+    // A weight transposed between two tiled layouts: its sub-tiles'
+    // squares moved and transposed.
+    let tiled_transpose = |tiling: &str, side: usize| Pair {
+        name: "tiled_transpose",
+        src: format!("{{0,1:{tiling}}}").leak(),
+        dst: format!("{{1,0:{tiling}}}").leak(),
+        kernel: RelayoutKernel::SquareTranspose { side },
+    };
+    matrix_entry(
+        &mut g,
+        "bf16",
+        &rows(2),
+        &tiled_transpose("T(8,128)(2,1)", 2),
+        |i| bf16::from_bits(i as u16 & 0x3fff),
+    );
+    matrix_entry(
+        &mut g,
+        "s8",
+        &rows(1),
+        &tiled_transpose("T(8,128)(4,1)", 4),
+        |i| i as i8,
+    );
     for pair in tiling_pairs("T(32,128)(4,1)", Some(4)) {
         matrix_entry(&mut g, "u8", &rows(1), &pair, |i| i as u8);
     }
