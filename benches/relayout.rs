@@ -864,7 +864,8 @@ fn hand_tile_entries(g: &mut BenchmarkGroup<'_, WallTime>, [rows, cols]: [usize;
 /// (`f32` `T(8,128)`, `T(4,128)`, `T(2,128)`; `bf16` `T(8,128)(2,1)`;
 /// `s8` `T(8,128)(4,1)`; `u8` `T(32,128)(4,1)`) × {pack, unpack,
 /// transpose+tile} over `[rows, 1024]` of `S` MiB (and `pred`'s
-/// `T(32,128)(4,1)` pack and unpack), plain transposes
+/// `T(32,128)(4,1)` pack and unpack), `bf16` and `s8` transposed
+/// between two of their tiled layouts (`{0,1:T}` → `{1,0:T}`), plain transposes
 /// (`{1,0}` → `{0,1}`) with the `transpose` crate's on the same data as
 /// their peer, and a permutation of major dims (`f32[a,a,1024]{2,1,0}` →
 /// `{2,0,1}`), each timed in turns with `memcpy` ([`paired`]; run-time
