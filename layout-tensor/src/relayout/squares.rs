@@ -163,8 +163,8 @@ impl Block {
     /// squares (`LEN` when not 0, a constant): where a run is contiguous
     /// in the destination, `GROUP` squares at a time, stored as one.
     /// Indexed without bounds checks once the block's last square is
-    /// found in both buffers (a check per square, and the registers its
-    /// offsets kept, took a fifth of a `bf16` copy's time); else, for a
+    /// found in both buffers (checked per square, the `bf16` copy took
+    /// 4.7 times `memcpy`'s time at 1 MiB, against 4.4); else, for a
     /// block that does not fit (which a nest of the buffers' layouts
     /// never makes), with them, so that it panics.
     #[cfg_attr(not(debug_assertions), inline(always))]
