@@ -227,7 +227,14 @@ fn each_pair_gets_the_kernel_of_its_structure() {
             Interleave { factor: 2 },
         ),
         // Cuts that do not divide each other: no nest.
-        ("f32[12]{0:T(3)}", "f32[12]{0:T(2)}", ElementByElement),
+        (
+            "f32[6,6]{1,0:T(3,3)}",
+            "f32[6,6]{1,0:T(2,2)}",
+            ElementByElement,
+        ),
+        // But 1-D tiles are plain strides (a tile's elements follow the
+        // last tile's): one run.
+        ("f32[13]{0:T(3)}", "f32[13]{0:T(2)}", ContiguousRuns),
     ];
     for (src, dst, expected) in cases {
         assert_eq!(kernel(src, dst), expected, "{src} -> {dst}");
@@ -839,6 +846,42 @@ fn transposes_between_sub_tiles_match_the_engine() {
         match a.starts_with("u16") {
             true => check_pair::<u16>(src, dst, 1, 0xA5A5),
             false => check_pair::<u8>(src, dst, 1, 0xA5),
+        }
+    }
+}
+
+/// Layouts whose offsets are plain strides though their text tiles them
+/// (a tile covering a whole dim, a `(1,4)` sub-tile of one row): the
+/// nest of two `ArrayLayout`s (`LoopNest::relayout`, which
+/// `RelayoutKernel::for_layouts` and static layouts plan from) is the
+/// nest of the same layouts prepared (`LoopNest::relayout_between`,
+/// which `relayout_into` between run-time layouts plans from), so
+/// `for_layouts` names the kernel either runs. They differed: the first
+/// found no nest, element by element, where the second found a
+/// transpose.
+#[test]
+fn array_and_prepared_layouts_plan_the_same_nest() {
+    let pairs = [
+        (
+            "s8[14,30]{1,0:T(12,16)(1,4)}",
+            "s8[14,30]{0,1:T(12,16)(1,4)}",
+        ),
+        ("u8[6,22]{1,0:T(6,8)(2,1)}", "u8[6,22]{0,1:T(6,8)}"),
+        (
+            "u64[3520,1]{0,1:T(2,110)(2,1)}",
+            "u64[3520,1]{1,0:T(64,2)(2,1)}",
+        ),
+        ("f32[8,128]{1,0:T(8,128)}", "f32[8,128]{0,1}"),
+        ("bf16[64,256]{1,0}", "bf16[64,256]{0,1:T(8,128)(2,1)}"),
+    ];
+    for (a, b) in pairs {
+        for (from, to) in [(a, b), (b, a)] {
+            let arrays: [ArrayLayout; 2] = [from.parse().unwrap(), to.parse().unwrap()];
+            let prepared = [from, to].map(|text| PreparedLayout::parse(text).unwrap());
+            let built = LoopNest::relayout(&arrays[0], &arrays[1]).unwrap();
+            let kept = LoopNest::relayout_between(&prepared[0], &prepared[1]).unwrap();
+            assert_eq!(built, kept, "{from} -> {to}");
+            assert!(built.is_some(), "{from} -> {to}: no nest");
         }
     }
 }

@@ -178,8 +178,8 @@ fn every_kernel() {
         f32_code,
     );
     relayout(
-        "f32[12]{0:T(3)}",
-        "f32[12]{0:T(2)}",
+        "f32[6,6]{1,0:T(3,3)}",
+        "f32[6,6]{1,0:T(2,2)}",
         ElementByElement,
         f32_code,
     );

@@ -428,10 +428,17 @@ impl LoopNest {
     /// other: levels in the destination's memory order, strides
     /// `[source, destination]`, runs as long as both buffers allow.
     ///
+    /// Each layout's offsets are taken as the terms a
+    /// [`PreparedLayout`](crate::PreparedLayout) keeps: plain strides
+    /// where the layout has them ([`ArrayLayout::strides`]: tiles that
+    /// keep row-major order, such as `T(8,128)` on `f32[24,128]`, or any
+    /// 1-D tiling), else the digits of its tiles.
+    ///
     /// `Ok(None)` when no nest exists (a dimension's digits do not form an
     /// exact chain in one of the layouts, or the two layouts cut a
-    /// dimension at points that do not divide each other, such as `T(3)`
-    /// and `T(2)`); callers then copy element by element.
+    /// dimension at points that do not divide each other, such as
+    /// `f32[6,6]{1,0:T(3,3)}` and `{1,0:T(2,2)}`); callers then copy
+    /// element by element.
     ///
     /// # Errors
     /// The element types, the ranks or a dimension's sizes differ.
@@ -449,7 +456,10 @@ impl LoopNest {
         if let Err(e) = check_same_array(src, dst) {
             return Err(e);
         }
-        match (OffsetTerms::of_digits(src), OffsetTerms::of_digits(dst)) {
+        // The terms a `PreparedLayout` keeps (plain strides where the
+        // layout has them), so that `relayout_between` of prepared layouts
+        // plans the same nest.
+        match (OffsetTerms::new(src), OffsetTerms::new(dst)) {
             (Some(a), Some(b)) => LoopNest::relayout_terms(a.terms(), b.terms(), dst),
             _ => Ok(None),
         }
