@@ -103,10 +103,11 @@ fn in_tiles(squares: &LoopNest) -> Option<LoopNest> {
 /// squares: in a scratch harness at 1 MiB, `u8[1024,1024]` in `(2,1)`
 /// squares took 4.8–4.9 times `memcpy`'s time against 6.7, `f32[512,512]`
 /// 2.2 against 2.6, `s8` `(4,1)` 3.2–3.5 against 3.3–3.6; as blocks of
-/// their own, those steps made `s8`'s blocks 2 × 2 squares, 4.8). Runs of 2, 4 or 8 squares (the
-/// `(2,1)` and `(4,1)` squares of a sub-tile row of XLA's tiles, the
-/// rest of a run cut across the next level) are loops of a constant
-/// count, unrolled: a loop of two steps took half the time of the copy.
+/// their own, those steps made `s8`'s blocks 2 × 2 squares, 4.8). Runs
+/// of 2, 4 or 8 squares (the `(2,1)` and `(4,1)` squares of a sub-tile
+/// row of XLA's tiles, the rest of a run cut across the next level) are
+/// loops of a constant count, unrolled: a loop of two steps took half the
+/// time of the copy.
 #[cfg_attr(not(debug_assertions), inline(always))]
 fn gathered<T: NoUninit, const SIDE: usize, const UNIT: usize, const GROUP: usize>(
     squares: &LoopNest,
@@ -169,11 +170,12 @@ struct Block {
 
 impl Block {
     /// One past the block's last square in buffer `b` (0 the source, 1
-    /// the destination) for runs of `len`; `None` on overflow.
+    /// the destination) for runs of `len`; `None` on overflow, or for a
+    /// block with no squares.
     fn end(&self, b: usize, len: usize) -> Option<usize> {
-        let last_row = (self.rows - 1).checked_mul(self.row[b])?;
-        let last_step = (self.steps - 1).checked_mul(self.step[b])?;
-        let last = (len - 1).checked_mul(self.inner[b])?;
+        let last_row = self.rows.checked_sub(1)?.checked_mul(self.row[b])?;
+        let last_step = self.steps.checked_sub(1)?.checked_mul(self.step[b])?;
+        let last = len.checked_sub(1)?.checked_mul(self.inner[b])?;
         self.at[b]
             .checked_add(last_row)?
             .checked_add(last_step)?
@@ -351,18 +353,28 @@ mod avx2 {
         let shuffle = unsafe { _mm256_loadu_si256(shuffle.as_ptr().cast()) };
         let [outer, step, row, inner] = tiles.volume_strides();
         tiles.for_each_volume(|start, [outers, steps, rows, len]| {
-            let last = Block {
-                at: [0, 1].map(|b| start[b] + (outers - 1) * outer[b] + (steps - 1) * step[b]),
-                rows,
-                row,
-                steps: 1,
-                step: [0, 0],
-                inner,
-            };
             // The volume's last block ends past every other (strides are
             // not negative), so when it fits, they all do.
-            let fits = last.end(0, len).is_some_and(|end| end <= src.len())
-                && last.end(1, len).is_some_and(|end| end <= dst.len());
+            let last = [0, 1].map(|b| {
+                start[b]
+                    .checked_add(outers.checked_sub(1)?.checked_mul(outer[b])?)?
+                    .checked_add(steps.checked_sub(1)?.checked_mul(step[b])?)
+            });
+            let fits = match last {
+                [Some(s), Some(d)] if rows > 0 && len > 0 => {
+                    let last = Block {
+                        at: [s, d],
+                        rows,
+                        row,
+                        steps: 1,
+                        step: [0, 0],
+                        inner,
+                    };
+                    last.end(0, len).is_some_and(|end| end <= src.len())
+                        && last.end(1, len).is_some_and(|end| end <= dst.len())
+                }
+                _ => false,
+            };
             for_each_run_start(start, [1, outers, steps], [[0, 0], outer, step], |at| {
                 let block = Block {
                     at,
