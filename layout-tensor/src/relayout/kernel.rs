@@ -588,12 +588,11 @@ const fn source_contiguous_level(nest: &LoopNest) -> Option<usize> {
 
 /// The side of the squares of a [`RelayoutKernel::SquareTranspose`]
 /// nest: 2 or 4 (the `(2,1)` and `(4,1)` sub-tiles), when
-/// [`LoopNest::in_squares`] finds them. Whatever kernel then copies the
-/// squares (a transpose of them, in the tiles of XLA's layouts; for
-/// tiles of 8 × 8, squares of squares, strided), it moves `side²`
-/// elements at a time, where the nest in elements looks like an
-/// interleave whose rows are `side` elements apart, which the row
-/// interleave cannot take: 31–54 times `memcpy`'s time at 1 MiB.
+/// [`LoopNest::in_squares`] finds them. The copy of squares
+/// (`relayout/squares.rs`) moves `side²` elements at a time, where the
+/// nest in elements looks like an interleave whose rows are `side`
+/// elements apart, which the row interleave cannot take: 31–54 times
+/// `memcpy`'s time at 1 MiB.
 const fn transposed_squares(nest: &LoopNest) -> Option<usize> {
     match nest.in_squares() {
         Some((_, side)) if side == 2 || side == 4 => Some(side),
