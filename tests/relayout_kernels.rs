@@ -741,8 +741,8 @@ fn a_transpose_keeps_each_dimension_s_digits_in_order() {
 }
 
 /// Transposes between two layouts of `(k,1)` sub-tiles
-/// ([`RelayoutKernel::SquareTranspose`]): `k × k` squares moved whole,
-/// then transposed in place. Sides 2 and 4, 1-, 2-, 4- and 8-byte
+/// ([`RelayoutKernel::SquareTranspose`]): `k × k` squares, each moved
+/// and transposed. Sides 2 and 4, 1-, 2-, 4- and 8-byte
 /// elements (units of 4 to 64 bytes), rank 2 and 3, tiles the benchmarks
 /// do not use, destinations off any alignment and past the streaming
 /// threshold, both ways; and shapes whose partial tiles cut the squares,
