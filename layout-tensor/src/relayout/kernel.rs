@@ -603,10 +603,13 @@ const fn transposed_squares(nest: &LoopNest) -> Option<usize> {
 /// `nest` arranged for `kernel`: for a [`RelayoutKernel::Transpose`], the
 /// source's contiguous level moved next to the innermost one (the
 /// transpose kernel's rows); for a [`RelayoutKernel::UnitTranspose`], the
-/// nest in units, arranged so; any other kernel takes the nest as it is.
+/// nest in units, arranged so; for a [`RelayoutKernel::SquareTranspose`],
+/// the nest in squares ([`LoopNest::in_squares`]); any other kernel takes
+/// the nest as it is.
 pub(crate) const fn arrange(nest: &LoopNest, kernel: RelayoutKernel) -> Option<LoopNest> {
     if let RelayoutKernel::SquareTranspose { .. } = kernel {
-        // In squares, planned again by the copy ([`transposed_squares`]).
+        // In squares, in the destination's order: the copy walks it so,
+        // or arranges it as a transpose for AVX2's tiles of 8-byte squares.
         return match nest.in_squares() {
             Some((squares, _)) => Some(squares),
             None => None,
