@@ -21,6 +21,13 @@
 //!   stored at once), wider ones one by one; runs of 2, 4 or 8 squares
 //!   unrolled.
 //!
+//! Into a destination of [`STREAM_FROM_BYTES`] or more, every 16-byte
+//! store that is 16-byte aligned streams (a 16-byte square, a group of
+//! narrower ones, each half of an AVX2 vector), and the source is
+//! prefetched along the nest ([`StepAhead`]): the transposes of
+//! `T(8,128)` tilings at 16 and 256 MiB from 3.1–3.9 times `memcpy`'s
+//! time to 1.7–2.4 (`BENCHMARKS.md`, ²⁹).
+//!
 //! Before this module, the squares were moved whole by the kernel the
 //! planner picks for the nest in squares (a transpose of units; for the
 //! 16-byte squares of `s8` `(4,1)`, which no vector holds as an
@@ -52,6 +59,9 @@ use layout_core::walk::{LoopNest, for_each_run_start};
 
 #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
 use super::kernel::{RelayoutKernel, arrange};
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+use super::stream::stream_store;
+use super::stream::{STREAM_FROM_BYTES, StreamWriter, prefetch_line};
 use super::transpose::{Unit, as_units, as_units_mut};
 
 /// A [`RelayoutKernel::SquareTranspose`] along `squares`, the nest in
@@ -63,25 +73,72 @@ pub(super) fn copy_squares<T: NoUninit, const SIDE: usize, const UNIT: usize>(
     src: &[T],
     dst: &mut [T],
 ) {
+    let stream = core::mem::size_of_val(dst) >= STREAM_FROM_BYTES;
+    copy_squares_streamed::<T, SIDE, UNIT>(squares, src, dst, stream);
+}
+
+/// [`copy_squares`], with streaming stores when `stream` and the target
+/// has them (x86-64), each where it is 16-byte aligned; the source
+/// prefetched along the nest when `stream` ([`StepAhead`]).
+#[cfg_attr(not(debug_assertions), inline(always))]
+fn copy_squares_streamed<T: NoUninit, const SIDE: usize, const UNIT: usize>(
+    squares: &LoopNest,
+    src: &[T],
+    dst: &mut [T],
+    stream: bool,
+) {
     const { assert!(SIDE * SIDE == UNIT) };
-    let (src, dst) = (as_units::<T, UNIT>(src), as_units_mut::<T, UNIT>(dst));
-    with_best(
-        #[cfg_attr(not(debug_assertions), inline(always))]
-        || match core::mem::size_of::<Unit<T, UNIT>>() {
-            4 => gathered::<T, SIDE, UNIT, 4>(squares, src, dst),
-            8 => {
-                #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
-                if super::isa::has_avx2()
-                    && let Some(tiles) = in_tiles(squares)
-                {
-                    // SAFETY: the CPU has AVX2.
-                    return unsafe { avx2::tiles::<T, SIDE, UNIT>(&tiles, src, dst) };
+    let copy = |dst: &mut [T], stream: bool| {
+        let (src, dst) = (as_units::<T, UNIT>(src), as_units_mut::<T, UNIT>(dst));
+        with_best(
+            #[cfg_attr(not(debug_assertions), inline(always))]
+            || match core::mem::size_of::<Unit<T, UNIT>>() {
+                4 => gathered::<T, SIDE, UNIT, 4>(squares, src, dst, stream),
+                8 => {
+                    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+                    if super::isa::has_avx2()
+                        && let Some(tiles) = in_tiles(squares)
+                    {
+                        // SAFETY: the CPU has AVX2.
+                        return unsafe { avx2::tiles::<T, SIDE, UNIT>(&tiles, src, dst, stream) };
+                    }
+                    gathered::<T, SIDE, UNIT, 2>(squares, src, dst, stream)
                 }
-                gathered::<T, SIDE, UNIT, 2>(squares, src, dst)
-            }
-            _ => gathered::<T, SIDE, UNIT, 1>(squares, src, dst),
-        },
-    );
+                _ => gathered::<T, SIDE, UNIT, 1>(squares, src, dst, stream),
+            },
+        );
+    };
+    if stream && let Some(mut writer) = StreamWriter::new(&mut *dst) {
+        // The writer's drop fences the streaming stores once every square
+        // is written.
+        copy(writer.flushed(), true);
+    } else {
+        copy(dst, false);
+    }
+}
+
+/// Writes `value` to `to`: with a streaming store ([`stream_store`]) when
+/// `stream`, the value is 16 bytes and the target has them (x86-64), else
+/// with a normal one.
+///
+/// # Safety
+/// `to` is valid for a write of a `V`, and 16-byte aligned when `stream`;
+/// `V` has no uninitialised bytes (a square or an array of them).
+#[cfg_attr(not(debug_assertions), inline(always))]
+unsafe fn store<V: Copy>(to: *mut V, value: V, stream: bool) {
+    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+    if stream && core::mem::size_of::<V>() == 16 {
+        // SAFETY: `V` is 16 bytes, every one initialised (the caller's
+        // contract), and any 16 bytes are a `__m128i`; `to` is aligned
+        // and valid for them (the caller's contract).
+        return unsafe {
+            let value = core::mem::transmute_copy::<V, core::arch::x86_64::__m128i>(&value);
+            stream_store(to.cast(), value)
+        };
+    }
+    let _ = stream;
+    // SAFETY: the caller's contract.
+    unsafe { to.write(value) }
 }
 
 /// `squares` arranged as a transpose ([`arrange`]): each block's rows
@@ -113,6 +170,7 @@ fn gathered<T: NoUninit, const SIDE: usize, const UNIT: usize, const GROUP: usiz
     squares: &LoopNest,
     src: &[Unit<T, UNIT>],
     dst: &mut [Unit<T, UNIT>],
+    stream: bool,
 ) {
     let [outer, step, row, inner] = squares.volume_strides();
     // Steps within a source line of each other (the squares of a `(4,1)`
@@ -121,9 +179,11 @@ fn gathered<T: NoUninit, const SIDE: usize, const UNIT: usize, const GROUP: usiz
     // the other, not a block of rows (8 KiB apart, sharing a set of the
     // L1 cache) later.
     let steps_in_rows = step[0] * core::mem::size_of::<Unit<T, UNIT>>() < 64;
+    let step_ahead = StepAhead::new(squares, stream);
     squares.for_each_volume(
         #[cfg_attr(not(debug_assertions), inline(always))]
         |start, [outers, steps, rows, len]| {
+            let ahead = step_ahead.squares::<Unit<T, UNIT>>([outers, steps, rows, len]);
             let [steps, in_rows] = match steps_in_rows {
                 true => [1, steps],
                 false => [steps, 1],
@@ -143,15 +203,77 @@ fn gathered<T: NoUninit, const SIDE: usize, const UNIT: usize, const GROUP: usiz
                         inner,
                     };
                     match len {
-                        2 => block.runs::<T, SIDE, UNIT, GROUP, 2>(src, dst, len),
-                        4 => block.runs::<T, SIDE, UNIT, GROUP, 4>(src, dst, len),
-                        8 => block.runs::<T, SIDE, UNIT, GROUP, 8>(src, dst, len),
-                        _ => block.runs::<T, SIDE, UNIT, GROUP, 0>(src, dst, len),
+                        2 => block.runs::<T, SIDE, UNIT, GROUP, 2>(src, dst, len, stream, ahead),
+                        4 => block.runs::<T, SIDE, UNIT, GROUP, 4>(src, dst, len, stream, ahead),
+                        8 => block.runs::<T, SIDE, UNIT, GROUP, 8>(src, dst, len, stream, ahead),
+                        _ => block.runs::<T, SIDE, UNIT, GROUP, 0>(src, dst, len, stream, ahead),
                     }
                 },
             );
         },
     );
+}
+
+/// Where a streamed copy prefetches its source: each square's line two
+/// steps ahead along the level outside the nest's volumes (the one the
+/// walk steps after each volume), for volumes small enough that what is
+/// prefetched is still cached when the walk gets there.
+///
+/// Above the streaming threshold, the source of a transpose between
+/// `T(8,128)` tilings is read from memory a few squares of each of 128
+/// tiles at a time, 2 MiB apart and revisited a square further on at each
+/// step of that level, a pattern the hardware's prefetchers do not learn:
+/// in a scratch harness (run-time layouts, medians in turns with `memcpy`
+/// of the same bytes), the transposes of `bf16[M,1024]`
+/// `{0,1:T(8,128)(2,1)}` → `{1,0:T(8,128)(2,1)}` and of `s8`'s `(4,1)`
+/// from 2.0 and 3.0 times `memcpy`'s time to 1.6–1.75 and 1.8–2.1 at 16
+/// MiB, from 2.5 and 3.8 to 2.0–2.3 and 2.3–2.5 at 256 MiB (with
+/// streaming stores either way; 3.1–3.2 and 3.9 with neither). Four
+/// steps ahead measured better for `bf16` at 256 MiB (1.8–1.95) and
+/// worse at 16 MiB (1.8–1.9), eight steps worse at both; below the
+/// threshold, where the source is cached, prefetching made the 1 MiB
+/// copies slower (`s8` 3.3 → 3.7). Where a volume is
+/// larger than [`StepAhead::MAX_VOLUME_BYTES`] (the reverse transposes,
+/// whose volumes span a whole band of tiles), the lines are gone before
+/// the walk comes back to them, and prefetching them made those copies
+/// slower (`s8` 5.2 → 6.3).
+#[derive(Clone, Copy)]
+struct StepAhead {
+    /// Squares of the source two steps of the level outside the volumes
+    /// take; 0 for no prefetch.
+    ahead: usize,
+}
+
+impl StepAhead {
+    /// The most bytes of squares a volume may hold for its squares to be
+    /// prefetched for the volume two steps on (a quarter of the L2 cache
+    /// of the machines measured, so that two volumes ahead stay in it).
+    const MAX_VOLUME_BYTES: usize = 64 << 10;
+
+    /// The read-ahead of a copy along `nest`: none unless `stream`, or
+    /// where the level outside the volumes has fewer than 3 steps.
+    fn new(nest: &LoopNest, stream: bool) -> StepAhead {
+        let levels = nest.levels();
+        let outside = levels.len().checked_sub(5).map(|k| levels[k]);
+        let ahead = match outside {
+            Some(level) if stream && level.extent > 2 => level.strides[0].saturating_mul(2),
+            _ => 0,
+        };
+        StepAhead { ahead }
+    }
+
+    /// How many squares (each a `U`) ahead of each square read the
+    /// source is prefetched in a volume of `shape` (`[outers, steps,
+    /// rows, len]`): 0 for none.
+    fn squares<U>(self, shape: [usize; 4]) -> usize {
+        let bytes = shape.iter().fold(core::mem::size_of::<U>(), |bytes, &n| {
+            bytes.saturating_mul(n)
+        });
+        match bytes <= Self::MAX_VOLUME_BYTES {
+            true => self.ahead,
+            false => 0,
+        }
+    }
 }
 
 /// A block of the nest's innermost two levels, and of the level outside
@@ -203,6 +325,8 @@ impl Block {
         src: &[Unit<T, UNIT>],
         dst: &mut [Unit<T, UNIT>],
         len: usize,
+        stream: bool,
+        ahead: usize,
     ) {
         let len = match LEN {
             0 => len,
@@ -218,6 +342,17 @@ impl Block {
         }
         let [si, di] = self.inner;
         let (src, dst) = (src.as_ptr(), dst.as_mut_ptr());
+        // Streaming stores where every 16-byte store of the block (a group,
+        // or a square of 16 bytes) is 16-byte aligned: its first square
+        // is, and so is every step between its stores (a group's squares
+        // are consecutive, so groups are 16 bytes apart when `di == 1`).
+        // Modulo a power of two, wrapping arithmetic is exact.
+        let bytes = |stride: usize| stride.wrapping_mul(core::mem::size_of::<Unit<T, UNIT>>());
+        let stream = stream
+            && dst.wrapping_add(self.at[1]).addr().is_multiple_of(16)
+            && bytes(self.row[1]).is_multiple_of(16)
+            && bytes(self.step[1]).is_multiple_of(16)
+            && (di == 1 || bytes(di).is_multiple_of(16));
         for r in 0..self.rows {
             for t in 0..self.steps {
                 let [s, d] = [0, 1].map(|b| self.at[b] + r * self.row[b] + t * self.step[b]);
@@ -226,15 +361,22 @@ impl Block {
                 // steps` and `i < len`: at most the block's last square in
                 // each, which `fits` found in the buffers.
                 let load = |i: usize| {
+                    if ahead > 0 {
+                        prefetch_line(src.wrapping_add(s + i * si + ahead));
+                    }
                     // SAFETY: `i < len`, as above.
                     unsafe { src.add(s + i * si).read() }
                 };
                 if di != 1 {
                     for i in 0..len {
-                        // SAFETY: as above.
+                        // SAFETY: as above; with `stream`, a 16-byte
+                        // square's address is a multiple of 16 (above).
                         unsafe {
-                            dst.add(d + i * di)
-                                .write(transposed::<T, SIDE, UNIT>(load(i)))
+                            store(
+                                dst.add(d + i * di),
+                                transposed::<T, SIDE, UNIT>(load(i)),
+                                stream,
+                            )
                         };
                     }
                     continue;
@@ -247,11 +389,12 @@ impl Block {
                     );
                     // SAFETY: as above; the group's squares are consecutive
                     // in the destination (`di == 1`), `g * GROUP + GROUP <=
-                    // len`, and an array of units has their alignment.
+                    // len`, and an array of units has their alignment; with
+                    // `stream`, a group of 16 bytes starts at a multiple of
+                    // 16 (above: `d` is, and so is `g * GROUP` squares).
                     unsafe {
-                        dst.add(d + g * GROUP)
-                            .cast::<[Unit<T, UNIT>; GROUP]>()
-                            .write(group)
+                        let to = dst.add(d + g * GROUP).cast::<[Unit<T, UNIT>; GROUP]>();
+                        store(to, group, stream)
                     };
                 }
                 for i in groups * GROUP..len {
@@ -314,12 +457,13 @@ fn with_best<R>(f: impl FnOnce() -> R) -> R {
 mod avx2 {
     use bytemuck::NoUninit;
     use core::arch::x86_64::{
-        __m256i, _mm256_loadu_si256, _mm256_permute2x128_si256, _mm256_shuffle_epi8,
-        _mm256_storeu_si256, _mm256_unpackhi_epi64, _mm256_unpacklo_epi64,
+        __m128i, __m256i, _mm256_castsi256_si128, _mm256_extracti128_si256, _mm256_loadu_si256,
+        _mm256_permute2x128_si256, _mm256_shuffle_epi8, _mm256_storeu_si256, _mm256_unpackhi_epi64,
+        _mm256_unpacklo_epi64,
     };
     use layout_core::walk::{LoopNest, for_each_run_start};
 
-    use super::{Block, Unit, transposed};
+    use super::{Block, StepAhead, Unit, prefetch_line, stream_store, transposed};
 
     /// Every square of `tiles` ([`in_tiles`](super::in_tiles): a block's
     /// rows consecutive in the source, its runs in the destination)
@@ -341,6 +485,7 @@ mod avx2 {
         tiles: &LoopNest,
         src: &[Unit<T, UNIT>],
         dst: &mut [Unit<T, UNIT>],
+        stream: bool,
     ) {
         // Instantiated for every `T` (the caller's `match` is on a value).
         assert_eq!(
@@ -352,7 +497,9 @@ mod avx2 {
         // SAFETY: 32 bytes, read from the array.
         let shuffle = unsafe { _mm256_loadu_si256(shuffle.as_ptr().cast()) };
         let [outer, step, row, inner] = tiles.volume_strides();
+        let step_ahead = StepAhead::new(tiles, stream);
         tiles.for_each_volume(|start, [outers, steps, rows, len]| {
+            let ahead = step_ahead.squares::<Unit<T, UNIT>>([outers, steps, rows, len]);
             // The volume's last block ends past every other (strides are
             // not negative), so when it fits, they all do.
             let last = [0, 1].map(|b| {
@@ -387,28 +534,55 @@ mod avx2 {
                 if !fits {
                     return block.checked_runs::<T, SIDE, UNIT>(src, dst, len);
                 }
+                // Streaming where every vector store of the block is
+                // 16-byte aligned: its first square is, and its rows are
+                // an even number of 8-byte squares apart (a vector's
+                // squares are 4 from the run's start).
+                let streamed = stream
+                    && dst.as_ptr().wrapping_add(at[1]).addr().is_multiple_of(16)
+                    && row[1].is_multiple_of(2);
                 // SAFETY: the CPU has AVX2, the block's squares lie in
                 // the buffers (`fits`), its rows are consecutive in the
-                // source and its runs in the destination (`in_tiles`).
-                unsafe { block_in_tiles::<T, SIDE, UNIT>(&block, src, dst, len, shuffle) };
+                // source and its runs in the destination (`in_tiles`);
+                // when streamed, every vector store is 16-byte aligned
+                // (above).
+                unsafe {
+                    match streamed {
+                        true => block_in_tiles::<T, SIDE, UNIT, true>(
+                            &block, src, dst, len, shuffle, ahead,
+                        ),
+                        false => block_in_tiles::<T, SIDE, UNIT, false>(
+                            &block, src, dst, len, shuffle, ahead,
+                        ),
+                    }
+                };
             });
         });
     }
 
-    /// One block of [`tiles`].
+    /// One block of [`tiles`], its whole tiles' vectors stored with
+    /// streaming stores when `STREAM` (the edges with normal ones).
     ///
     /// # Safety
     /// The CPU has AVX2; the block's squares lie in both buffers; its
     /// rows are consecutive in the source (`block.row[0] == 1`) and its
-    /// runs in the destination (`block.inner[1] == 1`).
+    /// runs in the destination (`block.inner[1] == 1`); when `STREAM`,
+    /// its first square's address in the destination and its rows'
+    /// stride there are multiples of 16 bytes.
     #[target_feature(enable = "avx2")]
     #[inline]
-    unsafe fn block_in_tiles<T: NoUninit, const SIDE: usize, const UNIT: usize>(
+    unsafe fn block_in_tiles<
+        T: NoUninit,
+        const SIDE: usize,
+        const UNIT: usize,
+        const STREAM: bool,
+    >(
         block: &Block,
         src: &[Unit<T, UNIT>],
         dst: &mut [Unit<T, UNIT>],
         len: usize,
         shuffle: __m256i,
+        ahead: usize,
     ) {
         let ([s0, d0], si, dr) = (block.at, block.inner[0], block.row[1]);
         let (src, dst) = (src.as_ptr(), dst.as_mut_ptr());
@@ -419,6 +593,9 @@ mod avx2 {
         for r in (0..whole[0]).step_by(4) {
             for i in (0..whole[1]).step_by(4) {
                 let first = src.wrapping_add(s0 + r + i * si);
+                if ahead > 0 {
+                    (0..4).for_each(|k| prefetch_line(first.wrapping_add(k * si + ahead)));
+                }
                 // SAFETY: the 4 squares `(r..r + 4, i + k)`, `k < 4`, are
                 // consecutive in the source, in the block.
                 let [a, b, c, d] = [0, 1, 2, 3]
@@ -433,13 +610,20 @@ mod avx2 {
                     _mm256_permute2x128_si256::<0x31>(ab_hi, cd_hi),
                 ];
                 for (k, run) in runs.into_iter().enumerate() {
+                    let to = dst.wrapping_add(d0 + (r + k) * dr + i).cast::<__m128i>();
+                    let run = _mm256_shuffle_epi8(run, shuffle);
                     // SAFETY: the 4 squares `(r + k, i..i + 4)` are
-                    // consecutive in the destination, in the block.
+                    // consecutive in the destination, in the block; with
+                    // `STREAM`, `to` is 16-byte aligned (`d0` and `dr`
+                    // are even, `i` a multiple of 4).
                     unsafe {
-                        _mm256_storeu_si256(
-                            dst.add(d0 + (r + k) * dr + i).cast(),
-                            _mm256_shuffle_epi8(run, shuffle),
-                        )
+                        match STREAM {
+                            true => {
+                                stream_store(to, _mm256_castsi256_si128(run));
+                                stream_store(to.add(1), _mm256_extracti128_si256::<1>(run));
+                            }
+                            false => _mm256_storeu_si256(to.cast(), run),
+                        }
                     };
                 }
             }
@@ -483,10 +667,37 @@ mod tests {
     use alloc::vec;
     use alloc::vec::Vec;
 
-    use super::{Block, copy_squares, transposed};
+    use super::{Block, StepAhead, copy_squares_streamed, transposed};
     use crate::relayout::tests::nest;
     use crate::relayout::transpose::Unit;
     use layout_core::ArrayLayout;
+
+    /// `len` elements starting at a 16-byte boundary (a `Vec` of `T`
+    /// need only be aligned as `T`, and under Miri is no more than that).
+    struct Aligned16<T> {
+        lines: Vec<[u128; 1]>,
+        len: usize,
+        _element: core::marker::PhantomData<T>,
+    }
+
+    impl<T: bytemuck::Pod> Aligned16<T> {
+        fn new(len: usize, value: T) -> Aligned16<T> {
+            let bytes = len * core::mem::size_of::<T>();
+            let mut buffer = Aligned16 {
+                lines: vec![[0u128]; bytes.div_ceil(16)],
+                len,
+                _element: core::marker::PhantomData,
+            };
+            buffer.as_mut_slice().fill(value);
+            buffer
+        }
+
+        fn as_mut_slice(&mut self) -> &mut [T] {
+            let bytes: &mut [u8] = bytemuck::cast_slice_mut(&mut self.lines);
+            let size = core::mem::size_of::<T>();
+            bytemuck::cast_slice_mut(&mut bytes[..self.len * size])
+        }
+    }
 
     /// A square of `SIDE × SIDE` distinct values: element `k` is `first + k`.
     fn square<const SIDE: usize, const UNIT: usize>(first: u16) -> Unit<u16, UNIT> {
@@ -524,7 +735,7 @@ mod tests {
             };
             let src: Vec<Unit<u16, 4>> = (0..96).map(|k| square::<2, 4>(4 * k)).collect();
             let mut dst = vec![Unit([u16::MAX; 4]); rows * steps * run + 1];
-            block.runs::<u16, 2, 4, GROUP, LEN>(&src, &mut dst, len);
+            block.runs::<u16, 2, 4, GROUP, LEN>(&src, &mut dst, len, false, 0);
             let mut expected = vec![Unit([u16::MAX; 4]); dst.len()];
             for r in 0..rows {
                 for t in 0..steps {
@@ -556,6 +767,41 @@ mod tests {
         }
     }
 
+    /// A streamed copy prefetches two steps ahead along the level outside
+    /// the volumes, for volumes of at most 64 KiB; a copy that does not
+    /// stream, a larger volume and a nest of fewer levels prefetch
+    /// nothing.
+    #[test]
+    fn streamed_copies_prefetch_two_steps_along_the_level_outside_volumes() {
+        type Square = Unit<u16, 4>;
+        let (squares, _) = nest(
+            "u16[256,256]{0,1:T(8,128)(2,1)}",
+            "u16[256,256]{1,0:T(8,128)(2,1)}",
+        )
+        .in_squares()
+        .unwrap();
+        let levels = squares.levels();
+        let outside = levels[levels.len() - 5];
+        // The rows of a `T(8,128)` tile, 4 squares (a half line) apart.
+        assert_eq!((outside.extent, outside.strides[0]), (16, 4));
+        let streamed = StepAhead::new(&squares, true);
+        assert_eq!(streamed.squares::<Square>([8, 16, 4, 4]), 8);
+        assert_eq!(streamed.squares::<Square>([1024, 1, 1, 8]), 8);
+        assert_eq!(streamed.squares::<Square>([1024, 1, 1, 9]), 0);
+        assert_eq!(
+            StepAhead::new(&squares, false).squares::<Square>([8, 16, 4, 4]),
+            0
+        );
+        let (few, _) = nest("u16[8,8]{1,0:T(2,1)}", "u16[8,8]{0,1:T(2,1)}")
+            .in_squares()
+            .unwrap();
+        assert!(few.levels().len() < 5);
+        assert_eq!(
+            StepAhead::new(&few, true).squares::<Square>([1, 1, 1, 1]),
+            0
+        );
+    }
+
     /// A block that reaches past a buffer (which no nest of the buffers'
     /// layouts makes) panics rather than writing outside it.
     #[test]
@@ -571,17 +817,22 @@ mod tests {
         };
         let src = vec![Unit([0u16; 4]); 8];
         let mut dst = vec![Unit([0u16; 4]); 7];
-        block.runs::<u16, 2, 4, 2, 4>(&src, &mut dst, 4);
+        block.runs::<u16, 2, 4, 2, 4>(&src, &mut dst, 4, false, 0);
     }
 
     /// A transpose between two sub-tiled layouts, through the kernel, of
     /// 1- and 2-byte elements (squares of 4 to 32 bytes: each path of
-    /// [`copy_squares`], with AVX2's tiles of 8-byte squares where the
-    /// build or the CPU has it): every element where the destination's
-    /// layout puts it, padding untouched. Small enough for Miri.
+    /// [`copy_squares`](super::copy_squares), with AVX2's tiles of 8-byte
+    /// squares where the build or the CPU has it), with normal stores and
+    /// with streaming ones, into a destination that starts 16-byte
+    /// aligned and one that starts an element past it (where no streaming
+    /// store may go): every element where the destination's layout puts
+    /// it, padding and the element before the destination untouched.
+    /// Small enough for Miri, which checks each streaming store's
+    /// alignment.
     #[test]
     fn copies_squares_as_the_layouts_say() {
-        fn check<T: bytemuck::NoUninit + PartialEq + core::fmt::Debug>(
+        fn check<T: bytemuck::Pod + PartialEq + core::fmt::Debug>(
             value: impl Fn(usize) -> T,
             padding: T,
         ) {
@@ -625,11 +876,6 @@ mod tests {
                         (from.parse().unwrap(), to.parse().unwrap());
                     let (squares, side) = nest(&from, &to).in_squares().unwrap();
                     let values: Vec<T> = (0..src.buffer_len()).map(&value).collect();
-                    let mut out = vec![padding; dst.buffer_len()];
-                    match side {
-                        2 => copy_squares::<T, 2, 4>(&squares, &values, &mut out),
-                        _ => copy_squares::<T, 4, 16>(&squares, &values, &mut out),
-                    }
                     let mut expected = vec![padding; dst.buffer_len()];
                     for y in 0..rows {
                         for x in 0..cols {
@@ -637,7 +883,23 @@ mod tests {
                             expected[dst.offset(&index)] = values[src.offset(&index)];
                         }
                     }
-                    assert_eq!(out, expected, "{from} -> {to}");
+                    for (stream, past) in [(false, 0), (true, 0), (true, 1)] {
+                        // `past` elements before the destination, in a
+                        // buffer that starts 16-byte aligned.
+                        let mut buffer = Aligned16::new(past + dst.buffer_len(), padding);
+                        let out = &mut buffer.as_mut_slice()[past..];
+                        match side {
+                            2 => copy_squares_streamed::<T, 2, 4>(&squares, &values, out, stream),
+                            _ => copy_squares_streamed::<T, 4, 16>(&squares, &values, out, stream),
+                        }
+                        let out = buffer.as_mut_slice();
+                        assert!(out[..past].iter().all(|&v| v == padding));
+                        assert_eq!(
+                            out[past..],
+                            expected,
+                            "{from} -> {to}, streaming {stream}, {past} elements on"
+                        );
+                    }
                 }
             }
         }

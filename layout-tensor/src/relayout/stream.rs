@@ -318,15 +318,20 @@ pub(crate) fn prefetch<T>(buf: &[T], from: usize, len: usize) {
     let _ = (buf, from, len);
 }
 
-/// `prefetcht0` of the line holding `p`.
-#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+/// `prefetcht0` of the line holding `p`, any address (a prefetch never
+/// faults); nothing on targets without the instruction.
 #[cfg_attr(not(debug_assertions), inline(always))]
-fn prefetch_line(p: *const i8) {
-    use core::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
-    // SAFETY: a prefetch reads and writes no memory (any address is
-    // allowed, and it never faults); SSE is enabled on every x86-64
-    // target.
-    unsafe { _mm_prefetch::<_MM_HINT_T0>(p) };
+pub(crate) fn prefetch_line<T>(p: *const T) {
+    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+    {
+        use core::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
+        // SAFETY: a prefetch reads and writes no memory (any address is
+        // allowed, and it never faults); SSE is enabled on every x86-64
+        // target.
+        unsafe { _mm_prefetch::<_MM_HINT_T0>(p.cast()) };
+    }
+    #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
+    let _ = p;
 }
 
 impl<T> Drop for StreamWriter<'_, T> {
