@@ -865,8 +865,8 @@ fn hand_tile_entries(g: &mut BenchmarkGroup<'_, WallTime>, [rows, cols]: [usize;
 /// `s8` `T(8,128)(4,1)`; `u8` `T(32,128)(4,1)`) × {pack, unpack,
 /// transpose+tile} over `[rows, 1024]` of `S` MiB (and `pred`'s
 /// `T(32,128)(4,1)` pack and unpack), `bf16` and `s8` transposed
-/// between two of their tiled layouts (`{0,1:T}` → `{1,0:T}`), plain transposes
-/// (`{1,0}` → `{0,1}`) with the `transpose` crate's on the same data as
+/// between two of their tiled layouts (`{0,1:T}` → `{1,0:T}`, and back:
+/// `*_tiled_transpose_back`), plain transposes (`{1,0}` → `{0,1}`) with the `transpose` crate's on the same data as
 /// their peer, and a permutation of major dims (`f32[a,a,1024]{2,1,0}` →
 /// `{2,0,1}`), each timed in turns with `memcpy` ([`paired`]; run-time
 /// layouts, the kernels static layouts run too), and `s4`'s
@@ -901,28 +901,37 @@ fn matrix_group(c: &mut Criterion, mib: usize) {
     for pair in tiling_pairs("T(8,128)(4,1)", Some(4)) {
         matrix_entry(&mut g, "s8", &rows(1), &pair, |i| i as i8);
     }
-    // A weight transposed between two tiled layouts: its sub-tiles'
-    // squares moved and transposed.
-    let tiled_transpose = |tiling: &str, side: usize| Pair {
-        name: "tiled_transpose",
-        src: format!("{{0,1:{tiling}}}").leak(),
-        dst: format!("{{1,0:{tiling}}}").leak(),
-        kernel: RelayoutKernel::SquareTranspose { side },
+    // A weight transposed between two tiled layouts, and back: its
+    // sub-tiles' squares moved and transposed.
+    let tiled_transpose = |tiling: &str, side: usize, back: bool| {
+        let [columns, rows] = [format!("{{0,1:{tiling}}}"), format!("{{1,0:{tiling}}}")];
+        let (name, src, dst) = match back {
+            false => ("tiled_transpose", columns, rows),
+            true => ("tiled_transpose_back", rows, columns),
+        };
+        Pair {
+            name,
+            src: src.leak(),
+            dst: dst.leak(),
+            kernel: RelayoutKernel::SquareTranspose { side },
+        }
     };
-    matrix_entry(
-        &mut g,
-        "bf16",
-        &rows(2),
-        &tiled_transpose("T(8,128)(2,1)", 2),
-        |i| bf16::from_bits(i as u16 & 0x3fff),
-    );
-    matrix_entry(
-        &mut g,
-        "s8",
-        &rows(1),
-        &tiled_transpose("T(8,128)(4,1)", 4),
-        |i| i as i8,
-    );
+    for back in [false, true] {
+        matrix_entry(
+            &mut g,
+            "bf16",
+            &rows(2),
+            &tiled_transpose("T(8,128)(2,1)", 2, back),
+            |i| bf16::from_bits(i as u16 & 0x3fff),
+        );
+        matrix_entry(
+            &mut g,
+            "s8",
+            &rows(1),
+            &tiled_transpose("T(8,128)(4,1)", 4, back),
+            |i| i as i8,
+        );
+    }
     for pair in tiling_pairs("T(32,128)(4,1)", Some(4)) {
         matrix_entry(&mut g, "u8", &rows(1), &pair, |i| i as u8);
     }

@@ -802,6 +802,20 @@ fn transposes_between_sub_tiles_match_the_engine() {
             "{1,0:T(8,128)(4,1)}",
             4,
         ),
+        // Volumes of a whole column of tiles one way (past 64 KiB: the
+        // level outside them moved in), 8 MiB, partial tiles.
+        (
+            "u8[32772,256]",
+            "{0,1:T(8,128)(4,1)}",
+            "{1,0:T(8,128)(4,1)}",
+            4,
+        ),
+        (
+            "u16[16388,256]",
+            "{0,1:T(8,128)(2,1)}",
+            "{1,0:T(8,128)(2,1)}",
+            2,
+        ),
     ];
     for (k, (shape, a, b, side)) in pairs.into_iter().enumerate() {
         let (src, dst) = (

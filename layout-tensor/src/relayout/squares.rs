@@ -24,9 +24,10 @@
 //! Into a destination of [`STREAM_FROM_BYTES`] or more, every 16-byte
 //! store that is 16-byte aligned streams (a 16-byte square, a group of
 //! narrower ones, each half of an AVX2 vector), and the source is
-//! prefetched along the nest ([`StepAhead`]): the transposes of
-//! `T(8,128)` tilings at 16 and 256 MiB from 3.1–3.9 times `memcpy`'s
-//! time to 1.7–2.4 (`BENCHMARKS.md`, ²⁹).
+//! prefetched along the nest ([`StepAhead`]), a level moved inside
+//! volumes too large for the caches ([`with_line_steps_inside`]): the
+//! transposes between `T(8,128)` tilings, both ways, at 16 and 256 MiB
+//! from 3.2–5.3 times `memcpy`'s time to 1.7–2.45 (`BENCHMARKS.md`, ²⁹).
 //!
 //! Before this module, the squares were moved whole by the kernel the
 //! planner picks for the nest in squares (a transpose of units; for the
@@ -172,6 +173,8 @@ fn gathered<T: NoUninit, const SIDE: usize, const UNIT: usize, const GROUP: usiz
     dst: &mut [Unit<T, UNIT>],
     stream: bool,
 ) {
+    let moved = with_line_steps_inside::<Unit<T, UNIT>>(squares);
+    let squares = moved.as_ref().unwrap_or(squares);
     let [outer, step, row, inner] = squares.volume_strides();
     // Steps within a source line of each other (the squares of a `(4,1)`
     // sub-tile's row of `s8`, 16 bytes apart in the source) go inside
@@ -212,6 +215,35 @@ fn gathered<T: NoUninit, const SIDE: usize, const UNIT: usize, const GROUP: usiz
             );
         },
     );
+}
+
+/// `squares` with the level outside its volumes moved inside them, as
+/// their outer level, where that level's steps share source lines (a
+/// source stride under 64 bytes) and a volume holds more than
+/// [`StepAhead::MAX_VOLUME_BYTES`]; `None` elsewhere.
+///
+/// In the destination's order, the transpose out of row-major tiles
+/// (`s8[M,1024]` `{1,0:T(8,128)(4,1)}` → `{0,1:T(8,128)(4,1)}`) has
+/// volumes of a whole column of tiles, each reading half of a few source
+/// lines per tile, whose other half the level outside reads a column (2
+/// MiB at 256 MiB) later, from memory again. Moved in, each volume
+/// reads its tiles' lines whole, and the destination takes 16 runs of 1
+/// KiB at a time: in a scratch harness (run-time layouts, medians in
+/// turns with `memcpy` of the same bytes) that `s8` transpose from 3.1–3.2
+/// times `memcpy`'s time to 1.9–2.0 at 16 MiB and from 5.0–5.1 to 2.1 at
+/// 256 MiB, `bf16`'s `(2,1)` from 2.3 to 1.7 and from 3.2 to 1.9,
+/// `s8[16000,1000]` from 3.1 to 1.9–2.0.
+fn with_line_steps_inside<U>(squares: &LoopNest) -> Option<LoopNest> {
+    let levels = squares.levels();
+    let n = levels.len();
+    let outside = levels[n.checked_sub(5)?];
+    let unit = core::mem::size_of::<U>();
+    let volume = levels[n - 4..]
+        .iter()
+        .fold(unit, |bytes, level| bytes.saturating_mul(level.extent));
+    let shares_lines = outside.strides[0].saturating_mul(unit) < 64;
+    (outside.extent > 1 && shares_lines && volume > StepAhead::MAX_VOLUME_BYTES)
+        .then(|| squares.with_level_moved(n - 5, n - 4))
 }
 
 /// Where a streamed copy prefetches its source: each square's line two
@@ -463,7 +495,9 @@ mod avx2 {
     };
     use layout_core::walk::{LoopNest, for_each_run_start};
 
-    use super::{Block, StepAhead, Unit, prefetch_line, stream_store, transposed};
+    use super::{
+        Block, StepAhead, Unit, prefetch_line, stream_store, transposed, with_line_steps_inside,
+    };
 
     /// Every square of `tiles` ([`in_tiles`](super::in_tiles): a block's
     /// rows consecutive in the source, its runs in the destination)
@@ -496,6 +530,8 @@ mod avx2 {
         let shuffle = square_shuffle::<T, SIDE, UNIT>();
         // SAFETY: 32 bytes, read from the array.
         let shuffle = unsafe { _mm256_loadu_si256(shuffle.as_ptr().cast()) };
+        let moved = with_line_steps_inside::<Unit<T, UNIT>>(tiles);
+        let tiles = moved.as_ref().unwrap_or(tiles);
         let [outer, step, row, inner] = tiles.volume_strides();
         let step_ahead = StepAhead::new(tiles, stream);
         tiles.for_each_volume(|start, [outers, steps, rows, len]| {
@@ -667,7 +703,7 @@ mod tests {
     use alloc::vec;
     use alloc::vec::Vec;
 
-    use super::{Block, StepAhead, copy_squares_streamed, transposed};
+    use super::{Block, StepAhead, copy_squares_streamed, transposed, with_line_steps_inside};
     use crate::relayout::tests::nest;
     use crate::relayout::transpose::Unit;
     use layout_core::ArrayLayout;
@@ -800,6 +836,41 @@ mod tests {
             StepAhead::new(&few, true).squares::<Square>([1, 1, 1, 1]),
             0
         );
+    }
+
+    /// A nest whose volumes span a column of tiles (past 64 KiB) and whose
+    /// level outside them steps within source lines has that level moved
+    /// in as the volumes' outer one; volumes of a few tiles, and levels
+    /// outside that step a line or more, stay as they are.
+    #[test]
+    fn large_volumes_take_the_line_sharing_level_inside() {
+        type Square = Unit<u8, 16>;
+        let (rows, columns) = (
+            "u8[16384,256]{1,0:T(8,128)(4,1)}",
+            "u8[16384,256]{0,1:T(8,128)(4,1)}",
+        );
+        let (squares, _) = nest(rows, columns).in_squares().unwrap();
+        let levels = squares.levels();
+        let n = levels.len();
+        // A volume: 128 tiles of 64 squares; outside it, 16-byte steps.
+        assert_eq!((levels[n - 4].extent, levels[n - 5].strides[0]), (128, 2));
+        let moved = with_line_steps_inside::<Square>(&squares).unwrap();
+        let mut expected = levels.to_vec();
+        expected.swap(n - 5, n - 4);
+        assert_eq!(moved.levels(), &expected[..]);
+        // The other way, volumes of 8 tiles (8 KiB): as they are.
+        let (back, _) = nest(columns, rows).in_squares().unwrap();
+        assert!(with_line_steps_inside::<Square>(&back).is_none());
+        // 8 tiles: as they are.
+        let (few, _) = nest(
+            "u8[1024,1024]{1,0:T(8,128)(4,1)}",
+            "u8[1024,1024]{0,1:T(8,128)(4,1)}",
+        )
+        .in_squares()
+        .unwrap();
+        assert!(with_line_steps_inside::<Square>(&few).is_none());
+        // Squares of 64 bytes: each step outside is a line of its own.
+        assert!(with_line_steps_inside::<Unit<u32, 16>>(&squares).is_none());
     }
 
     /// A block that reaches past a buffer (which no nest of the buffers'
