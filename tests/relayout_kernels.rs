@@ -802,6 +802,14 @@ fn transposes_between_sub_tiles_match_the_engine() {
             "{1,0:T(8,128)(4,1)}",
             4,
         ),
+        // One column of tiles: the nest in squares a transpose as it
+        // comes (AVX2's tiles where the CPU has them).
+        (
+            "u16[1024,128]",
+            "{0,1:T(8,128)(2,1)}",
+            "{1,0:T(8,128)(2,1)}",
+            2,
+        ),
         // Volumes of a whole column of tiles one way (past 64 KiB: the
         // level outside them moved in), 8 MiB, partial tiles.
         (
