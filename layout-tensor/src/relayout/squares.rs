@@ -268,10 +268,11 @@ fn with_line_steps_inside<U>(squares: &LoopNest) -> Option<LoopNest> {
 /// steps ahead measured better for `bf16` at 256 MiB (1.8–1.95) and
 /// worse at 16 MiB (1.8–1.9), eight steps worse at both; below the
 /// threshold, where the source is cached, prefetching made the 1 MiB
-/// copies slower (`s8` 3.3 → 3.7). Where a volume is
-/// larger than [`StepAhead::MAX_VOLUME_BYTES`] (the reverse transposes,
-/// whose volumes span a whole band of tiles), the lines are gone before
-/// the walk comes back to them, and prefetching them made those copies
+/// copies slower (`s8` 3.3 → 3.7). Where a volume is larger than
+/// [`StepAhead::MAX_VOLUME_BYTES`], the lines are gone before the walk
+/// comes back to them: prefetching the volumes of a whole column of
+/// tiles (going back to `{0,1:T(8,128)(4,1)}`, before
+/// [`with_line_steps_inside`] moved a level into them) made that copy
 /// slower (`s8` 5.2 → 6.3).
 #[derive(Clone, Copy)]
 struct StepAhead {
@@ -715,7 +716,7 @@ mod tests {
     /// `len` elements starting at a 16-byte boundary (a `Vec` of `T`
     /// need only be aligned as `T`, and under Miri is no more than that).
     struct Aligned16<T> {
-        lines: Vec<[u128; 1]>,
+        lines: Vec<u128>,
         len: usize,
         _element: core::marker::PhantomData<T>,
     }
@@ -724,7 +725,7 @@ mod tests {
         fn new(len: usize, value: T) -> Aligned16<T> {
             let bytes = len * core::mem::size_of::<T>();
             let mut buffer = Aligned16 {
-                lines: vec![[0u128]; bytes.div_ceil(16)],
+                lines: vec![0u128; bytes.div_ceil(16)],
                 len,
                 _element: core::marker::PhantomData,
             };
