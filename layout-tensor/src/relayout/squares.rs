@@ -247,7 +247,7 @@ fn gathered<T: NoUninit, const SIDE: usize, const UNIT: usize, const GROUP: usiz
 /// `squares` with the level outside its volumes moved inside them, as
 /// their outer level, where that level's steps share source lines (a
 /// source stride under 64 bytes) and a volume holds more than
-/// [`StepAhead::MAX_VOLUME_BYTES`]; `None` elsewhere.
+/// [`CACHED_VOLUME_BYTES`]; `None` elsewhere.
 ///
 /// In the destination's order, the transpose out of row-major tiles
 /// (`s8[M,1024]` `{1,0:T(8,128)(4,1)}` → `{0,1:T(8,128)(4,1)}`) has
@@ -261,16 +261,36 @@ fn gathered<T: NoUninit, const SIDE: usize, const UNIT: usize, const GROUP: usiz
 /// 256 MiB, `bf16`'s `(2,1)` from 2.3 to 1.7 and from 3.2 to 1.9,
 /// `s8[16000,1000]` from 3.1 to 1.9–2.0.
 fn with_line_steps_inside<U>(squares: &LoopNest) -> Option<LoopNest> {
+    let outside = outside_volumes(squares)?;
     let levels = squares.levels();
-    let n = levels.len();
-    let outside = levels[n.checked_sub(5)?];
-    let unit = core::mem::size_of::<U>();
-    let volume = levels[n - 4..]
-        .iter()
-        .fold(unit, |bytes, level| bytes.saturating_mul(level.extent));
-    let shares_lines = outside.strides[0].saturating_mul(unit) < 64;
-    (outside.extent > 1 && shares_lines && volume > StepAhead::MAX_VOLUME_BYTES)
-        .then(|| squares.with_level_moved(n - 5, n - 4))
+    let level = levels[outside];
+    let volume = volume_bytes::<U>(levels[outside + 1..].iter().map(|level| level.extent));
+    let shares_lines = level.strides[0].saturating_mul(core::mem::size_of::<U>()) < 64;
+    (level.extent > 1 && shares_lines && volume > CACHED_VOLUME_BYTES)
+        .then(|| squares.with_level_moved(outside, outside + 1))
+}
+
+/// The most bytes of squares a volume may hold for the copy to count on
+/// them staying cached until the walk's next step or two (a quarter of
+/// the L2 cache of the machines measured): [`StepAhead`] prefetches for
+/// such volumes, and [`with_line_steps_inside`] moves a level into
+/// larger ones.
+const CACHED_VOLUME_BYTES: usize = 64 << 10;
+
+/// The index of the level just outside `nest`'s volumes (its innermost
+/// four levels, [`LoopNest::for_each_volume`]): the one the walk steps
+/// after each volume; `None` when the nest has no more than four.
+fn outside_volumes(nest: &LoopNest) -> Option<usize> {
+    nest.levels().len().checked_sub(5)
+}
+
+/// Bytes of a volume of `extents` squares (each a `U`), saturating.
+fn volume_bytes<U>(extents: impl IntoIterator<Item = usize>) -> usize {
+    extents
+        .into_iter()
+        .fold(core::mem::size_of::<U>(), |bytes, n| {
+            bytes.saturating_mul(n)
+        })
 }
 
 /// Where a streamed copy prefetches its source: each square's line two
@@ -292,7 +312,7 @@ fn with_line_steps_inside<U>(squares: &LoopNest) -> Option<LoopNest> {
 /// worse at 16 MiB (1.8–1.9), eight steps worse at both; below the
 /// threshold, where the source is cached, prefetching made the 1 MiB
 /// copies slower (`s8` 3.3 → 3.7). Where a volume is larger than
-/// [`StepAhead::MAX_VOLUME_BYTES`], the lines are gone before the walk
+/// [`CACHED_VOLUME_BYTES`], the lines are gone before the walk
 /// comes back to them: prefetching the volumes of a whole column of
 /// tiles (going back to `{0,1:T(8,128)(4,1)}`, before
 /// [`with_line_steps_inside`] moved a level into them) made that copy
@@ -305,16 +325,10 @@ struct StepAhead {
 }
 
 impl StepAhead {
-    /// The most bytes of squares a volume may hold for its squares to be
-    /// prefetched for the volume two steps on (a quarter of the L2 cache
-    /// of the machines measured, so that two volumes ahead stay in it).
-    const MAX_VOLUME_BYTES: usize = 64 << 10;
-
     /// The read-ahead of a copy along `nest`: none unless `stream`, or
     /// where the level outside the volumes has fewer than 3 steps.
     fn new(nest: &LoopNest, stream: bool) -> StepAhead {
-        let levels = nest.levels();
-        let outside = levels.len().checked_sub(5).map(|k| levels[k]);
+        let outside = outside_volumes(nest).map(|k| nest.levels()[k]);
         let ahead = match outside {
             Some(level) if stream && level.extent > 2 => level.strides[0].saturating_mul(2),
             _ => 0,
@@ -326,10 +340,7 @@ impl StepAhead {
     /// source is prefetched in a volume of `shape` (`[outers, steps,
     /// rows, len]`): 0 for none.
     fn squares<U>(self, shape: [usize; 4]) -> usize {
-        let bytes = shape.iter().fold(core::mem::size_of::<U>(), |bytes, &n| {
-            bytes.saturating_mul(n)
-        });
-        match bytes <= Self::MAX_VOLUME_BYTES {
+        match volume_bytes::<U>(shape) <= CACHED_VOLUME_BYTES {
             true => self.ahead,
             false => 0,
         }
