@@ -524,6 +524,31 @@ proptest! {
         prop_assert_eq!(&in_order, &expected, "volumes of {}", what);
         prop_assert_eq!(&any_order, &expected, "volumes in any order of {}", what);
         prop_assert!(fewer <= calls, "{} volumes in any order, {} in order: {}", fewer, calls, what);
+        // Volumes a band at a time: the nest's own volumes in the same
+        // order, a band of many only of volumes alike (one shape, one
+        // stride apart).
+        let volumes = |any_order: bool| {
+            let mut volumes = Vec::new();
+            match any_order {
+                true => nest.for_each_volume_any_order(|start, shape| volumes.push((start, shape))),
+                false => nest.for_each_volume(|start, shape| volumes.push((start, shape))),
+            }
+            volumes
+        };
+        for any_order in [false, true] {
+            let mut banded = Vec::new();
+            let mut visit = |start: [usize; 2], shape: [usize; 4], bands: usize, stride: [usize; 2]| {
+                banded.extend((0..bands).map(|b| {
+                    ([start[0] + b * stride[0], start[1] + b * stride[1]], shape)
+                }));
+            };
+            match any_order {
+                true => nest.for_each_volume_band_any_order(&mut visit),
+                false => nest.for_each_volume_band(&mut visit),
+            }
+            let plain = volumes(any_order);
+            prop_assert_eq!(&banded, &plain, "volume bands (any order: {}) of {}", any_order, what);
+        }
     }
 
     /// A nest template (dims marked `?` in both layouts) serves the

@@ -344,6 +344,28 @@ fn config() -> ProptestConfig {
     }
 }
 
+/// Whole tiles of groups that the vectors do not take (four 8-byte
+/// elements, 32 bytes): bands of alike volumes through the transpose
+/// kernel, packed and unpacked, at the buffers' starts and an element in.
+#[test]
+fn whole_bands_of_wide_groups_match_the_engine() {
+    for dims in ["32,256", "4,16,256"] {
+        let m2m = if dims.len() > 6 { "2,1,0" } else { "1,0" };
+        let plain: ArrayLayout = format!("f64[{dims}]{{{m2m}}}").parse().unwrap();
+        let tiled: ArrayLayout = format!("f64[{dims}]{{{m2m}:T(8,128)(4,1)}}")
+            .parse()
+            .unwrap();
+        assert_eq!(
+            RelayoutKernel::for_layouts(&plain, &tiled).unwrap(),
+            RelayoutKernel::Interleave { factor: 4 }
+        );
+        for shifts in [[0, 0], [1, 1]] {
+            check_shifted_pair([plain, tiled], shifts, -7.5f64);
+            check_shifted_pair([tiled, plain], shifts, -7.5f64);
+        }
+    }
+}
+
 proptest! {
     #![proptest_config(config())]
 
@@ -404,6 +426,17 @@ proptest! {
         shifts in [0usize..4, 0usize..4],
     ) {
         check_shifted_pair([a.layout(), b.layout()], shifts, -7.5f32);
+    }
+
+    /// 8-byte elements: pairs take the vector interleave, groups of four
+    /// the transpose kernel (no vector group of 32 bytes), a band of
+    /// alike volumes at a time.
+    #[test]
+    fn f64_sub_tile_relayouts_match_the_engine(
+        (a, b) in sub_tile_pair(vec![PrimitiveType::F64], 40),
+        shifts in [0usize..2, 0usize..2],
+    ) {
+        check_shifted_pair([a.layout(), b.layout()], shifts, -7.5f64);
     }
 
     #[test]

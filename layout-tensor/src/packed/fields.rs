@@ -18,7 +18,7 @@
 //! destination's shifted out of it ([`unpack_shifted`]); the slots of a
 //! partial sub-tile, and the last `x % k` of such rows, go slot by slot.
 
-use layout_core::walk::LoopNest;
+use layout_core::walk::{LoopNest, for_each_step};
 
 use super::relayout::copy_shifted_run;
 use super::squares::realign;
@@ -379,27 +379,36 @@ fn copy_fields<const K: usize, const N: u32>(
             let mut bands = simd::Bands::new(!streaming);
             // Made (zeroed) only for rows that start mid-byte.
             let mut stage = None;
-            nest.for_each_volume(|start, [outers, steps, rows, len]| {
-                let whole = len == K
+            let whole = |start: [usize; 2], [outers, steps, rows, len]: [usize; 4]| {
+                len == K
                     && start.iter().all(|&o| on_byte::<K>(o))
                     && steps_on_bytes::<K>(outers, outer)
                     && steps_on_bytes::<K>(steps, step)
                     && on_byte::<K>(run[0])
-                    && on_byte::<K>(rows);
+                    && on_byte::<K>(rows)
+            };
+            let grid = |start: [usize; 2], [outers, steps, rows, _]: [usize; 4]| BlockGrid {
+                start: bytes(start),
+                counts: [outers, steps],
+                strides: [bytes(outer), bytes(step)],
+                bands: 1,
+                band_stride: [0, 0],
+                factor: K,
+                row_stride: run[0] / K,
+                rows: rows / K,
+            };
+            let push = |bands: &mut simd::Bands, out: &mut [u8], grid: BlockGrid| {
+                if let Some(grid) = bands.push(grid) {
+                    simd::interleave_fields_grid(src, out, &grid, streaming);
+                }
+            };
+            let mut volume = |bands: &mut simd::Bands,
+                              out: &mut [u8],
+                              start: [usize; 2],
+                              [outers, steps, rows, len]: [usize; 4]| {
+                let whole = whole(start, [outers, steps, rows, len]);
                 if whole && K <= 4 {
-                    let grid = BlockGrid {
-                        start: bytes(start),
-                        counts: [outers, steps],
-                        strides: [bytes(outer), bytes(step)],
-                        bands: 1,
-                        band_stride: [0, 0],
-                        factor: K,
-                        row_stride: run[0] / K,
-                        rows: rows / K,
-                    };
-                    if let Some(grid) = bands.push(grid) {
-                        simd::interleave_fields_grid(src, out, &grid, streaming);
-                    }
+                    push(bands, out, grid(start, [outers, steps, rows, len]));
                     return;
                 }
                 // Source rows that start mid-byte (rows of an odd number of
@@ -437,6 +446,19 @@ fn copy_fields<const K: usize, const N: u32>(
                         }
                     }
                 }
+            };
+            nest.for_each_volume_band(|start, shape, count, stride| {
+                // Alike volumes, each a grid on whole bytes: one grid.
+                let on_bytes = stride.iter().all(|&b| on_byte::<K>(b));
+                if count > 1 && K <= 4 && on_bytes && whole(start, shape) {
+                    for grid in grid(start, shape).banded(count, bytes(stride), streaming) {
+                        push(&mut bands, out, grid);
+                    }
+                    return;
+                }
+                for_each_step(start, count, stride, |start| {
+                    volume(&mut bands, out, start, shape)
+                });
             });
             while let Some(grid) = bands.take() {
                 simd::interleave_fields_grid(src, out, &grid, streaming);
@@ -450,27 +472,36 @@ fn copy_fields<const K: usize, const N: u32>(
             // (see `relayout::copy`).
             let mut bands = simd::Bands::new(!streaming);
             let mut stage = None;
-            nest.for_each_volume_any_order(|start, [outers, steps, rows, len]| {
-                let whole = steps == K
+            let whole = |start: [usize; 2], [outers, steps, rows, len]: [usize; 4]| {
+                steps == K
                     && start.iter().all(|&o| on_byte::<K>(o))
                     && steps_on_bytes::<K>(outers, outer)
                     && steps_on_bytes::<K>(rows, row)
                     && on_byte::<K>(step[1])
-                    && on_byte::<K>(len);
+                    && on_byte::<K>(len)
+            };
+            let grid = |start: [usize; 2], [outers, _, rows, len]: [usize; 4]| BlockGrid {
+                start: bytes(start),
+                counts: [outers, rows],
+                strides: [bytes(outer), bytes(row)],
+                bands: 1,
+                band_stride: [0, 0],
+                factor: K,
+                row_stride: step[1] / K,
+                rows: len / K,
+            };
+            let push = |bands: &mut simd::Bands, out: &mut [u8], grid: BlockGrid| {
+                if let Some(grid) = bands.push(grid) {
+                    simd::deinterleave_fields_grid(src, out, &grid, streaming);
+                }
+            };
+            let mut volume = |bands: &mut simd::Bands,
+                              out: &mut [u8],
+                              start: [usize; 2],
+                              [outers, steps, rows, len]: [usize; 4]| {
+                let whole = whole(start, [outers, steps, rows, len]);
                 if whole && K <= 4 {
-                    let grid = BlockGrid {
-                        start: bytes(start),
-                        counts: [outers, rows],
-                        strides: [bytes(outer), bytes(row)],
-                        bands: 1,
-                        band_stride: [0, 0],
-                        factor: K,
-                        row_stride: step[1] / K,
-                        rows: len / K,
-                    };
-                    if let Some(grid) = bands.push(grid) {
-                        simd::deinterleave_fields_grid(src, out, &grid, streaming);
-                    }
+                    push(bands, out, grid(start, [outers, steps, rows, len]));
                     return;
                 }
                 // Destination rows that start mid-byte, the blocks
@@ -508,6 +539,19 @@ fn copy_fields<const K: usize, const N: u32>(
                         }
                     }
                 }
+            };
+            nest.for_each_volume_band_any_order(|start, shape, count, stride| {
+                // Alike volumes, each a grid on whole bytes: one grid.
+                let on_bytes = stride.iter().all(|&b| on_byte::<K>(b));
+                if count > 1 && K <= 4 && on_bytes && whole(start, shape) {
+                    for grid in grid(start, shape).banded(count, bytes(stride), streaming) {
+                        push(&mut bands, out, grid);
+                    }
+                    return;
+                }
+                for_each_step(start, count, stride, |start| {
+                    volume(&mut bands, out, start, shape)
+                });
             });
             while let Some(grid) = bands.take() {
                 simd::deinterleave_fields_grid(src, out, &grid, streaming);

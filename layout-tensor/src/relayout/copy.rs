@@ -4,7 +4,7 @@
 //! ([`RelayoutKernel`]), the dispatch one `match`.
 
 use bytemuck::NoUninit;
-use layout_core::walk::{LoopNest, for_each_run_start};
+use layout_core::walk::{LoopNest, for_each_run_start, for_each_step};
 
 use super::kernel::{RelayoutKernel, staged_units};
 use super::sink::{Memcpy, Sink};
@@ -187,9 +187,9 @@ fn copy_volumes<T: NoUninit, S: Sink<T>>(
             // checks cost a partial-tile shape (`bf16[721,727]`) 5%.
             let vectors = simd::has_vectors::<T>(factor);
             let mut bands = simd::Bands::new(!S::STREAMING);
-            nest.for_each_volume(
+            nest.for_each_volume_band(
                 #[cfg_attr(not(debug_assertions), inline(always))]
-                |start, [outers, steps, rows, len]| {
+                |start, [outers, steps, rows, len], count, band_stride| {
                     let dst = out.buffer();
                     if vectors && len == factor {
                         let grid = simd::BlockGrid {
@@ -202,15 +202,19 @@ fn copy_volumes<T: NoUninit, S: Sink<T>>(
                             row_stride: si,
                             rows,
                         };
-                        if let Some(grid) = bands.push(grid) {
-                            simd::interleave_grid(src, dst, &grid, S::STREAMING);
+                        for grid in grid.banded(count, band_stride, S::STREAMING) {
+                            if let Some(grid) = bands.push(grid) {
+                                simd::interleave_grid(src, dst, &grid, S::STREAMING);
+                            }
                         }
-                    } else if len < factor {
-                        let shape = [outers, steps, rows, len];
-                        partial_groups(src, dst, start, shape, strides);
                     } else {
                         let shape = [outers, steps, rows, len];
-                        transpose_volume(src, dst, start, shape, strides, S::STREAMING);
+                        for_each_step(start, count, band_stride, |start| match len < factor {
+                            true => partial_groups(src, dst, start, shape, strides),
+                            false => {
+                                transpose_volume(src, dst, start, shape, strides, S::STREAMING)
+                            }
+                        });
                     }
                 },
             );
@@ -227,9 +231,9 @@ fn copy_volumes<T: NoUninit, S: Sink<T>>(
             // volumes come in any order: the full tile columns of a band
             // in one, the partial one in another.
             let mut bands = simd::Bands::new(!S::STREAMING);
-            nest.for_each_volume_any_order(
+            nest.for_each_volume_band_any_order(
                 #[cfg_attr(not(debug_assertions), inline(always))]
-                |start, [outers, steps, rows, len]| {
+                |start, [outers, steps, rows, len], count, band_stride| {
                     let dst = out.buffer();
                     if steps == factor {
                         let grid = simd::BlockGrid {
@@ -242,12 +246,17 @@ fn copy_volumes<T: NoUninit, S: Sink<T>>(
                             row_stride: step[1],
                             rows: len,
                         };
-                        if let Some(grid) = bands.push(grid) {
-                            simd::deinterleave_grid(src, dst, &grid, S::STREAMING);
+                        for grid in grid.banded(count, band_stride, S::STREAMING) {
+                            if let Some(grid) = bands.push(grid) {
+                                simd::deinterleave_grid(src, dst, &grid, S::STREAMING);
+                            }
                         }
                     } else {
                         let shape = [outers, steps, rows, len];
-                        strided_volume(src, dst, start, shape, [outer, step, row, [si, di]]);
+                        let strides = [outer, step, row, [si, di]];
+                        for_each_step(start, count, band_stride, |start| {
+                            strided_volume(src, dst, start, shape, strides)
+                        });
                     }
                 },
             );

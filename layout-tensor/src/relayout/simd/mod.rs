@@ -150,6 +150,34 @@ impl BlockGrid {
         self
     }
 
+    /// This grid of one band and the `count - 1` copies of it that follow
+    /// one `stride` apart (the alike volumes of a band of them,
+    /// [`LoopNest::for_each_volume_band`]): one grid of `count` bands
+    /// below the streaming threshold, as [`Bands`] would join them one by
+    /// one, without a call and a join per volume; a grid per copy with
+    /// `streaming`, each prefetching the next ([`BlockGrid::read_ahead`]).
+    ///
+    /// [`LoopNest::for_each_volume_band`]: layout_core::walk::LoopNest::for_each_volume_band
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    pub(crate) fn banded(
+        self,
+        count: usize,
+        stride: [usize; 2],
+        streaming: bool,
+    ) -> impl Iterator<Item = BlockGrid> {
+        debug_assert_eq!(self.bands, 1, "a grid of one band");
+        let (grids, bands) = match streaming {
+            true => (count, 1),
+            false => (count.min(1), count),
+        };
+        (0..grids).map(move |b| BlockGrid {
+            start: [self.start[0] + b * stride[0], self.start[1] + b * stride[1]],
+            bands,
+            band_stride: if bands > 1 { stride } else { [0, 0] },
+            ..self
+        })
+    }
+
     /// Calls `f([s, d])` with the source and destination offsets of the
     /// first block of every plane (`k == 0`), band by band.
     #[cfg_attr(not(debug_assertions), inline(always))]
