@@ -430,13 +430,19 @@ impl Block {
             && bytes(self.row[1]).is_multiple_of(16)
             && bytes(self.step[1]).is_multiple_of(16)
             && (di == 1 || bytes(di).is_multiple_of(16));
-        for r in 0..self.rows {
-            for t in 0..self.steps {
-                let [s, d] = [0, 1].map(|b| self.at[b] + r * self.row[b] + t * self.step[b]);
-                // Square `i` of run `(r, t)` is at `s + i * si` in the source
-                // and `d + i * di` in the destination, `r < rows`, `t <
-                // steps` and `i < len`: at most the block's last square in
-                // each, which `fits` found in the buffers.
+        let mut row_at = self.at;
+        for _ in 0..self.rows {
+            let mut at = row_at;
+            // (Past the last row and step, unused: wrapping.)
+            row_at = [0, 1].map(|b| row_at[b].wrapping_add(self.row[b]));
+            for _ in 0..self.steps {
+                let [s, d] = at;
+                at = [0, 1].map(|b| at[b].wrapping_add(self.step[b]));
+                // Square `i` of run `(r, t)` (the `r`-th row and `t`-th
+                // step of the loops) is at `s + i * si` in the source and
+                // `d + i * di` in the destination, `r < rows`, `t < steps`
+                // and `i < len`: at most the block's last square in each,
+                // which `fits` found in the buffers.
                 // Apart from the loads: a branch among them keeps the
                 // compiler from gathering a group's squares into one
                 // shuffle (`u8` in `(2,1)` squares, 4 bytes, at 1 MiB:
