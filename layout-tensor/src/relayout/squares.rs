@@ -25,7 +25,8 @@
 //! store that is 16-byte aligned streams (a 16-byte square, a group of
 //! narrower ones, each half of an AVX2 vector), and the source is
 //! prefetched along the nest ([`StepAhead`]), a level moved inside
-//! volumes too large for the caches ([`with_line_steps_inside`]): the
+//! volumes too large for the caches ([`with_line_steps_inside`], which
+//! below the threshold moves it into every volume): the
 //! transposes between `T(8,128)` tilings, both ways, at 16 and 256 MiB
 //! from 3.2–5.3 times `memcpy`'s time to 1.7–2.45 (`BENCHMARKS.md`, ²⁹).
 //!
@@ -177,7 +178,7 @@ fn gathered<T: NoUninit, const SIDE: usize, const UNIT: usize, const GROUP: usiz
     dst: &mut [Unit<T, UNIT>],
     stream: bool,
 ) {
-    let moved = with_line_steps_inside::<Unit<T, UNIT>>(squares);
+    let moved = with_line_steps_inside::<Unit<T, UNIT>>(squares, stream);
     let squares = moved.as_ref().unwrap_or(squares);
     let [outer, step, row, inner] = squares.volume_strides();
     // Steps within a source line of each other (the squares of a `(4,1)`
@@ -246,7 +247,8 @@ fn gathered<T: NoUninit, const SIDE: usize, const UNIT: usize, const GROUP: usiz
 
 /// `squares` with the level outside its volumes moved inside them, as
 /// their outer level, where that level's steps share source lines (a
-/// source stride under 64 bytes) and a volume holds more than
+/// source stride under 64 bytes) and either the copy is below the
+/// streaming threshold (`!stream`) or a volume holds more than
 /// [`CACHED_VOLUME_BYTES`]; `None` elsewhere.
 ///
 /// In the destination's order, the transpose out of row-major tiles
@@ -260,13 +262,23 @@ fn gathered<T: NoUninit, const SIDE: usize, const UNIT: usize, const GROUP: usiz
 /// times `memcpy`'s time to 1.9–2.0 at 16 MiB and from 5.0–5.1 to 2.1 at
 /// 256 MiB, `bf16`'s `(2,1)` from 2.3 to 1.7 and from 3.2 to 1.9,
 /// `s8[16000,1000]` from 3.1 to 1.9–2.0.
-fn with_line_steps_inside<U>(squares: &LoopNest) -> Option<LoopNest> {
+///
+/// Below the threshold small volumes gain too, each line's other half
+/// read while the line is in the L1 cache, not from the L2 later: in the
+/// same harness, `s8[1024,1024]` both ways 3.21–3.26 → 3.00–3.05,
+/// `s8[1000,3000]` 3.37–3.39 → 3.01–3.04, `s8[2048,2048]` 3.10–3.14 →
+/// 2.98–3.00, `u8[1024,1024]` in `(2,1)` squares 4.98–5.09 → 4.77–4.78,
+/// `bf16[1000,1000]` 2.75–2.78 → 2.61–2.66 (through AVX2's tiles), and
+/// `s16[512,1024]` the same within the noise. Above the threshold, small
+/// volumes keep their order, which the source prefetch ([`StepAhead`])
+/// follows.
+fn with_line_steps_inside<U>(squares: &LoopNest, stream: bool) -> Option<LoopNest> {
     let outside = outside_volumes(squares)?;
     let levels = squares.levels();
     let level = levels[outside];
     let volume = volume_bytes::<U>(levels[outside + 1..].iter().map(|level| level.extent));
     let shares_lines = level.strides[0].saturating_mul(core::mem::size_of::<U>()) < 64;
-    (level.extent > 1 && shares_lines && volume > CACHED_VOLUME_BYTES)
+    (level.extent > 1 && shares_lines && (!stream || volume > CACHED_VOLUME_BYTES))
         .then(|| squares.with_level_moved(outside, outside + 1))
 }
 
@@ -587,7 +599,7 @@ mod avx2 {
         let shuffle = square_shuffle::<T, SIDE, UNIT>();
         // SAFETY: 32 bytes, read from the array.
         let shuffle = unsafe { _mm256_loadu_si256(shuffle.as_ptr().cast()) };
-        let moved = with_line_steps_inside::<Unit<T, UNIT>>(tiles);
+        let moved = with_line_steps_inside::<Unit<T, UNIT>>(tiles, stream);
         let tiles = moved.as_ref().unwrap_or(tiles);
         let [outer, step, row, inner] = tiles.volume_strides();
         let step_ahead = StepAhead::new(tiles, stream);
@@ -906,10 +918,11 @@ mod tests {
 
     /// A nest whose volumes span a column of tiles (past 64 KiB) and whose
     /// level outside them steps within source lines has that level moved
-    /// in as the volumes' outer one; volumes of a few tiles, and levels
-    /// outside that step a line or more, stay as they are.
+    /// in as the volumes' outer one; so do volumes of a few tiles below
+    /// the streaming threshold, which stay as they are above it; levels
+    /// outside that step a line or more stay as they are.
     #[test]
-    fn large_volumes_take_the_line_sharing_level_inside() {
+    fn line_sharing_levels_move_inside_large_or_cached_volumes() {
         type Square = Unit<u8, 16>;
         let (rows, columns) = (
             "u8[16384,256]{1,0:T(8,128)(4,1)}",
@@ -920,23 +933,33 @@ mod tests {
         let n = levels.len();
         // A volume: 128 tiles of 64 squares; outside it, 16-byte steps.
         assert_eq!((levels[n - 4].extent, levels[n - 5].strides[0]), (128, 2));
-        let moved = with_line_steps_inside::<Square>(&squares).unwrap();
         let mut expected = levels.to_vec();
         expected.swap(n - 5, n - 4);
-        assert_eq!(moved.levels(), &expected[..]);
-        // The other way, volumes of 8 tiles (8 KiB): as they are.
+        for stream in [true, false] {
+            let moved = with_line_steps_inside::<Square>(&squares, stream).unwrap();
+            assert_eq!(moved.levels(), &expected[..]);
+        }
+        // The other way, volumes of 8 tiles (8 KiB): as they are when
+        // streamed.
         let (back, _) = nest(columns, rows).in_squares().unwrap();
-        assert!(with_line_steps_inside::<Square>(&back).is_none());
-        // 8 tiles: as they are.
+        assert!(with_line_steps_inside::<Square>(&back, true).is_none());
+        // 8 tiles: as they are when streamed, moved below the threshold.
         let (few, _) = nest(
             "u8[1024,1024]{1,0:T(8,128)(4,1)}",
             "u8[1024,1024]{0,1:T(8,128)(4,1)}",
         )
         .in_squares()
         .unwrap();
-        assert!(with_line_steps_inside::<Square>(&few).is_none());
+        assert!(with_line_steps_inside::<Square>(&few, true).is_none());
+        let moved = with_line_steps_inside::<Square>(&few, false).unwrap();
+        let mut expected = few.levels().to_vec();
+        let n = expected.len();
+        expected.swap(n - 5, n - 4);
+        assert_eq!(moved.levels(), &expected[..]);
         // Squares of 64 bytes: each step outside is a line of its own.
-        assert!(with_line_steps_inside::<Unit<u32, 16>>(&squares).is_none());
+        for stream in [true, false] {
+            assert!(with_line_steps_inside::<Unit<u32, 16>>(&squares, stream).is_none());
+        }
     }
 
     /// AVX2's tiles take a nest in squares that is a transpose as it
