@@ -350,6 +350,47 @@ fn steps_on_bytes<const K: usize>(count: usize, stride: [usize; 2]) -> bool {
     count <= 1 || stride.iter().all(|&s| on_byte::<K>(s))
 }
 
+/// What [`for_each_piece`] hands over: a grid of whole blocks for the
+/// vector kernels, or a volume (`start`, `[outers, steps, rows, len]`)
+/// for the block loops.
+enum Piece {
+    Grid(BlockGrid),
+    Volume([usize; 2], [usize; 4]),
+}
+
+/// Walks `nest`'s volumes a band at a time
+/// ([`LoopNest::for_each_volume_band`], its `_any_order` form when
+/// `ANY_ORDER`), handing `f` each volume as the grid `grid_of` makes of
+/// it, or as itself where it makes none; a band of alike volumes on whole
+/// bytes as one grid of them ([`BlockGrid::banded`], below the streaming
+/// threshold).
+fn for_each_piece<const K: usize, const ANY_ORDER: bool>(
+    nest: &LoopNest,
+    streaming: bool,
+    grid_of: impl Fn([usize; 2], [usize; 4]) -> Option<BlockGrid>,
+    mut f: impl FnMut(Piece),
+) {
+    let band = |start: [usize; 2], shape, count: usize, stride: [usize; 2]| {
+        if count > 1
+            && stride.iter().all(|&b| on_byte::<K>(b))
+            && let Some(grid) = grid_of(start, shape)
+        {
+            for grid in grid.banded(count, stride.map(|b| b / K), streaming) {
+                f(Piece::Grid(grid));
+            }
+            return;
+        }
+        for_each_step(start, count, stride, |start| match grid_of(start, shape) {
+            Some(grid) => f(Piece::Grid(grid)),
+            None => f(Piece::Volume(start, shape)),
+        });
+    };
+    match ANY_ORDER {
+        true => nest.for_each_volume_band_any_order(band),
+        false => nest.for_each_volume_band(band),
+    }
+}
+
 /// Copies along `nest` (in slots of `K` per byte) with `kernel`, an
 /// [`RelayoutKernel::Interleave`] or [`RelayoutKernel::Deinterleave`] of
 /// `K` rows: each volume of whole bytes of whole blocks as a grid of the
@@ -397,20 +438,19 @@ fn copy_fields<const K: usize, const N: u32>(
                 row_stride: run[0] / K,
                 rows: rows / K,
             };
-            let push = |bands: &mut simd::Bands, out: &mut [u8], grid: BlockGrid| {
-                if let Some(grid) = bands.push(grid) {
-                    simd::interleave_fields_grid(src, out, &grid, streaming);
-                }
-            };
-            let mut volume = |bands: &mut simd::Bands,
-                              out: &mut [u8],
-                              start: [usize; 2],
-                              [outers, steps, rows, len]: [usize; 4]| {
+            let grid_of =
+                |start, shape| (K <= 4 && whole(start, shape)).then(|| grid(start, shape));
+            for_each_piece::<K, false>(nest, streaming, grid_of, |piece| {
+                let (start, [outers, steps, rows, len]) = match piece {
+                    Piece::Grid(grid) => {
+                        if let Some(grid) = bands.push(grid) {
+                            simd::interleave_fields_grid(src, out, &grid, streaming);
+                        }
+                        return;
+                    }
+                    Piece::Volume(start, shape) => (start, shape),
+                };
                 let whole = whole(start, [outers, steps, rows, len]);
-                if whole && K <= 4 {
-                    push(bands, out, grid(start, [outers, steps, rows, len]));
-                    return;
-                }
                 // Source rows that start mid-byte (rows of an odd number of
                 // `s4`), the blocks otherwise whole in the destination:
                 // realigned through a stage, but for the last `rows % K`
@@ -446,19 +486,6 @@ fn copy_fields<const K: usize, const N: u32>(
                         }
                     }
                 }
-            };
-            nest.for_each_volume_band(|start, shape, count, stride| {
-                // Alike volumes, each a grid on whole bytes: one grid.
-                let on_bytes = stride.iter().all(|&b| on_byte::<K>(b));
-                if count > 1 && K <= 4 && on_bytes && whole(start, shape) {
-                    for grid in grid(start, shape).banded(count, bytes(stride), streaming) {
-                        push(&mut bands, out, grid);
-                    }
-                    return;
-                }
-                for_each_step(start, count, stride, |start| {
-                    volume(&mut bands, out, start, shape)
-                });
             });
             while let Some(grid) = bands.take() {
                 simd::interleave_fields_grid(src, out, &grid, streaming);
@@ -490,20 +517,19 @@ fn copy_fields<const K: usize, const N: u32>(
                 row_stride: step[1] / K,
                 rows: len / K,
             };
-            let push = |bands: &mut simd::Bands, out: &mut [u8], grid: BlockGrid| {
-                if let Some(grid) = bands.push(grid) {
-                    simd::deinterleave_fields_grid(src, out, &grid, streaming);
-                }
-            };
-            let mut volume = |bands: &mut simd::Bands,
-                              out: &mut [u8],
-                              start: [usize; 2],
-                              [outers, steps, rows, len]: [usize; 4]| {
+            let grid_of =
+                |start, shape| (K <= 4 && whole(start, shape)).then(|| grid(start, shape));
+            for_each_piece::<K, true>(nest, streaming, grid_of, |piece| {
+                let (start, [outers, steps, rows, len]) = match piece {
+                    Piece::Grid(grid) => {
+                        if let Some(grid) = bands.push(grid) {
+                            simd::deinterleave_fields_grid(src, out, &grid, streaming);
+                        }
+                        return;
+                    }
+                    Piece::Volume(start, shape) => (start, shape),
+                };
                 let whole = whole(start, [outers, steps, rows, len]);
-                if whole && K <= 4 {
-                    push(bands, out, grid(start, [outers, steps, rows, len]));
-                    return;
-                }
                 // Destination rows that start mid-byte, the blocks
                 // otherwise whole in the source: through a stage, shifted
                 // as they are written, but for the last `len % K` slots of
@@ -539,19 +565,6 @@ fn copy_fields<const K: usize, const N: u32>(
                         }
                     }
                 }
-            };
-            nest.for_each_volume_band_any_order(|start, shape, count, stride| {
-                // Alike volumes, each a grid on whole bytes: one grid.
-                let on_bytes = stride.iter().all(|&b| on_byte::<K>(b));
-                if count > 1 && K <= 4 && on_bytes && whole(start, shape) {
-                    for grid in grid(start, shape).banded(count, bytes(stride), streaming) {
-                        push(&mut bands, out, grid);
-                    }
-                    return;
-                }
-                for_each_step(start, count, stride, |start| {
-                    volume(&mut bands, out, start, shape)
-                });
             });
             while let Some(grid) = bands.take() {
                 simd::deinterleave_fields_grid(src, out, &grid, streaming);
