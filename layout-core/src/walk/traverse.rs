@@ -111,6 +111,26 @@ impl LoopNest {
         });
     }
 
+    /// The index in [`LoopNest::levels`] of the level just outside the
+    /// volumes (the innermost four levels, [`LoopNest::for_each_volume`]):
+    /// the one the walk steps after each volume, along which
+    /// [`LoopNest::for_each_volume_band`] hands alike volumes over
+    /// together; `None` for a nest of four levels or fewer.
+    ///
+    /// ```
+    /// use tessera::{walk::LoopNest, ArrayLayout};
+    /// let src: ArrayLayout = "bf16[24,256]{1,0}".parse().unwrap();
+    /// let dst: ArrayLayout = "bf16[24,256]{1,0:T(8,128)(2,1)}".parse().unwrap();
+    /// let nest = LoopNest::relayout(&src, &dst).unwrap().unwrap();
+    /// let band = nest.band_level().unwrap();
+    /// // The bands of 8 rows, 2048 elements apart in both layouts.
+    /// assert_eq!(nest.levels()[band].strides, [2048, 2048]);
+    /// ```
+    #[inline(always)]
+    pub const fn band_level(&self) -> Option<usize> {
+        self.len.checked_sub(5)
+    }
+
     /// The strides of the innermost four levels as `[outer, step, row,
     /// run]`, each `[source, destination]` (see
     /// [`LoopNest::for_each_volume`]).
@@ -244,15 +264,17 @@ impl LoopNest {
         &self,
         mut f: F,
     ) {
-        if self.element_count > 0 && self.len >= 5 {
-            let band = self.levels[self.len - 5];
+        if let Some(k) = self.band_level()
+            && self.element_count > 0
+        {
+            let band = self.levels[k];
             let cell = [3, 2, 1, 0].map(|k| self.inner_level(k));
             if band.whole && cell.iter().all(|l| l.whole) {
                 // Whole levels take all their steps wherever they start,
                 // so every volume has the shape of the first.
                 let shape = cell.map(|l| l.extent);
                 self.for_each_outer(
-                    self.len - 5,
+                    k,
                     #[inline(always)]
                     |offsets, _| f(offsets, shape, band.extent, band.strides),
                 );

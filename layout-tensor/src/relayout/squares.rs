@@ -273,7 +273,7 @@ fn gathered<T: NoUninit, const SIDE: usize, const UNIT: usize, const GROUP: usiz
 /// volumes keep their order, which the source prefetch ([`StepAhead`])
 /// follows.
 fn with_line_steps_inside<U>(squares: &LoopNest, stream: bool) -> Option<LoopNest> {
-    let outside = outside_volumes(squares)?;
+    let outside = squares.band_level()?;
     let levels = squares.levels();
     let level = levels[outside];
     let volume = volume_bytes::<U>(levels[outside + 1..].iter().map(|level| level.extent));
@@ -288,13 +288,6 @@ fn with_line_steps_inside<U>(squares: &LoopNest, stream: bool) -> Option<LoopNes
 /// such volumes, and [`with_line_steps_inside`] moves a level into
 /// larger ones.
 const CACHED_VOLUME_BYTES: usize = 64 << 10;
-
-/// The index of the level just outside `nest`'s volumes (its innermost
-/// four levels, [`LoopNest::for_each_volume`]): the one the walk steps
-/// after each volume; `None` when the nest has no more than four.
-fn outside_volumes(nest: &LoopNest) -> Option<usize> {
-    nest.levels().len().checked_sub(5)
-}
 
 /// Bytes of a volume of `extents` squares (each a `U`), saturating.
 fn volume_bytes<U>(extents: impl IntoIterator<Item = usize>) -> usize {
@@ -340,7 +333,7 @@ impl StepAhead {
     /// The read-ahead of a copy along `nest`: none unless `stream`, or
     /// where the level outside the volumes has fewer than 3 steps.
     fn new(nest: &LoopNest, stream: bool) -> StepAhead {
-        let outside = outside_volumes(nest).map(|k| nest.levels()[k]);
+        let outside = nest.band_level().map(|k| nest.levels()[k]);
         let ahead = match outside {
             Some(level) if stream && level.extent > 2 => level.strides[0].saturating_mul(2),
             _ => 0,
