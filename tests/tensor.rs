@@ -727,3 +727,65 @@ fn large_interleaves_stream_exactly() {
         assert!(bits(&back_buf[..skip]).iter().all(|&b| b == 0xffff));
     }
 }
+
+/// Unpacks of 8 MiB or more out of `s8` `T(8,128)(4,1)` and `bf16`
+/// `T(8,128)(2,1)` into rows a whole number of tiles wide, with a partial
+/// last band: each plane of rows is one span of the destination, and
+/// where rows share cache lines (every start but the one on a line) the
+/// streamed deinterleave goes through a stage a plane at a time. Every
+/// element lands in place and nothing before or after the rows is
+/// written.
+#[test]
+fn large_unpacks_into_whole_rows_stream_exactly() {
+    fn check<T: tessera::Element + PartialEq + core::fmt::Debug>(
+        dims: [usize; 2],
+        ty: &str,
+        tiling: &str,
+        value: impl Fn(usize) -> T,
+        sentinel: T,
+    ) {
+        let [m, n] = dims;
+        let rows = PreparedLayout::parse(&format!("{ty}[{m},{n}]{{1,0}}")).unwrap();
+        let tiled = PreparedLayout::parse(&format!("{ty}[{m},{n}]{{1,0:{tiling}}}")).unwrap();
+        assert!(m * n * size_of::<T>() >= 8 << 20);
+        let src = TensorBuf::from_fn(rows, |ix| value(ix[0] * n + ix[1])).unwrap();
+        let mut packed = TensorBuf::<_, T>::zeroed(tiled).unwrap();
+        src.relayout_into(&mut packed).unwrap();
+        let line = 64 / size_of::<T>();
+        for skip in [0, 1, line / 4, line + 3] {
+            let mut buf = vec![sentinel; m * n + skip + 5];
+            let mut back = TensorViewMut::new(rows, &mut buf[skip..skip + m * n]).unwrap();
+            packed.relayout_into(&mut back).unwrap();
+            let wrong = back
+                .as_slice()
+                .iter()
+                .zip(src.as_slice())
+                .position(|(a, b)| a != b);
+            assert_eq!(wrong, None, "{ty} unpack, skip {skip}: first wrong element");
+            assert!(
+                buf[..skip].iter().all(|v| *v == sentinel),
+                "before, skip {skip}"
+            );
+            assert!(
+                buf[skip + m * n..].iter().all(|v| *v == sentinel),
+                "after, skip {skip}"
+            );
+        }
+    }
+    check(
+        [8197, 1024],
+        "s8",
+        "T(8,128)(4,1)",
+        |i| (i % 251) as i8,
+        i8::MIN,
+    );
+    check(
+        [4099, 1024],
+        "bf16",
+        "T(8,128)(2,1)",
+        // Finite values (no NaN, which compares unequal to itself), all
+        // unlike the sentinel, -1.
+        |i| half::bf16::from_bits((i % 0x3f80) as u16),
+        half::bf16::from_bits(0xbf80),
+    );
+}

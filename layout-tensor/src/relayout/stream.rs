@@ -64,6 +64,9 @@ pub(crate) struct StreamWriter<'a, T> {
     at: usize,
     filled: usize,
     line: Line,
+    /// Whether dropping the writer issues the store fence
+    /// ([`StreamWriter::unfenced`]: not).
+    fence: bool,
 }
 
 impl<'a, T: bytemuck::NoUninit> StreamWriter<'a, T> {
@@ -76,10 +79,21 @@ impl<'a, T: bytemuck::NoUninit> StreamWriter<'a, T> {
                 at: 0,
                 filled: 0,
                 line: Line([0; LINE]),
+                fence: true,
             })
         } else {
             None
         }
+    }
+
+    /// A writer into `dst` whose drop writes the waiting part of a line
+    /// but issues no fence: for a kernel that streams within a walk
+    /// whose own writer fences when the walk ends, as every kernel
+    /// called with streaming stores leaves its fence to its caller.
+    pub(crate) fn unfenced(dst: &'a mut [T]) -> Option<StreamWriter<'a, T>> {
+        let mut writer = StreamWriter::new(dst)?;
+        writer.fence = false;
+        Some(writer)
     }
 
     /// The destination, every run copied so far written to it (for stores
@@ -337,13 +351,14 @@ pub(crate) fn prefetch_line<T>(p: *const T) {
 impl<T> Drop for StreamWriter<'_, T> {
     fn drop(&mut self) {
         self.flush();
-        // SAFETY: `sfence` has no memory operands and no preconditions;
-        // SSE is enabled on every x86-64 target. (Miri cannot run it, and
-        // needs no fence: its streaming stores are normal stores.)
         #[cfg(all(target_arch = "x86_64", target_feature = "sse2", not(miri)))]
-        unsafe {
-            core::arch::x86_64::_mm_sfence()
-        };
+        if self.fence {
+            // SAFETY: `sfence` has no memory operands and no
+            // preconditions; SSE is enabled on every x86-64 target. (Miri
+            // cannot run it, and needs no fence: its streaming stores are
+            // normal stores.)
+            unsafe { core::arch::x86_64::_mm_sfence() };
+        }
     }
 }
 
