@@ -722,7 +722,12 @@ fn deinterleave_mixed<T: NoUninit, M2: Mix<T>, M4: Mix<T>>(
         false => grid.in_read_order(),
         true => *grid,
     };
-    if streaming && shares_lines::<T>(dst, &grid) && grid.stages_planes::<T>() {
+    // Whole elements only: the packed fields' unpack (`s4`'s
+    // `T(8,128)(2,1)E(4)`, rows of 512 bytes) read slower staged at 256
+    // MiB (2.07–2.13 times `memcpy`'s time against 1.81–1.86 in place)
+    // and the same at 16 MiB.
+    let whole = M2::WHOLE && M4::WHOLE;
+    if streaming && whole && shares_lines::<T>(dst, &grid) && grid.stages_planes::<T>() {
         return deinterleave_staged::<T, M2, M4>(src, dst, &grid, wide);
     }
     dispatch::<T, M2, M4, DEINTERLEAVE>(src, dst, &grid, streaming, wide);
@@ -740,11 +745,12 @@ fn shares_lines<T>(dst: &[T], grid: &BlockGrid) -> bool {
 }
 
 /// A streamed deinterleave whose planes are one span of the destination
-/// each, following each other ([`BlockGrid::stages_planes`]): each plane
-/// deinterleaved with normal stores into a stage in the L1 cache, then
+/// each, following each other ([`BlockGrid::stages_planes`]): a few
+/// planes at a time ([`STAGED_PART_BYTES`]) deinterleaved with normal
+/// stores into a stage in the L1 cache, then
 /// streamed out in whole lines ([`StreamWriter`]), the part of a line
-/// where one plane's span meets the next joined before it is written;
-/// the source of the next grid prefetched a piece per plane.
+/// where one part meets the next joined before it is written; the
+/// source of the next grid prefetched a piece per part.
 ///
 /// Written in place, a destination whose rows do not start cache lines
 /// (a large `Vec`'s start 16 bytes past one) has a line at each row's
@@ -755,9 +761,8 @@ fn shares_lines<T>(dst: &[T], grid: &BlockGrid) -> bool {
 /// 1.9–2.0 times `memcpy`'s time in place into such a destination,
 /// 1.2–1.3 into one aligned to a line, and 1.16–1.18 through the stage;
 /// `bf16`'s `T(8,128)(2,1)`, 1.07–1.18 in place and 1.04–1.08 through
-/// the stage. Staging a grid's planes all at once (16 KiB for that
-/// `bf16`) read 1.4. Rows that start lines and lie whole lines apart
-/// stream in place ([`shares_lines`]).
+/// the stage. Rows that start lines and lie whole lines apart stream in
+/// place ([`shares_lines`]), and so do packed fields (see the caller).
 #[inline(never)]
 fn deinterleave_staged<T: NoUninit, M2: Mix<T>, M4: Mix<T>>(
     src: &[T],
@@ -770,24 +775,42 @@ fn deinterleave_staged<T: NoUninit, M2: Mix<T>, M4: Mix<T>>(
     };
     let [outers, _] = grid.counts;
     let span = grid.factor * grid.row_stride;
+    // Planes a part: as many as fill `STAGED_PART_BYTES`, at least one.
+    let per_part = (STAGED_PART_BYTES / (span * core::mem::size_of::<T>())).clamp(1, outers);
     let mut stage = Stage::<T>::new();
     let mut ahead = match grid.end(0, 1) {
-        Some(end) => ReadAhead::new(grid.start[0], end - grid.start[0], outers),
+        Some(end) => ReadAhead::new(
+            grid.start[0],
+            end - grid.start[0],
+            outers.div_ceil(per_part),
+        ),
         None => ReadAhead::OFF,
     };
-    let staged = stage.elements(span, src[grid.start[0]]);
-    for o in 0..outers {
-        let plane = BlockGrid {
-            start: [grid.start[0] + o * grid.strides[0][0], 0],
-            counts: [1, grid.counts[1]],
-            strides: [[0, 0], grid.strides[1]],
+    let staged = stage.elements(per_part * span, src[grid.start[0]]);
+    let mut first = 0;
+    while first < outers {
+        let count = per_part.min(outers - first);
+        let part = BlockGrid {
+            start: [grid.start[0] + first * grid.strides[0][0], 0],
+            counts: [count, grid.counts[1]],
+            strides: [[grid.strides[0][0], span], grid.strides[1]],
             ..*grid
         };
         ahead.step(src);
-        dispatch::<T, M2, M4, DEINTERLEAVE>(src, staged, &plane, false, wide);
-        writer.copy(staged, grid.start[1] + o * grid.strides[0][1]);
+        let staged = &mut staged[..count * span];
+        dispatch::<T, M2, M4, DEINTERLEAVE>(src, staged, &part, false, wide);
+        writer.copy(staged, grid.start[1] + first * grid.strides[0][1]);
+        first += count;
     }
 }
+
+/// Bytes of the destination that [`deinterleave_staged`] stages at a
+/// time: whole planes, as many as fit in 4 KiB (a call per few planes
+/// where rows are short), or one larger plane. The 16 KiB of a `bf16`
+/// `T(8,128)(2,1)` band's four planes at once read 1.4 times `memcpy`'s
+/// time at 16 MiB, against 1.04–1.08 a plane at a time (a scratch
+/// harness).
+const STAGED_PART_BYTES: usize = 4 << 10;
 
 /// [`interleave_grid`] of bytes of packed sub-byte fields, `8 / factor`
 /// bits each, with the square transpose of each group of `factor` rows'
