@@ -130,7 +130,7 @@ impl BlockGrid {
     }
 
     /// Whether a streamed deinterleave of this grid can go through a
-    /// stage a plane at a time ([`deinterleave_staged`]): each plane's
+    /// stage in parts of whole planes ([`deinterleave_staged`]): each plane's
     /// `factor` rows are one span of the destination (blocks that
     /// continue each other's rows, rows that continue each other), the
     /// planes follow each other there, the grid is one copy (`bands ==
@@ -146,6 +146,14 @@ impl BlockGrid {
         let following = outers == 1 || outer[1] == span;
         let fits = span > 0 && span <= Stage::<T>::capacity();
         self.bands == 1 && along && dense && following && fits
+    }
+
+    /// Whether a streamed deinterleave of this grid into `dst` goes
+    /// through a stage ([`deinterleave_staged`], which says why): blocks
+    /// of four rows, rows that share lines ([`shares_lines`]) and planes
+    /// the stage can take ([`BlockGrid::stages_planes`]).
+    fn takes_stage<T: NoUninit>(&self, dst: &[T]) -> bool {
+        self.factor == MAX_FACTOR && shares_lines::<T>(dst, self) && self.stages_planes::<T>()
     }
 
     /// The same blocks with the inner level the one that steps less far
@@ -687,7 +695,10 @@ fn interleave_tail<T: NoUninit, M: Mix<T>, const F: usize>(
 /// the vectors cover every block: the rows of a whole plane
 /// of blocks when its blocks continue each other's rows (as the tiles of
 /// a band do), else of each block. The source that follows the grid's is
-/// prefetched ([`ReadAhead`]), as in [`interleave_grid`].
+/// prefetched ([`ReadAhead`]), as in [`interleave_grid`]; a grid of
+/// four rows a block whose rows share lines goes through `stage` instead
+/// ([`deinterleave_staged`]). A walk passes one stage to all its grids,
+/// so that it is filled once.
 ///
 /// # Panics
 /// If the factor is not 2 or 4, a block reaches past either buffer, or
@@ -698,14 +709,17 @@ pub(crate) fn deinterleave_grid<T: NoUninit>(
     dst: &mut [T],
     grid: &BlockGrid,
     streaming: bool,
+    stage: &mut Stage<T>,
 ) {
-    deinterleave_mixed::<T, Whole, Whole>(src, dst, grid, streaming, true);
+    deinterleave_mixed::<T, Whole, Whole>(src, dst, grid, streaming, true, Some(stage));
 }
 
 /// [`deinterleave_grid`] with the rows of each block transformed by `M2`
 /// (2 rows) or `M4` (4 rows) after ([`Mix`]), in 32-byte vectors when
 /// `wide` and the CPU has AVX2 ([`wide_vectors`]; tests pass `false` to
-/// run the SSE2 kernel on such CPUs too): the checks, then [`dispatch`].
+/// run the SSE2 kernel on such CPUs too): the checks, then [`dispatch`],
+/// or, streaming and given a `stage`, [`deinterleave_staged`] where its
+/// conditions hold.
 #[cfg_attr(not(debug_assertions), inline(always))]
 fn deinterleave_mixed<T: NoUninit, M2: Mix<T>, M4: Mix<T>>(
     src: &[T],
@@ -713,6 +727,7 @@ fn deinterleave_mixed<T: NoUninit, M2: Mix<T>, M4: Mix<T>>(
     grid: &BlockGrid,
     streaming: bool,
     wide: bool,
+    stage: Option<&mut Stage<T>>,
 ) {
     assert!(grid.row_stride >= grid.rows, "deinterleave rows overlap");
     if !grid.check([src.len(), dst.len()], 1) {
@@ -725,10 +740,15 @@ fn deinterleave_mixed<T: NoUninit, M2: Mix<T>, M4: Mix<T>>(
     // Whole elements only: the packed fields' unpack (`s4`'s
     // `T(8,128)(2,1)E(4)`, rows of 512 bytes) read slower staged at 256
     // MiB (2.07–2.13 times `memcpy`'s time against 1.81–1.86 in place)
-    // and the same at 16 MiB.
+    // and the same at 16 MiB. Four rows a block only
+    // ([`deinterleave_staged`] says why).
     let whole = M2::WHOLE && M4::WHOLE;
-    if streaming && whole && shares_lines::<T>(dst, &grid) && grid.stages_planes::<T>() {
-        return deinterleave_staged::<T, M2, M4>(src, dst, &grid, wide);
+    if let Some(stage) = stage
+        && streaming
+        && whole
+        && grid.takes_stage(dst)
+    {
+        return deinterleave_staged::<T, M2, M4>(src, dst, &grid, wide, stage);
     }
     dispatch::<T, M2, M4, DEINTERLEAVE>(src, dst, &grid, streaming, wide);
 }
@@ -744,31 +764,36 @@ fn shares_lines<T>(dst: &[T], grid: &BlockGrid) -> bool {
     !first.is_multiple_of(64) || !grid.row_stride.wrapping_mul(size).is_multiple_of(64)
 }
 
-/// A streamed deinterleave whose planes are one span of the destination
-/// each, following each other ([`BlockGrid::stages_planes`]): a few
-/// planes at a time ([`STAGED_PART_BYTES`]) deinterleaved with normal
-/// stores into a stage in the L1 cache, then
-/// streamed out in whole lines ([`StreamWriter`]), the part of a line
-/// where one part meets the next joined before it is written; the
-/// source of the next grid prefetched a piece per part.
+/// A streamed deinterleave of four rows a block whose planes are one
+/// span of the destination each, following each other
+/// ([`BlockGrid::stages_planes`]): a few planes at a time
+/// ([`STAGED_PART_BYTES`]) deinterleaved with normal stores into `stage`,
+/// in the L1 cache, then streamed out in whole lines ([`StreamWriter`]),
+/// the part of a line where one part meets the next joined before it is
+/// written; the source of the next grid prefetched a piece per part.
 ///
 /// Written in place, a destination whose rows do not start cache lines
 /// (a large `Vec`'s start 16 bytes past one) has a line at each row's
 /// end that two rows share: the kernel writes its two parts a plane
 /// apart, and a streaming store that fills part of a line sends that
-/// part to memory alone. On a Xeon of the Emerald Rapids generation, in a
-/// scratch harness at 16 MiB, the `s8` `T(8,128)(4,1)` unpack took
-/// 1.9–2.0 times `memcpy`'s time in place into such a destination,
-/// 1.2–1.3 into one aligned to a line, and 1.16–1.18 through the stage;
-/// `bf16`'s `T(8,128)(2,1)`, 1.07–1.18 in place and 1.04–1.08 through
-/// the stage. Rows that start lines and lie whole lines apart stream in
-/// place ([`shares_lines`]), and so do packed fields (see the caller).
+/// part to memory alone; a block of four rows has four such lines open
+/// at once. On a Xeon of the Emerald Rapids generation, at 16 MiB into a
+/// destination 16 bytes past a line, paired call by call in a scratch
+/// harness, the stage took 0.30–0.60 of the in-place time for the
+/// unpacks of `s8` and `s16` `T(8,128)(4,1)` and `u8` `T(32,128)(4,1)`
+/// (rows of 512 to 2048 bytes). Blocks of two rows gain nothing and
+/// stream in place: through the stage, `bf16` and `s16` `T(8,128)(2,1)`
+/// took 0.94–1.08 of the in-place time with rows of 2 to 8 KiB and
+/// 1.12–1.45 with rows of 512 bytes to 1 KiB, `s8` `T(8,128)(2,1)` 1.09.
+/// Rows that start lines and lie whole lines apart stream in place
+/// ([`shares_lines`]), and so do packed fields (see the caller).
 #[inline(never)]
 fn deinterleave_staged<T: NoUninit, M2: Mix<T>, M4: Mix<T>>(
     src: &[T],
     dst: &mut [T],
     grid: &BlockGrid,
     wide: bool,
+    stage: &mut Stage<T>,
 ) {
     let Some(mut writer) = StreamWriter::unfenced(dst) else {
         return dispatch::<T, M2, M4, DEINTERLEAVE>(src, dst, grid, true, wide);
@@ -777,7 +802,6 @@ fn deinterleave_staged<T: NoUninit, M2: Mix<T>, M4: Mix<T>>(
     let span = grid.factor * grid.row_stride;
     // Planes a part: as many as fill `STAGED_PART_BYTES`, at least one.
     let per_part = (STAGED_PART_BYTES / (span * core::mem::size_of::<T>())).clamp(1, outers);
-    let mut stage = Stage::<T>::new();
     let mut ahead = match grid.end(0, 1) {
         Some(end) => ReadAhead::new(
             grid.start[0],
@@ -806,10 +830,10 @@ fn deinterleave_staged<T: NoUninit, M2: Mix<T>, M4: Mix<T>>(
 
 /// Bytes of the destination that [`deinterleave_staged`] stages at a
 /// time: whole planes, as many as fit in 4 KiB (a call per few planes
-/// where rows are short), or one larger plane. The 16 KiB of a `bf16`
-/// `T(8,128)(2,1)` band's four planes at once read 1.4 times `memcpy`'s
-/// time at 16 MiB, against 1.04–1.08 a plane at a time (a scratch
-/// harness).
+/// where rows are short), or one larger plane. Staged a band at a time
+/// (16 KiB of a `bf16` `T(8,128)(2,1)` band, measured when blocks of two
+/// rows took the stage too), the unpack read 1.4 times `memcpy`'s time
+/// at 16 MiB, against 1.04–1.08 a plane at a time (a scratch harness).
 const STAGED_PART_BYTES: usize = 4 << 10;
 
 /// [`interleave_grid`] of bytes of packed sub-byte fields, `8 / factor`
@@ -844,7 +868,7 @@ pub(crate) fn deinterleave_fields_grid(
     grid: &BlockGrid,
     streaming: bool,
 ) {
-    deinterleave_mixed::<u8, Fields<4>, Fields<2>>(src, dst, grid, streaming, true);
+    deinterleave_mixed::<u8, Fields<4>, Fields<2>>(src, dst, grid, streaming, true, None);
 }
 
 /// `count` where `CONSTANT` and it is 2 or 4, else 0: the `COUNT` of
@@ -1376,7 +1400,7 @@ pub(crate) unsafe fn transpose_lanes<X: super::isa::Vector>(mut x: [X; 16]) -> [
 mod tests {
     use alloc::vec::Vec;
 
-    use super::{Bands, BlockGrid, Whole, deinterleave_grid, interleave_grid};
+    use super::{Bands, BlockGrid, MAX_FACTOR, Stage, Whole, deinterleave_grid, interleave_grid};
 
     /// Whether to check case `n`: every case natively; under Miri, which
     /// runs these tests about a thousand times slower, those next to a
@@ -1421,13 +1445,26 @@ mod tests {
     }
 
     /// Runs `kernel` on `grid` from `src` into `out` through its entry
-    /// point and in the other vector widths ([`other_widths`]), and checks it against the definition: every
-    /// block's elements in place, every other element unchanged.
+    /// point and in the other vector widths ([`other_widths`]), and
+    /// checks it against the definition: every block's elements in place,
+    /// every other element unchanged. A deinterleave takes a new stage.
     fn check_grid<T: bytemuck::NoUninit + PartialEq + core::fmt::Debug>(
         src: &[T],
         out: &mut [T],
         grid: BlockGrid,
         kernel: Kernel,
+    ) {
+        check_grid_staged(src, out, grid, kernel, &mut Stage::new());
+    }
+
+    /// [`check_grid`] with a deinterleave's `stage` given, as a walk
+    /// passes one to all its grids.
+    fn check_grid_staged<T: bytemuck::NoUninit + PartialEq + core::fmt::Debug>(
+        src: &[T],
+        out: &mut [T],
+        grid: BlockGrid,
+        kernel: Kernel,
+        stage: &mut Stage<T>,
     ) {
         let mut expected = out.to_vec();
         let [outers, steps] = grid.counts;
@@ -1461,9 +1498,14 @@ mod tests {
                 Kernel::Interleave { streaming } => {
                     super::interleave_mixed::<T, Whole, Whole>(src, out, &grid, streaming, wide)
                 }
-                Kernel::Deinterleave { streaming } => {
-                    super::deinterleave_mixed::<T, Whole, Whole>(src, out, &grid, streaming, wide)
-                }
+                Kernel::Deinterleave { streaming } => super::deinterleave_mixed::<T, Whole, Whole>(
+                    src,
+                    out,
+                    &grid,
+                    streaming,
+                    wide,
+                    Some(&mut *stage),
+                ),
             }
             assert_eq!(out, &expected[..], "{kernel:?} {grid:?} wide {wide}");
         }
@@ -1471,7 +1513,9 @@ mod tests {
         out.copy_from_slice(&before);
         match kernel {
             Kernel::Interleave { streaming } => interleave_grid(src, out, &grid, streaming),
-            Kernel::Deinterleave { streaming } => deinterleave_grid(src, out, &grid, streaming),
+            Kernel::Deinterleave { streaming } => {
+                deinterleave_grid(src, out, &grid, streaming, stage)
+            }
         }
         assert_eq!(out, &expected[..], "{kernel:?} {grid:?}");
     }
@@ -1850,18 +1894,22 @@ mod tests {
 
     /// The streamed deinterleave of planes that are one span of the
     /// destination each, following each other ([`BlockGrid::stages_planes`]),
-    /// which goes through the stage ([`super::deinterleave_staged`]): at
-    /// every element offset within a line, for factors 2 and 4, rows with
-    /// and without a tail past the vectors, one block or three along the
-    /// rows, and one to three planes; and 40 planes of 1 KiB (at offsets
-    /// where the rows share lines,
-    /// [`super::shares_lines`]: all but those where the first row starts
-    /// a line and rows are whole lines apart). Grids whose rows or
-    /// planes leave gaps take the kernel in place.
+    /// which goes through the stage ([`super::deinterleave_staged`]) for
+    /// blocks of four rows whose rows share lines ([`super::shares_lines`]:
+    /// all but those where the first row starts a line and rows are whole
+    /// lines apart), in place for the others: at every element offset
+    /// within a line, for factors 2 and 4 (under Miri 4, whose in-place
+    /// kernel the other tests run), rows with and without a tail past the
+    /// vectors, one block or three along the rows, and one to three
+    /// planes; and 40 planes of 1 KiB. Each type's grids share one stage,
+    /// as a walk's do, written further by larger parts than the last.
+    /// Grids whose rows or planes leave gaps take the kernel in place.
     #[test]
     fn staged_deinterleaves_like_the_definition() {
         fn check<T: bytemuck::NoUninit + PartialEq + core::fmt::Debug>(make: impl Fn(usize) -> T) {
-            let per_line = 64 / core::mem::size_of::<T>();
+            let size = core::mem::size_of::<T>();
+            let per_line = 64 / size;
+            let mut stage = Stage::new();
             let src: Vec<T> = (0..5000).map(&make).collect();
             let kernel = Kernel::Deinterleave { streaming: true };
             let staged = |factor: usize, [outers, steps]: [usize; 2], rows: usize| {
@@ -1880,10 +1928,11 @@ mod tests {
                     rows,
                 }
             };
-            for factor in [2, 4] {
-                for start in
-                    (0..per_line).filter(|&start| miri_start(start, 16 / core::mem::size_of::<T>()))
-                {
+            for factor in [2, 4]
+                .into_iter()
+                .filter(|&f| !cfg!(miri) || f == MAX_FACTOR)
+            {
+                for start in (0..per_line).filter(|&start| miri_start(start, 16 / size)) {
                     for rows in [8, 17, 32]
                         .into_iter()
                         .filter(|&rows| miri_rows(rows) || rows == 8)
@@ -1896,22 +1945,24 @@ mod tests {
                             assert!(grid.stages_planes::<T>());
                             let mut out =
                                 Lines::<T, 1024>(core::array::from_fn(|i| make(i + 1000)));
-                            check_grid(&src, &mut out.0[..], grid, kernel);
+                            let shares = start % per_line != 0 || grid.row_stride % per_line != 0;
+                            assert_eq!(grid.takes_stage(&out.0[..]), factor == 4 && shares);
+                            check_grid_staged(&src, &mut out.0[..], grid, kernel, &mut stage);
                         }
                     }
                 }
                 if !cfg!(miri) {
                     // 40 planes of 1 KiB, each line of a plane's end
                     // joined with the next plane's start.
-                    let rows = 1024 / factor / core::mem::size_of::<T>() / 2;
+                    let rows = 1024 / factor / size / 2;
                     let grid = BlockGrid {
-                        start: [0, 16 / core::mem::size_of::<T>()],
+                        start: [0, 16 / size],
                         ..staged(factor, [40, 2], rows)
                     };
                     assert!(grid.stages_planes::<T>());
                     let src: Vec<T> = (0..45 * 1024).map(&make).collect();
                     let mut out: Vec<T> = (0..41 * 1024).map(|i| make(i + 1000)).collect();
-                    check_grid(&src, &mut out, grid, kernel);
+                    check_grid_staged(&src, &mut out, grid, kernel, &mut stage);
                 }
                 // Rows with a gap between them, and planes with one.
                 let gap_rows = BlockGrid {
@@ -1925,7 +1976,8 @@ mod tests {
                 for grid in [gap_rows, gap_planes] {
                     assert!(!grid.stages_planes::<T>());
                     let mut out = Lines::<T, 1024>(core::array::from_fn(|i| make(i + 1000)));
-                    check_grid(&src, &mut out.0[..], grid, kernel);
+                    assert!(!grid.takes_stage(&out.0[..]));
+                    check_grid_staged(&src, &mut out.0[..], grid, kernel, &mut stage);
                 }
             }
         }
@@ -1960,7 +2012,7 @@ mod tests {
     #[should_panic(expected = "rows overlap")]
     fn overlapping_deinterleave_rows_panic() {
         let one = grid([1, 1], [[0, 0]; 2], 2, 3, 4);
-        deinterleave_grid(&[0u16; 8], &mut [0u16; 8], &one, false);
+        deinterleave_grid(&[0u16; 8], &mut [0u16; 8], &one, false, &mut Stage::new());
     }
 
     #[test]

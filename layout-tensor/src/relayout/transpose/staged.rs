@@ -88,7 +88,7 @@ impl<T: NoUninit, const WORDS: usize> Stage<T, WORDS> {
             unsafe { base.add(ready).write(fill) };
             ready += 1;
         }
-        self.ready = self.ready.max(ready);
+        self.ready = ready;
         // SAFETY: the first `n` elements lie in `words`, aligned for `T`,
         // and each was written with a `T` (above, or by an earlier call);
         // the slice borrows the stage uniquely, as `self` is.
