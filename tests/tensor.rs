@@ -728,13 +728,14 @@ fn large_interleaves_stream_exactly() {
     }
 }
 
-/// Unpacks of 8 MiB or more out of `s8` `T(8,128)(4,1)` and `bf16`
-/// `T(8,128)(2,1)` into rows a whole number of tiles wide, with a partial
-/// last band: each plane of rows is one span of the destination, and
-/// where rows share cache lines (every start but the one on a line) the
-/// streamed deinterleave goes through a stage a plane at a time. Every
-/// element lands in place and nothing before or after the rows is
-/// written.
+/// Unpacks of 8 MiB or more out of `s8` `T(8,128)(4,1)`, `u8`
+/// `T(32,128)(4,1)` and `bf16` `T(8,128)(2,1)` into rows a whole number
+/// of tiles wide, with a partial last band: each plane of rows is one
+/// span of the destination, and where rows share cache lines (every start
+/// but the one on a line) the streamed deinterleave of blocks of four
+/// rows (`s8`, `u8`) goes through a stage a few planes at a time, that of
+/// two (`bf16`) streams in place. Every element lands in place and
+/// nothing before or after the rows is written.
 #[test]
 fn large_unpacks_into_whole_rows_stream_exactly() {
     fn check<T: tessera::Element + PartialEq + core::fmt::Debug>(
@@ -778,6 +779,13 @@ fn large_unpacks_into_whole_rows_stream_exactly() {
         "T(8,128)(4,1)",
         |i| (i % 251) as i8,
         i8::MIN,
+    );
+    check(
+        [2147, 3968],
+        "u8",
+        "T(32,128)(4,1)",
+        |i| (i % 253) as u8,
+        u8::MAX,
     );
     check(
         [4099, 1024],
