@@ -1945,7 +1945,8 @@ mod tests {
                             assert!(grid.stages_planes::<T>());
                             let mut out =
                                 Lines::<T, 1024>(core::array::from_fn(|i| make(i + 1000)));
-                            let shares = start % per_line != 0 || grid.row_stride % per_line != 0;
+                            let shares = !start.is_multiple_of(per_line)
+                                || !grid.row_stride.is_multiple_of(per_line);
                             assert_eq!(grid.takes_stage(&out.0[..]), factor == 4 && shares);
                             check_grid_staged(&src, &mut out.0[..], grid, kernel, &mut stage);
                         }
