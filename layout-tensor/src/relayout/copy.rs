@@ -229,10 +229,8 @@ fn copy_volumes<T: NoUninit, S: Sink<T>>(
             // destination rows. A partial last tile column would split
             // every band block by block in the nest's order, so the
             // volumes come in any order: the full tile columns of a band
-            // in one, the partial one in another. One stage for all the
-            // grids (`simd::deinterleave_grid`), filled once.
+            // in one, the partial one in another.
             let mut bands = simd::Bands::new(!S::STREAMING);
-            let mut stage = transpose::Stage::new();
             nest.for_each_volume_band_any_order(
                 #[cfg_attr(not(debug_assertions), inline(always))]
                 |start, [outers, steps, rows, len], count, band_stride| {
@@ -250,7 +248,7 @@ fn copy_volumes<T: NoUninit, S: Sink<T>>(
                         };
                         for grid in grid.banded(count, band_stride, S::STREAMING) {
                             if let Some(grid) = bands.push(grid) {
-                                simd::deinterleave_grid(src, dst, &grid, S::STREAMING, &mut stage);
+                                simd::deinterleave_grid(src, dst, &grid, S::STREAMING);
                             }
                         }
                     } else {
@@ -263,7 +261,7 @@ fn copy_volumes<T: NoUninit, S: Sink<T>>(
                 },
             );
             while let Some(grid) = bands.take() {
-                simd::deinterleave_grid(src, out.buffer(), &grid, S::STREAMING, &mut stage);
+                simd::deinterleave_grid(src, out.buffer(), &grid, S::STREAMING);
             }
         }
         RelayoutKernel::Transpose => {

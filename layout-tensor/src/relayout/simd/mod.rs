@@ -696,9 +696,8 @@ fn interleave_tail<T: NoUninit, M: Mix<T>, const F: usize>(
 /// of blocks when its blocks continue each other's rows (as the tiles of
 /// a band do), else of each block. The source that follows the grid's is
 /// prefetched ([`ReadAhead`]), as in [`interleave_grid`]; a grid of
-/// four rows a block whose rows share lines goes through `stage` instead
-/// ([`deinterleave_staged`]). A walk passes one stage to all its grids,
-/// so that it is filled once.
+/// four rows a block whose rows share lines goes through a stage instead
+/// ([`deinterleave_staged`]).
 ///
 /// # Panics
 /// If the factor is not 2 or 4, a block reaches past either buffer, or
@@ -709,17 +708,15 @@ pub(crate) fn deinterleave_grid<T: NoUninit>(
     dst: &mut [T],
     grid: &BlockGrid,
     streaming: bool,
-    stage: &mut Stage<T>,
 ) {
-    deinterleave_mixed::<T, Whole, Whole>(src, dst, grid, streaming, true, Some(stage));
+    deinterleave_mixed::<T, Whole, Whole>(src, dst, grid, streaming, true);
 }
 
 /// [`deinterleave_grid`] with the rows of each block transformed by `M2`
 /// (2 rows) or `M4` (4 rows) after ([`Mix`]), in 32-byte vectors when
 /// `wide` and the CPU has AVX2 ([`wide_vectors`]; tests pass `false` to
 /// run the SSE2 kernel on such CPUs too): the checks, then [`dispatch`],
-/// or, streaming and given a `stage`, [`deinterleave_staged`] where its
-/// conditions hold.
+/// or, streaming, [`deinterleave_staged`] where its conditions hold.
 #[cfg_attr(not(debug_assertions), inline(always))]
 fn deinterleave_mixed<T: NoUninit, M2: Mix<T>, M4: Mix<T>>(
     src: &[T],
@@ -727,7 +724,6 @@ fn deinterleave_mixed<T: NoUninit, M2: Mix<T>, M4: Mix<T>>(
     grid: &BlockGrid,
     streaming: bool,
     wide: bool,
-    stage: Option<&mut Stage<T>>,
 ) {
     assert!(grid.row_stride >= grid.rows, "deinterleave rows overlap");
     if !grid.check([src.len(), dst.len()], 1) {
@@ -743,12 +739,8 @@ fn deinterleave_mixed<T: NoUninit, M2: Mix<T>, M4: Mix<T>>(
     // and the same at 16 MiB. Four rows a block only
     // ([`deinterleave_staged`] says why).
     let whole = M2::WHOLE && M4::WHOLE;
-    if let Some(stage) = stage
-        && streaming
-        && whole
-        && grid.takes_stage(dst)
-    {
-        return deinterleave_staged::<T, M2, M4>(src, dst, &grid, wide, stage);
+    if streaming && whole && grid.takes_stage(dst) {
+        return deinterleave_staged::<T, M2, M4>(src, dst, &grid, wide);
     }
     dispatch::<T, M2, M4, DEINTERLEAVE>(src, dst, &grid, streaming, wide);
 }
@@ -767,8 +759,8 @@ fn shares_lines<T>(dst: &[T], grid: &BlockGrid) -> bool {
 /// A streamed deinterleave of four rows a block whose planes are one
 /// span of the destination each, following each other
 /// ([`BlockGrid::stages_planes`]): a few planes at a time
-/// ([`STAGED_PART_BYTES`]) deinterleaved with normal stores into `stage`,
-/// in the L1 cache, then streamed out in whole lines ([`StreamWriter`]),
+/// ([`STAGED_PART_BYTES`]) deinterleaved with normal stores into a stage
+/// on the stack, in the L1 cache, then streamed out in whole lines ([`StreamWriter`]),
 /// the part of a line where one part meets the next joined before it is
 /// written; the source of the next grid prefetched a piece per part.
 ///
@@ -793,7 +785,6 @@ fn deinterleave_staged<T: NoUninit, M2: Mix<T>, M4: Mix<T>>(
     dst: &mut [T],
     grid: &BlockGrid,
     wide: bool,
-    stage: &mut Stage<T>,
 ) {
     let Some(mut writer) = StreamWriter::unfenced(dst) else {
         return dispatch::<T, M2, M4, DEINTERLEAVE>(src, dst, grid, true, wide);
@@ -802,6 +793,7 @@ fn deinterleave_staged<T: NoUninit, M2: Mix<T>, M4: Mix<T>>(
     let span = grid.factor * grid.row_stride;
     // Planes a part: as many as fill `STAGED_PART_BYTES`, at least one.
     let per_part = (STAGED_PART_BYTES / (span * core::mem::size_of::<T>())).clamp(1, outers);
+    let mut stage = Stage::<T>::new();
     let mut ahead = match grid.end(0, 1) {
         Some(end) => ReadAhead::new(
             grid.start[0],
@@ -868,7 +860,7 @@ pub(crate) fn deinterleave_fields_grid(
     grid: &BlockGrid,
     streaming: bool,
 ) {
-    deinterleave_mixed::<u8, Fields<4>, Fields<2>>(src, dst, grid, streaming, true, None);
+    deinterleave_mixed::<u8, Fields<4>, Fields<2>>(src, dst, grid, streaming, true);
 }
 
 /// `count` where `CONSTANT` and it is 2 or 4, else 0: the `COUNT` of
@@ -1400,7 +1392,7 @@ pub(crate) unsafe fn transpose_lanes<X: super::isa::Vector>(mut x: [X; 16]) -> [
 mod tests {
     use alloc::vec::Vec;
 
-    use super::{Bands, BlockGrid, MAX_FACTOR, Stage, Whole, deinterleave_grid, interleave_grid};
+    use super::{Bands, BlockGrid, MAX_FACTOR, Whole, deinterleave_grid, interleave_grid};
 
     /// Whether to check case `n`: every case natively; under Miri, which
     /// runs these tests about a thousand times slower, those next to a
@@ -1447,24 +1439,12 @@ mod tests {
     /// Runs `kernel` on `grid` from `src` into `out` through its entry
     /// point and in the other vector widths ([`other_widths`]), and
     /// checks it against the definition: every block's elements in place,
-    /// every other element unchanged. A deinterleave takes a new stage.
+    /// every other element unchanged.
     fn check_grid<T: bytemuck::NoUninit + PartialEq + core::fmt::Debug>(
         src: &[T],
         out: &mut [T],
         grid: BlockGrid,
         kernel: Kernel,
-    ) {
-        check_grid_staged(src, out, grid, kernel, &mut Stage::new());
-    }
-
-    /// [`check_grid`] with a deinterleave's `stage` given, as a walk
-    /// passes one to all its grids.
-    fn check_grid_staged<T: bytemuck::NoUninit + PartialEq + core::fmt::Debug>(
-        src: &[T],
-        out: &mut [T],
-        grid: BlockGrid,
-        kernel: Kernel,
-        stage: &mut Stage<T>,
     ) {
         let mut expected = out.to_vec();
         let [outers, steps] = grid.counts;
@@ -1498,14 +1478,9 @@ mod tests {
                 Kernel::Interleave { streaming } => {
                     super::interleave_mixed::<T, Whole, Whole>(src, out, &grid, streaming, wide)
                 }
-                Kernel::Deinterleave { streaming } => super::deinterleave_mixed::<T, Whole, Whole>(
-                    src,
-                    out,
-                    &grid,
-                    streaming,
-                    wide,
-                    Some(&mut *stage),
-                ),
+                Kernel::Deinterleave { streaming } => {
+                    super::deinterleave_mixed::<T, Whole, Whole>(src, out, &grid, streaming, wide)
+                }
             }
             assert_eq!(out, &expected[..], "{kernel:?} {grid:?} wide {wide}");
         }
@@ -1513,9 +1488,7 @@ mod tests {
         out.copy_from_slice(&before);
         match kernel {
             Kernel::Interleave { streaming } => interleave_grid(src, out, &grid, streaming),
-            Kernel::Deinterleave { streaming } => {
-                deinterleave_grid(src, out, &grid, streaming, stage)
-            }
+            Kernel::Deinterleave { streaming } => deinterleave_grid(src, out, &grid, streaming),
         }
         assert_eq!(out, &expected[..], "{kernel:?} {grid:?}");
     }
@@ -1901,15 +1874,12 @@ mod tests {
     /// within a line, for factors 2 and 4 (under Miri 4, whose in-place
     /// kernel the other tests run), rows with and without a tail past the
     /// vectors, one block or three along the rows, and one to three
-    /// planes; and 40 planes of 1 KiB. Each type's grids share one stage,
-    /// as a walk's do, written further by larger parts than the last.
-    /// Grids whose rows or planes leave gaps take the kernel in place.
+    /// planes; and 40 planes of 1 KiB. Grids whose rows or planes leave gaps take the kernel in place.
     #[test]
     fn staged_deinterleaves_like_the_definition() {
         fn check<T: bytemuck::NoUninit + PartialEq + core::fmt::Debug>(make: impl Fn(usize) -> T) {
             let size = core::mem::size_of::<T>();
             let per_line = 64 / size;
-            let mut stage = Stage::new();
             let src: Vec<T> = (0..5000).map(&make).collect();
             let kernel = Kernel::Deinterleave { streaming: true };
             let staged = |factor: usize, [outers, steps]: [usize; 2], rows: usize| {
@@ -1948,7 +1918,7 @@ mod tests {
                             let shares = !start.is_multiple_of(per_line)
                                 || !grid.row_stride.is_multiple_of(per_line);
                             assert_eq!(grid.takes_stage(&out.0[..]), factor == 4 && shares);
-                            check_grid_staged(&src, &mut out.0[..], grid, kernel, &mut stage);
+                            check_grid(&src, &mut out.0[..], grid, kernel);
                         }
                     }
                 }
@@ -1963,7 +1933,7 @@ mod tests {
                     assert!(grid.stages_planes::<T>());
                     let src: Vec<T> = (0..45 * 1024).map(&make).collect();
                     let mut out: Vec<T> = (0..41 * 1024).map(|i| make(i + 1000)).collect();
-                    check_grid_staged(&src, &mut out, grid, kernel, &mut stage);
+                    check_grid(&src, &mut out, grid, kernel);
                 }
                 // Rows with a gap between them, and planes with one.
                 let gap_rows = BlockGrid {
@@ -1978,7 +1948,7 @@ mod tests {
                     assert!(!grid.stages_planes::<T>());
                     let mut out = Lines::<T, 1024>(core::array::from_fn(|i| make(i + 1000)));
                     assert!(!grid.takes_stage(&out.0[..]));
-                    check_grid_staged(&src, &mut out.0[..], grid, kernel, &mut stage);
+                    check_grid(&src, &mut out.0[..], grid, kernel);
                 }
             }
         }
@@ -2013,7 +1983,7 @@ mod tests {
     #[should_panic(expected = "rows overlap")]
     fn overlapping_deinterleave_rows_panic() {
         let one = grid([1, 1], [[0, 0]; 2], 2, 3, 4);
-        deinterleave_grid(&[0u16; 8], &mut [0u16; 8], &one, false, &mut Stage::new());
+        deinterleave_grid(&[0u16; 8], &mut [0u16; 8], &one, false);
     }
 
     #[test]
