@@ -6,8 +6,8 @@ use proptest::prelude::*;
 use proptest::test_runner::Config as ProptestConfig;
 use tessera::walk::SlotBoxes;
 use tessera::{
-    AnyLayout, ArrayLayout, PreparedLayout, PrimitiveType, Slot, TensorBuf, TensorView,
-    TensorViewMut,
+    AnyLayout, ArrayLayout, PreparedLayout, PrimitiveType, RelayoutKernel, Slot, TensorBuf,
+    TensorView, TensorViewMut,
 };
 use test_support::{PairBits, Spec, SpecGen, row_major};
 
@@ -795,5 +795,78 @@ fn large_unpacks_into_whole_rows_stream_exactly() {
         // unlike the sentinel, -1.
         |i| half::bf16::from_bits((i % 0x3f80) as u16),
         half::bf16::from_bits(0xbf80),
+    );
+}
+
+/// Transposes between two sub-tiled layouts past the streaming threshold
+/// (`RelayoutKernel::SquareTranspose`: `bf16`'s squares of 8 bytes
+/// through AVX2's tiles where the CPU has it, `s8`'s of 16 one by one),
+/// both ways, into destinations that start a cache line (streamed in
+/// place), 16 bytes past one and an element past one (through the stage,
+/// whole lines streamed): every element where the destination's layout
+/// puts it, padding and the elements around the destination untouched.
+/// Shapes no benchmark uses, with partial tiles.
+#[test]
+fn large_square_transposes_stream_exactly() {
+    fn check<T: tessera::Element + PartialEq + core::fmt::Debug>(
+        dims: [usize; 2],
+        ty: &str,
+        tiling: &str,
+        side: usize,
+        value: impl Fn(usize) -> T,
+        sentinel: T,
+    ) {
+        let [m, n] = dims;
+        let columns = PreparedLayout::parse(&format!("{ty}[{m},{n}]{{0,1:{tiling}}}")).unwrap();
+        let rows = PreparedLayout::parse(&format!("{ty}[{m},{n}]{{1,0:{tiling}}}")).unwrap();
+        for (from, to) in [(columns, rows), (rows, columns)] {
+            let (a, b) = (from.to_array_layout(), to.to_array_layout());
+            assert_eq!(
+                RelayoutKernel::for_layouts(&a, &b),
+                Ok(RelayoutKernel::SquareTranspose { side })
+            );
+            assert!(b.buffer_len() * size_of::<T>() >= 8 << 20);
+            let src = TensorBuf::from_fn(from, |ix| value(ix[0] * n + ix[1])).unwrap();
+            let (line, len) = (64 / size_of::<T>(), b.buffer_len());
+            let mut expected = vec![sentinel; len];
+            for i in 0..m {
+                for j in 0..n {
+                    expected[b.offset(&[i, j])] = value(i * n + j);
+                }
+            }
+            for past in [0, 16 / size_of::<T>(), 1] {
+                let mut buf = vec![sentinel; line + past + len];
+                let at = (64 - buf.as_ptr().addr() % 64) % 64 / size_of::<T>() + past;
+                let mut dst = TensorViewMut::new(to, &mut buf[at..at + len]).unwrap();
+                src.relayout_into(&mut dst).unwrap();
+                let wrong = buf[at..at + len]
+                    .iter()
+                    .zip(&expected)
+                    .position(|(a, b)| a != b);
+                let case = format!("{ty} {a} -> {b}, {past} elements past a line");
+                assert_eq!(wrong, None, "{case}: first wrong slot");
+                assert!(buf[..at].iter().all(|v| *v == sentinel), "{case}: before");
+                assert!(
+                    buf[at + len..].iter().all(|v| *v == sentinel),
+                    "{case}: after"
+                );
+            }
+        }
+    }
+    check(
+        [2054, 2050],
+        "bf16",
+        "T(8,128)(2,1)",
+        2,
+        |i| half::bf16::from_bits((i % 0x3f80) as u16),
+        half::bf16::from_bits(0xbf80),
+    );
+    check(
+        [4100, 2060],
+        "s8",
+        "T(8,128)(4,1)",
+        4,
+        |i| (i % 251) as i8,
+        i8::MIN,
     );
 }

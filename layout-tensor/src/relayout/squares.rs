@@ -21,12 +21,15 @@
 //!   stored at once), wider ones one by one; runs of 2, 4 or 8 squares
 //!   unrolled.
 //!
-//! Into a destination of [`STREAM_FROM_BYTES`] or more, every 16-byte
-//! store that is 16-byte aligned streams (a 16-byte square, a group of
-//! narrower ones, each half of an AVX2 vector), and the source is
-//! prefetched along the nest ([`StepAhead`]), a level moved inside
-//! volumes too large for the caches ([`with_line_steps_inside`], which
-//! below the threshold moves it into every volume): the
+//! Into a destination of [`STREAM_FROM_BYTES`] or more, the squares of
+//! each volume go through a stage in the L1 cache, a few KiB at a time,
+//! and stream out in whole lines where the volume's steps are spans of
+//! the destination ([`staged_volume`], `BENCHMARKS.md` ³³); elsewhere
+//! every 16-byte store that is 16-byte aligned streams (a 16-byte
+//! square, a group of narrower ones, each half of an AVX2 vector). The
+//! source is prefetched along the nest ([`StepAhead`]), a level moved
+//! inside volumes too large for the caches ([`with_line_steps_inside`],
+//! which below the threshold moves it into every volume): the
 //! transposes between `T(8,128)` tilings, both ways, at 16 and 256 MiB
 //! from 3.2–5.3 times `memcpy`'s time to 1.7–2.45 (`BENCHMARKS.md`, ²⁹).
 //!
@@ -62,8 +65,12 @@ use layout_core::walk::{LoopNest, for_each_run_start};
 #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
 use super::kernel::{RelayoutKernel, arrange};
 #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+use super::stream::StreamWriter;
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
 use super::stream::stream_store;
-use super::stream::{STREAM_FROM_BYTES, StreamWriter, prefetch_line};
+use super::stream::{STREAM_FROM_BYTES, prefetch_line};
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+use super::transpose::Stage;
 use super::transpose::{Unit, as_units, as_units_mut};
 
 /// A [`RelayoutKernel::SquareTranspose`] along `squares`, the nest in
@@ -80,8 +87,9 @@ pub(super) fn copy_squares<T: NoUninit, const SIDE: usize, const UNIT: usize>(
 }
 
 /// [`copy_squares`], with streaming stores when `stream` and the target
-/// has them (x86-64), each where it is 16-byte aligned; the source
-/// prefetched along the nest when `stream` ([`StepAhead`]).
+/// has them (x86-64), through a stage where the nest's volumes allow it
+/// ([`Out::Streamed`]); the source prefetched along the nest when
+/// `stream` ([`StepAhead`]).
 #[cfg_attr(not(debug_assertions), inline(always))]
 fn copy_squares_streamed<T: NoUninit, const SIDE: usize, const UNIT: usize>(
     squares: &LoopNest,
@@ -90,33 +98,209 @@ fn copy_squares_streamed<T: NoUninit, const SIDE: usize, const UNIT: usize>(
     stream: bool,
 ) {
     const { assert!(SIDE * SIDE == UNIT) };
-    let copy = |dst: &mut [T], stream: bool| {
-        let (src, dst) = (as_units::<T, UNIT>(src), as_units_mut::<T, UNIT>(dst));
+    let (src, dst) = (as_units::<T, UNIT>(src), as_units_mut::<T, UNIT>(dst));
+    let copy = |out: Out<'_, '_, Unit<T, UNIT>>| {
         with_best(
             #[cfg_attr(not(debug_assertions), inline(always))]
             || match core::mem::size_of::<Unit<T, UNIT>>() {
-                4 => gathered::<T, SIDE, UNIT, 4>(squares, src, dst, stream),
+                4 => gathered::<T, SIDE, UNIT, 4>(squares, src, out),
                 8 => {
                     #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
                     if super::isa::has_avx2()
                         && let Some(tiles) = in_tiles(squares)
                     {
                         // SAFETY: the CPU has AVX2.
-                        return unsafe { avx2::tiles::<T, SIDE, UNIT>(&tiles, src, dst, stream) };
+                        return unsafe { avx2::tiles::<T, SIDE, UNIT>(&tiles, src, out) };
                     }
-                    gathered::<T, SIDE, UNIT, 2>(squares, src, dst, stream)
+                    gathered::<T, SIDE, UNIT, 2>(squares, src, out)
                 }
-                _ => gathered::<T, SIDE, UNIT, 1>(squares, src, dst, stream),
+                _ => gathered::<T, SIDE, UNIT, 1>(squares, src, out),
             },
         );
     };
+    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
     if stream && let Some(mut writer) = StreamWriter::new(&mut *dst) {
         // The writer's drop fences the streaming stores once every square
         // is written.
-        copy(writer.flushed(), true);
-    } else {
-        copy(dst, false);
+        return copy(Out::Streamed(&mut writer));
     }
+    let _ = stream;
+    copy(Out::Cached(dst));
+}
+
+/// Where a copy of squares writes its volumes.
+enum Out<'a, 'w, U> {
+    /// Into the destination, with normal stores (below the streaming
+    /// threshold).
+    Cached(&'a mut [U]),
+    /// Through a streaming writer: a volume whose outer level's steps are
+    /// spans of the destination goes through a stage on the stack, a part
+    /// at a time ([`staged_volume`]), and the writer streams it out in
+    /// whole lines, joining the line where one part meets the next; other
+    /// volumes are written in place with streaming stores.
+    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+    Streamed(&'a mut StreamWriter<'w, U>),
+    /// Never made: targets without streaming stores have no writer, and
+    /// this holds its lifetime.
+    #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
+    #[allow(dead_code)]
+    Unstreamed(core::convert::Infallible, core::marker::PhantomData<&'w ()>),
+}
+
+/// How a volume's squares are stored ([`Out::for_each_volume`]).
+/// (Targets without streaming stores store them [`Stores::Cached`] only.)
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+#[cfg_attr(
+    not(all(target_arch = "x86_64", target_feature = "sse2")),
+    allow(dead_code)
+)]
+enum Stores {
+    /// Normal stores, no prefetch: below the streaming threshold.
+    Cached,
+    /// Streaming stores (where aligned) into the destination, the source
+    /// prefetched.
+    Streamed,
+    /// Normal stores into a stage, the source prefetched.
+    Staged,
+}
+
+impl<U: NoUninit> Out<'_, '_, U> {
+    /// Whether the copy streams (is above the streaming threshold).
+    fn streams(&self) -> bool {
+        match self {
+            Out::Cached(_) => false,
+            #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+            Out::Streamed(_) => true,
+            #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
+            Out::Unstreamed(never, _) => match *never {},
+        }
+    }
+
+    /// Calls `volume(start, counts, dst, stores)` for every volume of
+    /// `nest` (or, staged, every part of one: `start` and `counts` then
+    /// the part's, its destination offsets in `dst`, the stage),
+    /// `counts` as [`LoopNest::for_each_volume`]'s.
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    fn for_each_volume(
+        self,
+        nest: &LoopNest,
+        src: &[U],
+        mut volume: impl FnMut([usize; 2], [usize; 4], &mut [U], Stores),
+    ) {
+        match self {
+            Out::Cached(dst) => {
+                let _ = src;
+                nest.for_each_volume(
+                    #[cfg_attr(not(debug_assertions), inline(always))]
+                    |start, counts| volume(start, counts, dst, Stores::Cached),
+                )
+            }
+            #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+            Out::Streamed(writer) => {
+                let strides = nest.volume_strides();
+                let mut stage = Stage::<U>::new();
+                nest.for_each_volume(
+                    #[cfg_attr(not(debug_assertions), inline(always))]
+                    |start, counts| {
+                        staged_volume(writer, &mut stage, src, start, counts, strides, &mut volume)
+                    },
+                )
+            }
+            #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
+            Out::Unstreamed(never, _) => match never {},
+        }
+    }
+}
+
+/// Bytes of the destination a staged volume ([`staged_volume`]) takes
+/// through the stage at a time: as many whole steps of the volume's outer
+/// level as fit, at least one. Parts of 16 KiB (a `bf16` tile row of
+/// `T(8,128)(2,1)` tiles 1024 wide) measured the same.
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+const STAGED_PART_BYTES: usize = 4 << 10;
+
+/// One volume of a streamed copy (`start`, `counts` and `strides` as
+/// [`LoopNest::for_each_volume`] and [`LoopNest::volume_strides`] give
+/// them), copied by `volume`: where each step of its outer level is one
+/// span of the destination that fits the stage ([`dense_span`]), a part
+/// of a few steps at a time ([`STAGED_PART_BYTES`]) into the stage with
+/// normal stores ([`Stores::Staged`]), then through `writer` into the
+/// destination in whole lines; elsewhere in place ([`Stores::Streamed`]).
+///
+/// Streamed in place, the transpose writes a tile's rows side by side
+/// (AVX2's 4 × 4 squares of `bf16` store 32 bytes to each of 4 rows at a
+/// time), with a line of each row open at once, filled a part at a time;
+/// into rows that do not start lines (a large `Vec`'s start 16 bytes past
+/// one), the line two rows share is written in two parts a row's sweep
+/// apart, and a streaming store that fills part of a line sends that part
+/// to memory alone. On a Xeon of the Emerald Rapids generation, paired
+/// call by call with the in-place copy in a scratch harness (run-time
+/// layouts, 16 MiB, `{0,1:T}` → `{1,0:T}` / back), the stage took, of
+/// the in-place time, into a destination 16 bytes past a line: `bf16`
+/// `T(8,128)(2,1)` 0.33 / 0.47 (`[8192,1024]`) and 0.40 / 0.50
+/// (`[8000,1000]`), `u8` `(2,1)` 0.51, `f32` `(2,1)` 0.45, `s16` `(4,1)`
+/// 0.68, `s8` `(4,1)` 0.79–0.89 / 1.00–1.01; into one that starts a line:
+/// `bf16` 0.80–0.83 / 0.72–0.79, `u8` 0.76, `s16` 0.53, `s8` 0.90–1.04,
+/// `f32` 1.01; at 256 MiB, `bf16` 0.44 / 0.54 off a line and 0.88 / 0.81
+/// on one, `s8` 0.89–1.03 / 0.96–0.98. Moving no level into the volumes
+/// while staging (so that the way back's volumes are spans of the
+/// destination, not a tile per step) measured the same or slower (`s8`
+/// back 1.14).
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+#[cfg_attr(not(debug_assertions), inline(always))]
+fn staged_volume<U: NoUninit>(
+    writer: &mut StreamWriter<'_, U>,
+    stage: &mut Stage<U>,
+    src: &[U],
+    start: [usize; 2],
+    counts: [usize; 4],
+    [outer, step, row, inner]: [[usize; 2]; 4],
+    volume: &mut impl FnMut([usize; 2], [usize; 4], &mut [U], Stores),
+) {
+    let [outers, steps, rows, len] = counts;
+    let size = core::mem::size_of::<U>();
+    let capacity = Stage::<U>::capacity();
+    let span = dense_span([steps, rows, len], [step[1], row[1], inner[1]])
+        .filter(|&span| span <= capacity);
+    let (Some(span), Some(&fill)) = (span, src.get(start[0])) else {
+        return volume(start, counts, writer.flushed(), Stores::Streamed);
+    };
+    // Steps that continue each other in the destination go in one part.
+    let per_part = match outer[1] == span {
+        true => (STAGED_PART_BYTES / (span * size))
+            .clamp(1, capacity / span)
+            .min(outers),
+        false => 1,
+    };
+    let staged = stage.elements(per_part * span, fill);
+    let mut first = 0;
+    while first < outers {
+        let count = per_part.min(outers - first);
+        let part = &mut staged[..count * span];
+        let at = [start[0] + first * outer[0], 0];
+        volume(at, [count, steps, rows, len], part, Stores::Staged);
+        writer.copy(part, start[1] + first * outer[1]);
+        first += count;
+    }
+}
+
+/// The units a box of `extents` steps of `strides` covers, when it covers
+/// `0..span` once each (its levels, ordered by stride, each step over all
+/// the levels below it); `None` otherwise, or for an empty box.
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+fn dense_span<const N: usize>(extents: [usize; N], strides: [usize; N]) -> Option<usize> {
+    let mut levels: [(usize, usize); N] = core::array::from_fn(|k| (strides[k], extents[k]));
+    levels.sort_unstable();
+    let mut span = 1usize;
+    for (stride, extent) in levels {
+        match extent {
+            0 => return None,
+            1 => {}
+            _ if stride == span => span = span.checked_mul(extent)?,
+            _ => return None,
+        }
+    }
+    Some(span)
 }
 
 /// Writes `value` to `to`: with a streaming store ([`stream_store`]) when
@@ -175,9 +359,9 @@ fn in_tiles(squares: &LoopNest) -> Option<LoopNest> {
 fn gathered<T: NoUninit, const SIDE: usize, const UNIT: usize, const GROUP: usize>(
     squares: &LoopNest,
     src: &[Unit<T, UNIT>],
-    dst: &mut [Unit<T, UNIT>],
-    stream: bool,
+    out: Out<'_, '_, Unit<T, UNIT>>,
 ) {
+    let stream = out.streams();
     let moved = with_line_steps_inside::<Unit<T, UNIT>>(squares, stream);
     let squares = moved.as_ref().unwrap_or(squares);
     let [outer, step, row, inner] = squares.volume_strides();
@@ -188,14 +372,17 @@ fn gathered<T: NoUninit, const SIDE: usize, const UNIT: usize, const GROUP: usiz
     // L1 cache) later.
     let steps_in_rows = step[0] * core::mem::size_of::<Unit<T, UNIT>>() < 64;
     let step_ahead = StepAhead::new(squares, stream);
-    squares.for_each_volume(
+    out.for_each_volume(
+        squares,
+        src,
         #[cfg_attr(not(debug_assertions), inline(always))]
-        |start, [outers, steps, rows, len]| {
+        |start, [outers, steps, rows, len], dst, stores| {
             let ahead = step_ahead.squares::<Unit<T, UNIT>>([outers, steps, rows, len]);
             let [steps, in_rows] = match steps_in_rows {
                 true => [1, steps],
                 false => [steps, 1],
             };
+            let staged = stores == Stores::Staged;
             for_each_run_start(
                 start,
                 [1, outers, steps],
@@ -213,31 +400,28 @@ fn gathered<T: NoUninit, const SIDE: usize, const UNIT: usize, const GROUP: usiz
                     // Streaming (with its alignment checks and prefetch) a
                     // copy of its own, so that the one below the threshold
                     // is compiled as if it did not exist.
-                    match (len, stream) {
-                        (2, false) => {
-                            block.runs::<T, SIDE, UNIT, GROUP, 2, false>(src, dst, len, 0)
-                        }
-                        (4, false) => {
-                            block.runs::<T, SIDE, UNIT, GROUP, 4, false>(src, dst, len, 0)
-                        }
-                        (8, false) => {
-                            block.runs::<T, SIDE, UNIT, GROUP, 8, false>(src, dst, len, 0)
-                        }
-                        (_, false) => {
-                            block.runs::<T, SIDE, UNIT, GROUP, 0, false>(src, dst, len, 0)
-                        }
+                    let dst = &mut *dst;
+                    match (len, stores == Stores::Cached) {
                         (2, true) => {
-                            block.runs::<T, SIDE, UNIT, GROUP, 2, true>(src, dst, len, ahead)
+                            block.runs::<T, SIDE, UNIT, GROUP, 2, false>(src, dst, len, 0, false)
                         }
                         (4, true) => {
-                            block.runs::<T, SIDE, UNIT, GROUP, 4, true>(src, dst, len, ahead)
+                            block.runs::<T, SIDE, UNIT, GROUP, 4, false>(src, dst, len, 0, false)
                         }
                         (8, true) => {
-                            block.runs::<T, SIDE, UNIT, GROUP, 8, true>(src, dst, len, ahead)
+                            block.runs::<T, SIDE, UNIT, GROUP, 8, false>(src, dst, len, 0, false)
                         }
                         (_, true) => {
-                            block.runs::<T, SIDE, UNIT, GROUP, 0, true>(src, dst, len, ahead)
+                            block.runs::<T, SIDE, UNIT, GROUP, 0, false>(src, dst, len, 0, false)
                         }
+                        (2, false) => block
+                            .runs::<T, SIDE, UNIT, GROUP, 2, true>(src, dst, len, ahead, staged),
+                        (4, false) => block
+                            .runs::<T, SIDE, UNIT, GROUP, 4, true>(src, dst, len, ahead, staged),
+                        (8, false) => block
+                            .runs::<T, SIDE, UNIT, GROUP, 8, true>(src, dst, len, ahead, staged),
+                        (_, false) => block
+                            .runs::<T, SIDE, UNIT, GROUP, 0, true>(src, dst, len, ahead, staged),
                     }
                 },
             );
@@ -388,9 +572,10 @@ impl Block {
     /// found in both buffers (checked per square, the `bf16` copy took
     /// 4.7 times `memcpy`'s time at 1 MiB, against 4.4); else, for a
     /// block that does not fit (which a nest of the buffers' layouts
-    /// never makes), with them, so that it panics. With `STREAM`, its
-    /// 16-byte stores stream where the block's are all 16-byte aligned,
-    /// and each square's line `ahead` squares on is prefetched (0: none).
+    /// never makes), with them, so that it panics. With `STREAM`, each
+    /// square's line `ahead` squares on is prefetched (0: none), and
+    /// unless `staged` (`dst` is a stage) its 16-byte stores stream where
+    /// the block's are all 16-byte aligned.
     #[cfg_attr(not(debug_assertions), inline(always))]
     fn runs<
         T: NoUninit,
@@ -405,6 +590,7 @@ impl Block {
         dst: &mut [Unit<T, UNIT>],
         len: usize,
         ahead: usize,
+        staged: bool,
     ) {
         let ahead = match STREAM {
             true => ahead,
@@ -431,6 +617,7 @@ impl Block {
         // Modulo a power of two, wrapping arithmetic is exact.
         let bytes = |stride: usize| stride.wrapping_mul(core::mem::size_of::<Unit<T, UNIT>>());
         let stream = STREAM
+            && !staged
             && dst.wrapping_add(self.at[1]).addr().is_multiple_of(16)
             && bytes(self.row[1]).is_multiple_of(16)
             && bytes(self.step[1]).is_multiple_of(16)
@@ -558,7 +745,8 @@ mod avx2 {
     use layout_core::walk::{LoopNest, for_each_run_start};
 
     use super::{
-        Block, StepAhead, Unit, prefetch_line, stream_store, transposed, with_line_steps_inside,
+        Block, Out, StepAhead, Stores, Unit, prefetch_line, stream_store, transposed,
+        with_line_steps_inside,
     };
 
     /// Every square of `tiles` ([`in_tiles`](super::in_tiles): a block's
@@ -580,8 +768,7 @@ mod avx2 {
     pub(super) unsafe fn tiles<T: NoUninit, const SIDE: usize, const UNIT: usize>(
         tiles: &LoopNest,
         src: &[Unit<T, UNIT>],
-        dst: &mut [Unit<T, UNIT>],
-        stream: bool,
+        out: Out<'_, '_, Unit<T, UNIT>>,
     ) {
         // Instantiated for every `T` (the caller's `match` is on a value).
         assert_eq!(
@@ -592,70 +779,75 @@ mod avx2 {
         let shuffle = square_shuffle::<T, SIDE, UNIT>();
         // SAFETY: 32 bytes, read from the array.
         let shuffle = unsafe { _mm256_loadu_si256(shuffle.as_ptr().cast()) };
+        let stream = out.streams();
         let moved = with_line_steps_inside::<Unit<T, UNIT>>(tiles, stream);
         let tiles = moved.as_ref().unwrap_or(tiles);
         let [outer, step, row, inner] = tiles.volume_strides();
         let step_ahead = StepAhead::new(tiles, stream);
-        tiles.for_each_volume(|start, [outers, steps, rows, len]| {
-            let ahead = step_ahead.squares::<Unit<T, UNIT>>([outers, steps, rows, len]);
-            // The volume's last block ends past every other (strides are
-            // not negative), so when it fits, they all do.
-            let last = [0, 1].map(|b| {
-                start[b]
-                    .checked_add(outers.checked_sub(1)?.checked_mul(outer[b])?)?
-                    .checked_add(steps.checked_sub(1)?.checked_mul(step[b])?)
-            });
-            let fits = match last {
-                [Some(s), Some(d)] if rows > 0 && len > 0 => {
-                    let last = Block {
-                        at: [s, d],
+        out.for_each_volume(
+            tiles,
+            src,
+            |start, [outers, steps, rows, len], dst, stores| {
+                let ahead = step_ahead.squares::<Unit<T, UNIT>>([outers, steps, rows, len]);
+                // The volume's last block ends past every other (strides are
+                // not negative), so when it fits, they all do.
+                let last = [0, 1].map(|b| {
+                    start[b]
+                        .checked_add(outers.checked_sub(1)?.checked_mul(outer[b])?)?
+                        .checked_add(steps.checked_sub(1)?.checked_mul(step[b])?)
+                });
+                let fits = match last {
+                    [Some(s), Some(d)] if rows > 0 && len > 0 => {
+                        let last = Block {
+                            at: [s, d],
+                            rows,
+                            row,
+                            steps: 1,
+                            step: [0, 0],
+                            inner,
+                        };
+                        last.end(0, len).is_some_and(|end| end <= src.len())
+                            && last.end(1, len).is_some_and(|end| end <= dst.len())
+                    }
+                    _ => false,
+                };
+                for_each_run_start(start, [1, outers, steps], [[0, 0], outer, step], |at| {
+                    let block = Block {
+                        at,
                         rows,
                         row,
                         steps: 1,
                         step: [0, 0],
                         inner,
                     };
-                    last.end(0, len).is_some_and(|end| end <= src.len())
-                        && last.end(1, len).is_some_and(|end| end <= dst.len())
-                }
-                _ => false,
-            };
-            for_each_run_start(start, [1, outers, steps], [[0, 0], outer, step], |at| {
-                let block = Block {
-                    at,
-                    rows,
-                    row,
-                    steps: 1,
-                    step: [0, 0],
-                    inner,
-                };
-                if !fits {
-                    return block.checked_runs::<T, SIDE, UNIT>(src, dst, len);
-                }
-                // Streaming where every vector store of the block is
-                // 16-byte aligned: its first square is, and its rows are
-                // an even number of 8-byte squares apart (a vector's
-                // squares are 4 from the run's start).
-                let streamed = stream
-                    && dst.as_ptr().wrapping_add(at[1]).addr().is_multiple_of(16)
-                    && row[1].is_multiple_of(2);
-                // SAFETY: the CPU has AVX2, the block's squares lie in
-                // the buffers (`fits`), its rows are consecutive in the
-                // source and its runs in the destination (`in_tiles`);
-                // when streamed, every vector store is 16-byte aligned
-                // (above).
-                unsafe {
-                    match streamed {
-                        true => block_in_tiles::<T, SIDE, UNIT, true>(
-                            &block, src, dst, len, shuffle, ahead,
-                        ),
-                        false => block_in_tiles::<T, SIDE, UNIT, false>(
-                            &block, src, dst, len, shuffle, ahead,
-                        ),
+                    if !fits {
+                        return block.checked_runs::<T, SIDE, UNIT>(src, dst, len);
                     }
-                };
-            });
-        });
+                    // Streaming where every vector store of the block is
+                    // 16-byte aligned: its first square is, and its rows are
+                    // an even number of 8-byte squares apart (a vector's
+                    // squares are 4 from the run's start).
+                    let streamed = stores == Stores::Streamed
+                        && dst.as_ptr().wrapping_add(at[1]).addr().is_multiple_of(16)
+                        && row[1].is_multiple_of(2);
+                    // SAFETY: the CPU has AVX2, the block's squares lie in
+                    // the buffers (`fits`), its rows are consecutive in the
+                    // source and its runs in the destination (`in_tiles`);
+                    // when streamed, every vector store is 16-byte aligned
+                    // (above).
+                    unsafe {
+                        match streamed {
+                            true => block_in_tiles::<T, SIDE, UNIT, true>(
+                                &block, src, dst, len, shuffle, ahead,
+                            ),
+                            false => block_in_tiles::<T, SIDE, UNIT, false>(
+                                &block, src, dst, len, shuffle, ahead,
+                            ),
+                        }
+                    };
+                });
+            },
+        );
     }
 
     /// One block of [`tiles`], its whole tiles' vectors stored with
@@ -833,11 +1025,14 @@ mod tests {
             };
             let src: Vec<Unit<u16, 4>> = (0..96).map(|k| square::<2, 4>(4 * k)).collect();
             let mut dst = vec![Unit([u16::MAX; 4]); rows * steps * run + 1];
-            block.runs::<u16, 2, 4, GROUP, LEN, false>(&src, &mut dst, len, 0);
+            block.runs::<u16, 2, 4, GROUP, LEN, false>(&src, &mut dst, len, 0, false);
             // Streamed where aligned, prefetching past the source's end
             // (a hint): the same squares.
             let mut streamed = vec![Unit([u16::MAX; 4]); dst.len()];
-            block.runs::<u16, 2, 4, GROUP, LEN, true>(&src, &mut streamed, len, 1000);
+            block.runs::<u16, 2, 4, GROUP, LEN, true>(&src, &mut streamed, len, 1000, false);
+            // Into a stage: normal stores, the same squares.
+            let mut staged = vec![Unit([u16::MAX; 4]); dst.len()];
+            block.runs::<u16, 2, 4, GROUP, LEN, true>(&src, &mut staged, len, 1000, true);
             let mut expected = vec![Unit([u16::MAX; 4]); dst.len()];
             for r in 0..rows {
                 for t in 0..steps {
@@ -857,6 +1052,11 @@ mod tests {
                 as_values(&streamed),
                 as_values(&expected),
                 "streamed, group {GROUP}, len {len}, di {di}, steps {steps}"
+            );
+            assert_eq!(
+                as_values(&staged),
+                as_values(&expected),
+                "staged, group {GROUP}, len {len}, di {di}, steps {steps}"
             );
         }
         for (di, steps) in [(1, 1), (3, 1), (1, 2), (3, 3)] {
@@ -988,17 +1188,99 @@ mod tests {
         };
         let src = vec![Unit([0u16; 4]); 8];
         let mut dst = vec![Unit([0u16; 4]); 7];
-        block.runs::<u16, 2, 4, 2, 4, false>(&src, &mut dst, 4, 0);
+        block.runs::<u16, 2, 4, 2, 4, false>(&src, &mut dst, 4, 0, false);
+    }
+
+    /// The units a box covers when it covers a span once each.
+    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+    #[test]
+    fn dense_spans_are_boxes_without_gaps() {
+        use super::dense_span;
+        assert_eq!(dense_span([4, 16, 8], [16, 1, 64]), Some(512));
+        assert_eq!(dense_span([1, 16, 8], [1000, 1, 16]), Some(128));
+        assert_eq!(dense_span([4, 16], [17, 1]), None); // rows with gaps
+        assert_eq!(dense_span([4, 16], [8, 1]), None); // rows that overlap
+        assert_eq!(dense_span([0, 16], [16, 1]), None);
+    }
+
+    /// A streamed copy's volume goes through the stage, a part at a time,
+    /// where its destination is one span per step of its outer level that
+    /// fits the stage, and in place elsewhere; every unit lands where the
+    /// volume's strides put it either way, and nothing else is written.
+    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+    #[test]
+    fn streamed_volumes_stage_where_their_lines_are_shared() {
+        use super::{Stage, Stores, staged_volume};
+        use crate::relayout::stream::StreamWriter;
+        /// A volume of `outers` blocks of 4 rows of `len` `u64`, blocks
+        /// `outer` and rows `row` apart in the destination, starting
+        /// `lead` units past a line.
+        fn check(lead: usize, [outers, outer, row, len]: [usize; 4], stores: Stores, parts: usize) {
+            let rows = 4;
+            let strides = [[1000, outer], [0, 0], [100, row], [1, 1]];
+            let src: Vec<u64> = (0..1000 * outers).map(|k| k as u64).collect();
+            let span = (outers - 1) * outer + (rows - 1) * row + len;
+            let mut buffer = vec![u64::MAX; span + 16];
+            let first = (64 - buffer.as_ptr().addr() % 64) % 64 / 8 + lead;
+            let mut seen = Vec::new();
+            {
+                let mut writer = StreamWriter::new(&mut buffer[first..first + span]).unwrap();
+                let mut stage = Stage::<u64>::new();
+                let counts = [outers, 1, rows, len];
+                let mut volume =
+                    |[s, d]: [usize; 2], [o, _, r, l]: [usize; 4], dst: &mut [u64], how| {
+                        seen.push(how);
+                        for (a, c, i) in (0..o)
+                            .flat_map(|a| (0..r).flat_map(move |c| (0..l).map(move |i| (a, c, i))))
+                        {
+                            let at = |b: usize| a * strides[0][b] + c * strides[2][b] + i;
+                            dst[d + at(1)] = src[s + at(0)];
+                        }
+                    };
+                staged_volume(
+                    &mut writer,
+                    &mut stage,
+                    &src,
+                    [0, 0],
+                    counts,
+                    strides,
+                    &mut volume,
+                );
+            }
+            let mut expected = vec![u64::MAX; buffer.len()];
+            for a in 0..outers {
+                for c in 0..rows {
+                    for i in 0..len {
+                        expected[first + a * outer + c * row + i] = (a * 1000 + c * 100 + i) as u64;
+                    }
+                }
+            }
+            let case = format!("lead {lead}, outers {outers} {outer} apart, rows {row} apart");
+            assert!(buffer == expected, "{case}");
+            assert!(seen.iter().all(|&how| how == stores), "{case}: stores");
+            assert_eq!(seen.len(), parts, "{case}: parts");
+        }
+        // Blocks of 512 bytes that continue each other: 10 KiB in parts
+        // of 4 KiB, into a destination 16 bytes past a line, or on one.
+        check(2, [20, 64, 16, 16], Stores::Staged, 3);
+        check(0, [20, 64, 16, 16], Stores::Staged, 3);
+        // Blocks apart: a block a part.
+        check(2, [5, 200, 16, 16], Stores::Staged, 5);
+        // Rows apart, or blocks larger than the stage: in place.
+        check(2, [3, 64, 17, 16], Stores::Streamed, 1);
+        check(2, [2, 2400, 600, 600], Stores::Streamed, 1);
     }
 
     /// A transpose between two sub-tiled layouts, through the kernel, of
     /// 1- and 2-byte elements (squares of 4 to 32 bytes: each path of
     /// [`copy_squares`](super::copy_squares), with AVX2's tiles of 8-byte
     /// squares where the build or the CPU has it), with normal stores and
-    /// with streaming ones, into a destination that starts 16-byte
-    /// aligned and one that starts an element past it (where no streaming
-    /// store may go): every element where the destination's layout puts
-    /// it, padding and the element before the destination untouched.
+    /// with streaming ones (through the stage where a volume's steps are
+    /// spans of the destination, in place elsewhere), into a destination
+    /// 16 bytes past a cache line and one an element past one (where no
+    /// streaming store may go):
+    /// every element where the destination's layout puts it, padding and
+    /// the elements around the destination untouched.
     /// Small enough for Miri, which checks each streaming store's
     /// alignment.
     #[test]
@@ -1023,12 +1305,6 @@ mod tests {
                     "[16,8]{1,0:T(8,8)(4,1)}",
                     [16, 8],
                 ),
-                // Blocks of 6 squares by 12: tiles of 4 × 4 and edges.
-                (
-                    "[24,48]{0,1:T(12,24)(2,1)}",
-                    "[24,48]{1,0:T(12,24)(2,1)}",
-                    [24, 48],
-                ),
                 // One column of tiles: a transpose as it comes.
                 (
                     "[32,8]{0,1:T(4,8)(2,1)}",
@@ -1040,6 +1316,14 @@ mod tests {
                     "[6,12]{0,1:T(4,8)(2,1)}",
                     "[6,12]{1,0:T(4,8)(2,1)}",
                     [6, 12],
+                ),
+                // Blocks of 6 squares by 12: tiles of 4 × 4 and edges; and
+                // partial tiles (6 by 10) whose rows are not spans of the
+                // destination, streamed in place.
+                (
+                    "[24,44]{0,1:T(12,24)(2,1)}",
+                    "[24,44]{1,0:T(12,24)(2,1)}",
+                    [24, 44],
                 ),
             ];
             let ty = match core::mem::size_of::<T>() {
@@ -1060,21 +1344,26 @@ mod tests {
                             expected[dst.offset(&index)] = values[src.offset(&index)];
                         }
                     }
-                    for (stream, past) in [(false, 0), (true, 0), (true, 1)] {
-                        // `past` elements before the destination, in a
-                        // buffer that starts 16-byte aligned.
-                        let mut buffer = Aligned16::new(past + dst.buffer_len(), padding);
-                        let out = &mut buffer.as_mut_slice()[past..];
+                    let size = core::mem::size_of::<T>();
+                    for (stream, past) in [(false, 0), (true, 16 / size), (true, 1)] {
+                        // The destination `past` elements past a cache
+                        // line, in a buffer that starts 16-byte aligned.
+                        let (line, len) = (64 / size, dst.buffer_len());
+                        let mut buffer = Aligned16::new(line + past + len, padding);
+                        let addr = buffer.as_mut_slice().as_ptr().addr();
+                        let at = (64 - addr % 64) % 64 / size + past;
+                        let out = &mut buffer.as_mut_slice()[at..at + len];
                         match side {
                             2 => copy_squares_streamed::<T, 2, 4>(&squares, &values, out, stream),
                             _ => copy_squares_streamed::<T, 4, 16>(&squares, &values, out, stream),
                         }
                         let out = buffer.as_mut_slice();
-                        assert!(out[..past].iter().all(|&v| v == padding));
+                        assert!(out[..at].iter().all(|&v| v == padding));
+                        assert!(out[at + len..].iter().all(|&v| v == padding));
                         assert_eq!(
-                            out[past..],
+                            out[at..at + len],
                             expected,
-                            "{from} -> {to}, streaming {stream}, {past} elements on"
+                            "{from} -> {to}, streaming {stream}, {past} elements past a line"
                         );
                     }
                 }
