@@ -1330,7 +1330,16 @@ mod tests {
                 1 => "u8",
                 _ => "u16",
             };
+            // Under Miri in a build with AVX2 (`.ci/run`'s wider job),
+            // only the squares that reach AVX2's tiles, the 8 bytes of
+            // `u16` in `(2,1)` sub-tiles: the others run the same code as
+            // in the SSE2 build, which checks them all.
+            let only_tiles = cfg!(all(miri, target_feature = "avx2"));
+            let reaches_tiles = |tiling: &str| ty == "u16" && tiling.contains("(2,1)");
             for (a, b, [rows, cols]) in pairs {
+                if only_tiles && !reaches_tiles(a) {
+                    continue;
+                }
                 for (from, to) in [(a, b), (b, a)] {
                     let (from, to) = (format!("{ty}{from}"), format!("{ty}{to}"));
                     let (src, dst): (ArrayLayout, ArrayLayout) =
