@@ -760,9 +760,10 @@ fn shares_lines<T>(dst: &[T], grid: &BlockGrid) -> bool {
 /// span of the destination each, following each other
 /// ([`BlockGrid::stages_planes`]): a few planes at a time
 /// ([`STAGED_PART_BYTES`]) deinterleaved with normal stores into a stage
-/// on the stack, in the L1 cache, then streamed out in whole lines ([`StreamWriter`]),
-/// the part of a line where one part meets the next joined before it is
-/// written; the source of the next grid prefetched a piece per part.
+/// on the stack, in the L1 cache, then streamed out in whole lines
+/// ([`StreamWriter`]), the part of a line where one part meets the next
+/// joined before it is written; the source of the next grid prefetched a
+/// piece per part.
 ///
 /// Written in place, a destination whose rows do not start cache lines
 /// (a large `Vec`'s start 16 bytes past one) has a line at each row's
@@ -1874,7 +1875,8 @@ mod tests {
     /// within a line, for factors 2 and 4 (under Miri 4, whose in-place
     /// kernel the other tests run), rows with and without a tail past the
     /// vectors, one block or three along the rows, and one to three
-    /// planes; and 40 planes of 1 KiB. Grids whose rows or planes leave gaps take the kernel in place.
+    /// planes; and 40 planes of 1 KiB. Grids whose rows or planes leave
+    /// gaps take the kernel in place.
     #[test]
     fn staged_deinterleaves_like_the_definition() {
         fn check<T: bytemuck::NoUninit + PartialEq + core::fmt::Debug>(make: impl Fn(usize) -> T) {
