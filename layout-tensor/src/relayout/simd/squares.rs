@@ -627,7 +627,8 @@ mod tests {
     /// row strides, rows in groups of 8 (a tile's) in either buffer,
     /// rows that start mid-byte in either buffer (the destination's
     /// rows each a slot further, in slots that the copy must keep), and
-    /// one stage for all, left as the last tile left it.
+    /// one stage for all, left as the last tile left it. (Under Miri in a
+    /// build with AVX2, the AVX2 tile only: see the loop.)
     fn check<const K: usize, const N: u32>()
     where
         Fields<N>: Mix<u8>,
@@ -700,6 +701,11 @@ mod tests {
             let case = format!("K = {K}, {width} × {height} slots, rows {rows:?}");
             for (avx2, stage) in [false, true].into_iter().zip(&mut stages) {
                 if avx2 && !has_avx2() {
+                    continue;
+                }
+                // Under Miri in a build with AVX2 (`.ci/run`'s wider job),
+                // AVX2's tiles only: the SSE2 build checks SSE2's.
+                if !avx2 && cfg!(all(miri, target_feature = "avx2")) {
                     continue;
                 }
                 let mut got = dst.clone();
