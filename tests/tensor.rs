@@ -801,11 +801,12 @@ fn large_unpacks_into_whole_rows_stream_exactly() {
 /// Transposes between two sub-tiled layouts past the streaming threshold
 /// (`RelayoutKernel::SquareTranspose`: `bf16`'s squares of 8 bytes
 /// through AVX2's tiles where the CPU has it, `s8`'s of 16 one by one),
-/// both ways, into destinations that start a cache line (streamed in
-/// place), 16 bytes past one and an element past one (through the stage,
-/// whole lines streamed): every element where the destination's layout
+/// both ways, into destinations that start a cache line, 16 bytes past
+/// one and an element past one (through the stage, whole lines
+/// streamed): every element where the destination's layout
 /// puts it, padding and the elements around the destination untouched.
-/// Shapes no benchmark uses, with partial tiles.
+/// Shapes no benchmark uses, with partial tiles, and with whole ones
+/// whose way back stages several of a volume's outer steps a part.
 #[test]
 fn large_square_transposes_stream_exactly() {
     fn check<T: tessera::Element + PartialEq + core::fmt::Debug>(
@@ -855,6 +856,17 @@ fn large_square_transposes_stream_exactly() {
     }
     check(
         [2054, 2050],
+        "bf16",
+        "T(8,128)(2,1)",
+        2,
+        |i| half::bf16::from_bits((i % 0x3f80) as u16),
+        half::bf16::from_bits(0xbf80),
+    );
+    // Whole tiles, 33 bands of them (a volume of 66 KiB, past
+    // `CACHED_VOLUME_BYTES`): the way back's staged parts of several
+    // outer steps, each line of the source read whole across them.
+    check(
+        [4224, 1152],
         "bf16",
         "T(8,128)(2,1)",
         2,

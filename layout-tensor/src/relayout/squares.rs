@@ -176,23 +176,27 @@ impl<U: NoUninit> Out<'_, '_, U> {
         }
     }
 
-    /// Calls `volume(start, counts, dst, stores)` for every volume of
-    /// `nest` (or, staged, every part of one: `start` and `counts` then
-    /// the part's, its destination offsets in `dst`, the stage),
-    /// `counts` as [`LoopNest::for_each_volume`]'s.
+    /// Calls `volume(start, counts, dst, stores, outer)` for every
+    /// volume of `nest` (or, staged, every part of one: `start` and
+    /// `counts` then the part's, its destination offsets in `dst`, the
+    /// stage), `counts` as [`LoopNest::for_each_volume`]'s, `outer` the
+    /// strides of its outer level (`[source, destination]`): the nest's,
+    /// or in a stage, where a part's outer steps lie side by side, the
+    /// span of one.
     #[cfg_attr(not(debug_assertions), inline(always))]
     fn for_each_volume(
         self,
         nest: &LoopNest,
         src: &[U],
-        mut volume: impl FnMut([usize; 2], [usize; 4], &mut [U], Stores),
+        mut volume: impl FnMut([usize; 2], [usize; 4], &mut [U], Stores, [usize; 2]),
     ) {
         match self {
             Out::Cached(dst) => {
                 let _ = src;
+                let [outer, ..] = nest.volume_strides();
                 nest.for_each_volume(
                     #[cfg_attr(not(debug_assertions), inline(always))]
-                    |start, counts| volume(start, counts, dst, Stores::Cached),
+                    |start, counts| volume(start, counts, dst, Stores::Cached, outer),
                 )
             }
             #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
@@ -212,10 +216,11 @@ impl<U: NoUninit> Out<'_, '_, U> {
     }
 }
 
-/// Bytes of the destination a staged volume ([`staged_volume`]) takes
-/// through the stage at a time: as many whole steps of the volume's outer
-/// level as fit, at least one. Parts of 16 KiB (a `bf16` tile row of
-/// `T(8,128)(2,1)` tiles 1024 wide) measured the same.
+/// Bytes of the destination a staged volume ([`staged_volume`]) whose
+/// outer steps continue each other takes through the stage at a time: as
+/// many whole steps of the volume's outer level as fit, at least one.
+/// Parts of 16 KiB (a `bf16` tile row of `T(8,128)(2,1)` tiles 1024 wide)
+/// measured the same.
 #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
 const STAGED_PART_BYTES: usize = 4 << 10;
 
@@ -223,9 +228,32 @@ const STAGED_PART_BYTES: usize = 4 << 10;
 /// [`LoopNest::for_each_volume`] and [`LoopNest::volume_strides`] give
 /// them), copied by `volume`: where each step of its outer level is one
 /// span of the destination that fits the stage ([`dense_span`]), a part
-/// of a few steps at a time ([`STAGED_PART_BYTES`]) into the stage with
-/// normal stores ([`Stores::Staged`]), then through `writer` into the
-/// destination in whole lines; elsewhere in place ([`Stores::Streamed`]).
+/// of a few steps at a time into the stage with normal stores
+/// ([`Stores::Staged`]), the steps side by side, then through `writer`
+/// into the destination in whole lines, a step's span at its place;
+/// elsewhere in place ([`Stores::Streamed`]).
+///
+/// A part holds the steps of [`STAGED_PART_BYTES`] where they continue
+/// each other in the destination; as many as the stage holds where they
+/// share source lines (a source stride under 64 bytes), for a kernel to
+/// read each line whole across them ([`avx2::tiles`]); else one. The way
+/// back of the `bf16` transpose between `T(8,128)(2,1)` tilings
+/// (`{1,0:T}` → `{0,1:T}`) has volumes of 16 steps 32 bytes apart in the
+/// source, each a tile of the destination 2 KiB long, the tiles far
+/// apart: a step a part, the kernel read half of each of 4 lines from 16
+/// source tiles 16 KiB apart (in one set of the L1 cache, which has 12
+/// ways on the Xeon below) and came back for the other halves a step
+/// later. Paired call by call in a scratch harness (run-time layouts, on
+/// that Xeon), 8 steps a part took 0.80–0.90 of the time of one, at 16
+/// and 256 MiB, into destinations on a line and 16 bytes past one; 2
+/// steps a part took 1.05–1.12. Grouping the destination tiles of 2 to 8
+/// neighbouring volumes a part as well, so that the writer streams runs
+/// of 4 to 16 KiB, not 2, measured 0.71–1.33 of the time of 8 steps a
+/// part, mostly slower. The copies of squares that go one by one
+/// ([`gathered`]; `u8`, `s16`, `s8`, `f32`), which walk a part's steps
+/// one after the other, measured 0.97–1.04 with such parts in the
+/// harness; `s8` back in the benchmark matrix, a little faster
+/// (`BENCHMARKS.md` ³⁴).
 ///
 /// Streamed in place, the transpose writes a tile's rows side by side
 /// (AVX2's 4 × 4 squares of `bf16` store 32 bytes to each of 4 rows at a
@@ -255,7 +283,7 @@ fn staged_volume<U: NoUninit>(
     start: [usize; 2],
     counts: [usize; 4],
     [outer, step, row, inner]: [[usize; 2]; 4],
-    volume: &mut impl FnMut([usize; 2], [usize; 4], &mut [U], Stores),
+    volume: &mut impl FnMut([usize; 2], [usize; 4], &mut [U], Stores, [usize; 2]),
 ) {
     let [outers, steps, rows, len] = counts;
     let size = core::mem::size_of::<U>();
@@ -263,25 +291,44 @@ fn staged_volume<U: NoUninit>(
     let span = dense_span([steps, rows, len], [step[1], row[1], inner[1]])
         .filter(|&span| span <= capacity);
     let (Some(span), Some(&fill)) = (span, src.get(start[0])) else {
-        return volume(start, counts, writer.flushed(), Stores::Streamed);
+        return volume(start, counts, writer.flushed(), Stores::Streamed, outer);
     };
-    // Steps that continue each other in the destination go in one part.
-    let per_part = match outer[1] == span {
-        true => (STAGED_PART_BYTES / (span * size))
-            .clamp(1, capacity / span)
-            .min(outers),
-        false => 1,
-    };
+    let continues = outer[1] == span;
+    let per_part = match (continues, shares_lines::<U>(outer[0])) {
+        (true, _) => (STAGED_PART_BYTES / (span * size)).clamp(1, capacity / span),
+        (false, true) => capacity / span,
+        (false, false) => 1,
+    }
+    .min(outers);
     let staged = stage.elements(per_part * span, fill);
     let mut first = 0;
     while first < outers {
         let count = per_part.min(outers - first);
         let part = &mut staged[..count * span];
         let at = [start[0] + first * outer[0], 0];
-        volume(at, [count, steps, rows, len], part, Stores::Staged);
-        writer.copy(part, start[1] + first * outer[1]);
+        volume(
+            at,
+            [count, steps, rows, len],
+            part,
+            Stores::Staged,
+            [outer[0], span],
+        );
+        match continues {
+            true => writer.copy(part, start[1] + first * outer[1]),
+            false => {
+                for (k, step) in part.chunks_exact(span).enumerate() {
+                    writer.copy(step, start[1] + (first + k) * outer[1]);
+                }
+            }
+        }
         first += count;
     }
+}
+
+/// Whether steps `stride` units of `U` apart share lines (are less than
+/// 64 bytes apart).
+fn shares_lines<U>(stride: usize) -> bool {
+    stride.saturating_mul(core::mem::size_of::<U>()) < 64
 }
 
 /// The units a box of `extents` steps of `strides` covers, when it covers
@@ -364,7 +411,7 @@ fn gathered<T: NoUninit, const SIDE: usize, const UNIT: usize, const GROUP: usiz
     let stream = out.streams();
     let moved = with_line_steps_inside::<Unit<T, UNIT>>(squares, stream);
     let squares = moved.as_ref().unwrap_or(squares);
-    let [outer, step, row, inner] = squares.volume_strides();
+    let [_, step, row, inner] = squares.volume_strides();
     // Steps within a source line of each other (the squares of a `(4,1)`
     // sub-tile's row of `s8`, 16 bytes apart in the source) go inside
     // each row of a block, so that a line's squares are read one after
@@ -376,7 +423,7 @@ fn gathered<T: NoUninit, const SIDE: usize, const UNIT: usize, const GROUP: usiz
         squares,
         src,
         #[cfg_attr(not(debug_assertions), inline(always))]
-        |start, [outers, steps, rows, len], dst, stores| {
+        |start, [outers, steps, rows, len], dst, stores, outer| {
             let ahead = step_ahead.squares::<Unit<T, UNIT>>([outers, steps, rows, len]);
             let [steps, in_rows] = match steps_in_rows {
                 true => [1, steps],
@@ -461,8 +508,8 @@ fn with_line_steps_inside<U>(squares: &LoopNest, stream: bool) -> Option<LoopNes
     let levels = squares.levels();
     let level = levels[outside];
     let volume = volume_bytes::<U>(levels[outside + 1..].iter().map(|level| level.extent));
-    let shares_lines = level.strides[0].saturating_mul(core::mem::size_of::<U>()) < 64;
-    (level.extent > 1 && shares_lines && (!stream || volume > CACHED_VOLUME_BYTES))
+    let shared = shares_lines::<U>(level.strides[0]);
+    (level.extent > 1 && shared && (!stream || volume > CACHED_VOLUME_BYTES))
         .then(|| squares.with_level_moved(outside, outside + 1))
 }
 
@@ -745,7 +792,7 @@ mod avx2 {
     use layout_core::walk::{LoopNest, for_each_run_start};
 
     use super::{
-        Block, Out, StepAhead, Stores, Unit, prefetch_line, stream_store, transposed,
+        Block, Out, StepAhead, Stores, Unit, prefetch_line, shares_lines, stream_store, transposed,
         with_line_steps_inside,
     };
 
@@ -760,7 +807,9 @@ mod avx2 {
     /// their loop: `bf16`'s `T(8,128)(2,1)` blocks are one tile each, and
     /// with a check and an empty edge loop per block the transpose of
     /// `bf16[1024,1024]` read 3.8 times `memcpy`'s time at 1 MiB, against
-    /// 2.8.
+    /// 2.8. A staged part's outer steps, where they share source lines,
+    /// go inside its steps: each line is read whole, not half of it a
+    /// step and the other half the next ([`staged_volume`]).
     ///
     /// # Safety
     /// The CPU has AVX2, and `Unit<T, UNIT>` is 8 bytes.
@@ -782,12 +831,12 @@ mod avx2 {
         let stream = out.streams();
         let moved = with_line_steps_inside::<Unit<T, UNIT>>(tiles, stream);
         let tiles = moved.as_ref().unwrap_or(tiles);
-        let [outer, step, row, inner] = tiles.volume_strides();
+        let [_, step, row, inner] = tiles.volume_strides();
         let step_ahead = StepAhead::new(tiles, stream);
         out.for_each_volume(
             tiles,
             src,
-            |start, [outers, steps, rows, len], dst, stores| {
+            |start, [outers, steps, rows, len], dst, stores, outer| {
                 let ahead = step_ahead.squares::<Unit<T, UNIT>>([outers, steps, rows, len]);
                 // The volume's last block ends past every other (strides are
                 // not negative), so when it fits, they all do.
@@ -811,7 +860,15 @@ mod avx2 {
                     }
                     _ => false,
                 };
-                for_each_run_start(start, [1, outers, steps], [[0, 0], outer, step], |at| {
+                // A staged part's outer steps that share source lines
+                // inside its steps, so that each line is read whole
+                // ([`staged_volume`]).
+                let inside = stores == Stores::Staged && shares_lines::<Unit<T, UNIT>>(outer[0]);
+                let (counts, strides) = match inside {
+                    true => ([1, steps, outers], [[0, 0], step, outer]),
+                    false => ([1, outers, steps], [[0, 0], outer, step]),
+                };
+                for_each_run_start(start, counts, strides, |at| {
                     let block = Block {
                         at,
                         rows,
@@ -1213,12 +1270,18 @@ mod tests {
         use super::{Stage, Stores, staged_volume};
         use crate::relayout::stream::StreamWriter;
         /// A volume of `outers` blocks of 4 rows of `len` `u64`, blocks
-        /// `outer` and rows `row` apart in the destination, starting
-        /// `lead` units past a line.
-        fn check(lead: usize, [outers, outer, row, len]: [usize; 4], stores: Stores, parts: usize) {
+        /// `outer` and rows `row` apart in the destination (`from` and
+        /// 100 in the source, which counts its units), starting `lead`
+        /// units past a line.
+        fn check(
+            lead: usize,
+            [from, outers, outer, row, len]: [usize; 5],
+            stores: Stores,
+            parts: usize,
+        ) {
             let rows = 4;
-            let strides = [[1000, outer], [0, 0], [100, row], [1, 1]];
-            let src: Vec<u64> = (0..1000 * outers).map(|k| k as u64).collect();
+            let strides = [[from, outer], [0, 0], [100, row], [1, 1]];
+            let src: Vec<u64> = (0..from * outers + 400).map(|k| k as u64).collect();
             let span = (outers - 1) * outer + (rows - 1) * row + len;
             let mut buffer = vec![u64::MAX; span + 16];
             let first = (64 - buffer.as_ptr().addr() % 64) % 64 / 8 + lead;
@@ -1227,16 +1290,19 @@ mod tests {
                 let mut writer = StreamWriter::new(&mut buffer[first..first + span]).unwrap();
                 let mut stage = Stage::<u64>::new();
                 let counts = [outers, 1, rows, len];
-                let mut volume =
-                    |[s, d]: [usize; 2], [o, _, r, l]: [usize; 4], dst: &mut [u64], how| {
-                        seen.push(how);
-                        for (a, c, i) in (0..o)
-                            .flat_map(|a| (0..r).flat_map(move |c| (0..l).map(move |i| (a, c, i))))
-                        {
-                            let at = |b: usize| a * strides[0][b] + c * strides[2][b] + i;
-                            dst[d + at(1)] = src[s + at(0)];
-                        }
-                    };
+                let mut volume = |[s, d]: [usize; 2],
+                                  [o, _, r, l]: [usize; 4],
+                                  dst: &mut [u64],
+                                  how,
+                                  outer: [usize; 2]| {
+                    seen.push((how, outer));
+                    for (a, c, i) in (0..o)
+                        .flat_map(|a| (0..r).flat_map(move |c| (0..l).map(move |i| (a, c, i))))
+                    {
+                        let at = |b: usize| a * outer[b] + c * strides[2][b] + i;
+                        dst[d + at(1)] = src[s + at(0)];
+                    }
+                };
                 staged_volume(
                     &mut writer,
                     &mut stage,
@@ -1251,24 +1317,36 @@ mod tests {
             for a in 0..outers {
                 for c in 0..rows {
                     for i in 0..len {
-                        expected[first + a * outer + c * row + i] = (a * 1000 + c * 100 + i) as u64;
+                        expected[first + a * outer + c * row + i] = (a * from + c * 100 + i) as u64;
                     }
                 }
             }
             let case = format!("lead {lead}, outers {outers} {outer} apart, rows {row} apart");
             assert!(buffer == expected, "{case}");
-            assert!(seen.iter().all(|&how| how == stores), "{case}: stores");
+            // Staged, the outer steps lie side by side in the stage.
+            let outer = match stores {
+                Stores::Staged => [from, 4 * 16],
+                _ => [from, outer],
+            };
+            assert!(
+                seen.iter().all(|&seen| seen == (stores, outer)),
+                "{case}: stores {seen:?}"
+            );
             assert_eq!(seen.len(), parts, "{case}: parts");
         }
         // Blocks of 512 bytes that continue each other: 10 KiB in parts
         // of 4 KiB, into a destination 16 bytes past a line, or on one.
-        check(2, [20, 64, 16, 16], Stores::Staged, 3);
-        check(0, [20, 64, 16, 16], Stores::Staged, 3);
-        // Blocks apart: a block a part.
-        check(2, [5, 200, 16, 16], Stores::Staged, 5);
+        check(2, [1000, 20, 64, 16, 16], Stores::Staged, 3);
+        check(0, [1000, 20, 64, 16, 16], Stores::Staged, 3);
+        // Blocks apart: a block a part; where their source steps share
+        // lines (8 bytes apart), as many as the stage holds (32 of 512
+        // bytes), 70 in three parts.
+        check(2, [1000, 5, 200, 16, 16], Stores::Staged, 5);
+        check(2, [1, 70, 200, 16, 16], Stores::Staged, 3);
+        check(0, [1, 70, 200, 16, 16], Stores::Staged, 3);
         // Rows apart, or blocks larger than the stage: in place.
-        check(2, [3, 64, 17, 16], Stores::Streamed, 1);
-        check(2, [2, 2400, 600, 600], Stores::Streamed, 1);
+        check(2, [1000, 3, 64, 17, 16], Stores::Streamed, 1);
+        check(2, [1000, 2, 2400, 600, 600], Stores::Streamed, 1);
     }
 
     /// A transpose between two sub-tiled layouts, through the kernel, of
