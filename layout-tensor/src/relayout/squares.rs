@@ -294,7 +294,7 @@ fn staged_volume<U: NoUninit>(
         return volume(start, counts, writer.flushed(), Stores::Streamed, outer);
     };
     let continues = outer[1] == span;
-    let per_part = match (continues, shares_lines::<U>(outer[0])) {
+    let per_part = match (continues, steps_share_lines::<U>(outer[0])) {
         (true, _) => (STAGED_PART_BYTES / (span * size)).clamp(1, capacity / span),
         (false, true) => capacity / span,
         (false, false) => 1,
@@ -325,9 +325,10 @@ fn staged_volume<U: NoUninit>(
     }
 }
 
-/// Whether steps `stride` units of `U` apart share lines (are less than
-/// 64 bytes apart).
-fn shares_lines<U>(stride: usize) -> bool {
+/// Whether steps `stride` units of `U` apart share cache lines (are
+/// less than 64 bytes apart). (Not `simd`'s `shares_lines`, which asks
+/// whether a grid's destination rows can share one.)
+fn steps_share_lines<U>(stride: usize) -> bool {
     stride.saturating_mul(core::mem::size_of::<U>()) < 64
 }
 
@@ -417,7 +418,7 @@ fn gathered<T: NoUninit, const SIDE: usize, const UNIT: usize, const GROUP: usiz
     // each row of a block, so that a line's squares are read one after
     // the other, not a block of rows (8 KiB apart, sharing a set of the
     // L1 cache) later.
-    let steps_in_rows = step[0] * core::mem::size_of::<Unit<T, UNIT>>() < 64;
+    let steps_in_rows = steps_share_lines::<Unit<T, UNIT>>(step[0]);
     let step_ahead = StepAhead::new(squares, stream);
     out.for_each_volume(
         squares,
@@ -508,7 +509,7 @@ fn with_line_steps_inside<U>(squares: &LoopNest, stream: bool) -> Option<LoopNes
     let levels = squares.levels();
     let level = levels[outside];
     let volume = volume_bytes::<U>(levels[outside + 1..].iter().map(|level| level.extent));
-    let shared = shares_lines::<U>(level.strides[0]);
+    let shared = steps_share_lines::<U>(level.strides[0]);
     (level.extent > 1 && shared && (!stream || volume > CACHED_VOLUME_BYTES))
         .then(|| squares.with_level_moved(outside, outside + 1))
 }
@@ -792,8 +793,8 @@ mod avx2 {
     use layout_core::walk::{LoopNest, for_each_run_start};
 
     use super::{
-        Block, Out, StepAhead, Stores, Unit, prefetch_line, shares_lines, stream_store, transposed,
-        with_line_steps_inside,
+        Block, Out, StepAhead, Stores, Unit, prefetch_line, steps_share_lines, stream_store,
+        transposed, with_line_steps_inside,
     };
 
     /// Every square of `tiles` ([`in_tiles`](super::in_tiles): a block's
@@ -863,7 +864,8 @@ mod avx2 {
                 // A staged part's outer steps that share source lines
                 // inside its steps, so that each line is read whole
                 // ([`staged_volume`]).
-                let inside = stores == Stores::Staged && shares_lines::<Unit<T, UNIT>>(outer[0]);
+                let inside =
+                    stores == Stores::Staged && steps_share_lines::<Unit<T, UNIT>>(outer[0]);
                 let (counts, strides) = match inside {
                     true => ([1, steps, outers], [[0, 0], step, outer]),
                     false => ([1, outers, steps], [[0, 0], outer, step]),
