@@ -98,10 +98,11 @@ fn memcpy_head<T>(dst: &[T]) -> usize {
     }
 }
 
-/// `dst.copy_from_slice(src)` for the runs of a relayout, as inline
-/// copies of 16 elements: a short run (a tile row of 128 `f32` is 512
-/// bytes) costs no call, and a long one (the 4 KiB rows of a permutation
-/// of major dims) takes no `rep movsb`.
+/// `dst.copy_from_slice(src)` for the runs of a relayout, inline, in
+/// chunks of 32 bytes ([`copy_chunks`]) where the element size divides
+/// 32: a short run (a tile row of 128 `f32` is 512 bytes) costs no call,
+/// and a long one (the 4 KiB rows of a permutation of major dims) takes
+/// no `rep movsb`.
 ///
 /// Runs of more than 2 KiB went to `memcpy`, which copies runs of some
 /// KiB with `rep movsb`; on the AMD EPYC of `BENCHMARKS.md` that takes
@@ -110,10 +111,36 @@ fn memcpy_head<T>(dst: &[T]) -> usize {
 /// `{2,0,1}` into a destination 16 bytes further on than the source
 /// (modulo a page) took 9.3-9.9 times memcpy's time that way, 1.13-1.14
 /// inline, and level with `memcpy` (1.13-1.20) at other offsets.
+///
+/// Chunks of one 32-byte vector, not of 64 bytes: the compiler copies a
+/// 64-byte chunk as two loads and then two stores, often the second
+/// half's store first. On the Xeon of `BENCHMARKS.md`, where the
+/// destination sits at the source's offset modulo a page (as two large
+/// `Vec`s do: both 16 bytes into a page), the 512-byte runs of an `f32`
+/// `T(8,128)` pack of 1 MiB took 1.5–1.9 times `memcpy`'s time that way
+/// and 1.2–1.3 with each vector's load and store side by side, in order;
+/// its unpack 1.7–2.0 against 1.2–1.3, a permutation of major dims
+/// 1.7–1.9 against 1.2 (a scratch harness, run-time layouts, `memcpy`
+/// reading the same source; six and three rounds in turns). With the
+/// destination on a cache line the two read the same.
 #[cfg_attr(not(debug_assertions), inline(always))]
 fn copy_run<T: Copy>(src: &[T], dst: &mut [T]) {
-    let (dst_chunks, dst_tail) = dst.as_chunks_mut::<16>();
-    let (src_chunks, src_tail) = src.as_chunks::<16>();
+    match core::mem::size_of::<T>() {
+        1 => copy_chunks::<T, 32>(src, dst),
+        2 => copy_chunks::<T, 16>(src, dst),
+        4 => copy_chunks::<T, 8>(src, dst),
+        8 => copy_chunks::<T, 4>(src, dst),
+        16 => copy_chunks::<T, 2>(src, dst),
+        _ => copy_chunks::<T, 16>(src, dst),
+    }
+}
+
+/// `dst.copy_from_slice(src)` as chunks of `N` elements, then the tail
+/// element by element.
+#[cfg_attr(not(debug_assertions), inline(always))]
+fn copy_chunks<T: Copy, const N: usize>(src: &[T], dst: &mut [T]) {
+    let (dst_chunks, dst_tail) = dst.as_chunks_mut::<N>();
+    let (src_chunks, src_tail) = src.as_chunks::<N>();
     for (d, s) in dst_chunks.iter_mut().zip(src_chunks) {
         *d = *s;
     }
