@@ -99,8 +99,8 @@ fn memcpy_head<T>(dst: &[T]) -> usize {
 }
 
 /// `dst.copy_from_slice(src)` for the runs of a relayout, inline, in
-/// chunks of 32 bytes ([`copy_chunks`]) where the element size divides
-/// 32: a short run (a tile row of 128 `f32` is 512 bytes) costs no call,
+/// chunks of 32 bytes ([`copy_chunks`]) for elements of 1, 2, 4, 8 or 16
+/// bytes (others in chunks of 16 elements): a short run (a tile row of 128 `f32` is 512 bytes) costs no call,
 /// and a long one (the 4 KiB rows of a permutation of major dims) takes
 /// no `rep movsb`.
 ///
