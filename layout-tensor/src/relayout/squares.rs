@@ -810,7 +810,7 @@ mod avx2 {
     /// `bf16[1024,1024]` read 3.8 times `memcpy`'s time at 1 MiB, against
     /// 2.8. A staged part's outer steps, where they share source lines,
     /// go inside its steps: each line is read whole, not half of it a
-    /// step and the other half the next ([`staged_volume`]).
+    /// step and the other half the next ([`staged_volume`](super::staged_volume)).
     ///
     /// # Safety
     /// The CPU has AVX2, and `Unit<T, UNIT>` is 8 bytes.
