@@ -1,6 +1,6 @@
 //! [`Stores`]: which Rust element types a layout's tensors hold. The
 //! other layout traits ([`AnyLayout`], [`HasRank`](layout_core::HasRank),
-//! [`SameShape`](layout_core::SameShape), [`KnownLayout`](layout_core::KnownLayout))
+//! [`SameShape`](layout_core::SameShape), [`KnownLayout`])
 //! come from the engine; tensors accept every layout that implements them.
 
 use layout_core::layouts::typelevel::{AttrSpec, DimList, ElementSpec, NumList, TileList};

@@ -182,7 +182,7 @@ impl<'a, L: AnyLayout> SlotCursor<'a, L> {
 /// `sum`, `count`...) walks the layout's memory-order loop nest, the
 /// padding between stretches of elements as plain slices: within 1.1× of
 /// the hand-written tile loops, on a static layout and on a run-time
-/// one alike (whose index, a [`DimVec`](layout_core::DimVec), is built
+/// one alike (whose index, a [`DimVec`], is built
 /// afresh for each element, so the compiler keeps only the entries the
 /// closure reads). `next` (a `for` loop, `zip`, and `all`/`any`/`find`, which
 /// stable Rust routes through it) is a scalar step per slot, about 2×

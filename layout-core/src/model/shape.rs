@@ -222,7 +222,8 @@ impl Shape {
     }
 
     /// The same shape with `layout` before the last rule of
-    /// [`validate`] (the size rule) has run: that rule measures the
+    /// [`validate_layout_for_shape`](crate::validate::validate_layout_for_shape)
+    /// (the size rule) has run: that rule measures the
     /// buffer of the shape with this layout. Every other rule has passed.
     pub(crate) const fn with_layout_before_size_rule(mut self, layout: Layout) -> Shape {
         self.layout = Some(layout);

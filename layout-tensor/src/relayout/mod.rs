@@ -4,7 +4,7 @@
 //!
 //! The copy walks the destination in memory order, so writes stream; the
 //! engine's loop nest hands over volumes of its innermost four levels
-//! ([`LoopNest::for_each_volume`]), and [`copy_nest`] moves them with the
+//! ([`LoopNest::for_each_volume`]), and [`copy_nest`](copy::copy_nest) moves them with the
 //! kernel that the planner chose once from the nest's strides
 //! ([`RelayoutKernel::for_nest`]): inline copies of runs contiguous in
 //! both buffers (streaming stores, and the source prefetched a band

@@ -1,7 +1,7 @@
 //! The vector blocks of packed transposes by squares of fields
 //! ([`crate::packed`]'s `squares`): 16 source rows of 16 bytes in SSE2's
 //! vectors, or 32 rows in AVX2's when the CPU has it
-//! ([`has_avx2`](crate::relayout::isa::has_avx2)).
+//! ([`has_avx2`]).
 //!
 //! A block's source rows hold `k = 8 / n` slots of `n` bits per byte
 //! along the source's contiguous level; each group of `k` rows has its

@@ -7,7 +7,7 @@
 //! `f32`, 8 `bf16`, 16 `s8`, 2 `f64`), is loaded as `V` vectors, one from
 //! each of `V` source runs, transposed in registers by `log2(V)` rounds of
 //! `unpacklo`/`unpackhi`, and stored as `V` vectors, one per destination
-//! row. When the CPU has AVX2 (detected once at run time, [`isa`](super::isa)),
+//! row. When the CPU has AVX2 (detected once at run time, [`isa`]),
 //! squares stored straight to the destination (below) are `W × W`, `W =
 //! 2V`, in 32-byte vectors: the same rounds within each 16-byte half, then
 //! one that swaps the halves. Bytes, whose square of 32 would take 32
