@@ -3,8 +3,8 @@
 //! same logical shape as the window's extent, in any layout.
 //!
 //! The names follow the tensors' [`TensorBase::relayout_into`] and
-//! [`TensorBase::relayout`]: the receiver is the source, the argument the
-//! destination. [`Window::relayout_into`] and [`Window::relayout`] copy a
+//! `relayout` (with `alloc`): the receiver is the source, the argument the
+//! destination. [`Window::relayout_into`] and `Window::relayout` copy a
 //! window out; [`TensorBase::relayout_into_window`] and
 //! [`Window::relayout_into_window`] copy into a writable window.
 //!
