@@ -40,6 +40,24 @@
 //! `bf16` (medians of six rounds in turns at 1 MiB), and the same within
 //! the noise for the others.
 //!
+//! Rows that start 16 bytes past a 32-byte boundary, as those of a large
+//! `Vec` do (its elements begin 16 bytes into a page), would take every
+//! other 32-byte store across two cache lines; the deinterleave stores
+//! such rows on a grid shifted by 16 bytes instead, each vector made of
+//! two output halves (`vperm2i128`), with a 16-byte store at each end of
+//! the row. On the Xeon of `BENCHMARKS.md`, in a scratch harness (run-time
+//! layouts, `memcpy` reading the same source, two or three rounds in turns
+//! with the straddling stores), the unpacks of 1 MiB took, in times over
+//! `memcpy`'s: `s8` `T(8,128)(4,1)` 1.39–1.42 against 1.78–1.88, `bf16`
+//! `T(8,128)(2,1)` 1.44–1.48 against 1.73–1.74, `u8` `T(32,128)(4,1)`
+//! 1.38–1.41 against 2.05–2.07, `pred` 1.35–1.40 against 1.97–2.04, `s4`
+//! `T(8,128)(2,1)E(4)` 1.29 against 1.46; shapes the bench does not name
+//! as much (`s8[768,640]` 1.72–1.88 against 2.31–2.54, `s16[96,4096]`
+//! `T(4,128)(2,1)` 1.48–1.57 against 1.95–2.00). Rows on a 32-byte
+//! boundary read the same either way. Storing each 32-byte vector as two
+//! 16-byte halves in place, which straddle no line either, read only
+//! 5–10% better than the straddling stores: twice the stores.
+//!
 //! Each function inlines (`#[inline(always)]` in optimised builds) and
 //! has no `target_feature` of its own: the callers are compiled for AVX2
 //! ([`super::interleave_grid`]'s and [`super::deinterleave_grid`]'s
@@ -48,7 +66,8 @@
 //! dispatch has found AVX2, so their intrinsics are sound either way.
 
 use core::arch::x86_64::{
-    __m128i, __m256i, _mm256_loadu_si256, _mm256_loadu2_m128i, _mm256_shuffle_epi8,
+    __m128i, __m256i, _mm_storeu_si128, _mm256_castsi256_si128, _mm256_extracti128_si256,
+    _mm256_loadu_si256, _mm256_loadu2_m128i, _mm256_permute2x128_si256, _mm256_shuffle_epi8,
     _mm256_storeu_si256, _mm256_unpackhi_epi32, _mm256_unpackhi_epi64, _mm256_unpacklo_epi32,
     _mm256_unpacklo_epi64,
 };
@@ -106,7 +125,9 @@ unsafe fn shuffle_lanes<T, const F: usize>(x: __m256i, table: [u8; 32]) -> __m25
 /// [`super::vector_deinterleave`] does 16 bytes at a time; with
 /// `STREAMING`, the output vectors of row `j` whose addresses are in
 /// `lines[j]` are streamed. A `COUNT` other than 0 is `vectors`, as a
-/// constant ([`super::unrolled`]).
+/// constant ([`super::unrolled`]). Rows that are not streamed and all
+/// start 16 bytes past a 32-byte boundary are stored on a grid shifted by
+/// 16 bytes (see the [module docs](self)).
 ///
 /// # Safety
 /// The CPU has AVX2; `F` is 2 or 4 and `F * size_of::<T>()` divides 16;
@@ -130,70 +151,126 @@ pub(super) unsafe fn deinterleave<
     vectors: usize,
     lines: [[usize; 2]; F],
 ) {
-    let sort = const { lane_shuffle(F, core::mem::size_of::<T>()) };
     let vectors = if COUNT > 0 { COUNT } else { vectors };
-    let pa = a.cast::<__m256i>();
+    // Rows that all start 16 bytes past a 32-byte boundary (as a large
+    // `Vec`'s do) take their stores on the shifted grid (below); streamed
+    // rows keep theirs, which `store_wide` splits into 16-byte halves.
+    let shifted = !STREAMING
+        && (out as usize) % 32 == 16
+        && (row_stride * core::mem::size_of::<T>()).is_multiple_of(32);
+    if shifted && vectors > 0 {
+        // Each row's first 16 bytes, then 32-byte vectors that each take
+        // the high half of one output vector and the low half of the
+        // next, on 32-byte boundaries (none straddles a line), then its
+        // last 16 bytes (the module docs have the figures).
+        //
+        // SAFETY: the steps as `deinterleave_step`'s contract, from this
+        // function's (`i < vectors`). Row `j` is valid for writes of `32 *
+        // vectors` bytes (the caller's contract): the stores take its
+        // first 16, then bytes `32 i - 16 .. 32 i + 16` for `0 < i <
+        // vectors`, then its last 16. Unaligned stores; the CPU has AVX2,
+        // and the vectors' bytes are whole elements of loaded ones
+        // (`deinterleave_step`).
+        unsafe {
+            let row = |j: usize| out.add(j * row_stride).cast::<u8>();
+            let mut last = deinterleave_step::<T, M, F>(a, 0);
+            for (j, &first) in last.iter().enumerate() {
+                _mm_storeu_si128(row(j).cast(), _mm256_castsi256_si128(first));
+            }
+            for i in 1..vectors {
+                let rows = deinterleave_step::<T, M, F>(a, i);
+                for (j, (&next, &previous)) in rows.iter().zip(&last).enumerate() {
+                    let spanning = _mm256_permute2x128_si256::<0x21>(previous, next);
+                    _mm256_storeu_si256(row(j).add(32 * i - 16).cast(), spanning);
+                }
+                last = rows;
+            }
+            for (j, &end) in last.iter().enumerate() {
+                let p = row(j).add(32 * vectors - 16);
+                _mm_storeu_si128(p.cast(), _mm256_extracti128_si256::<1>(end));
+            }
+        }
+        return;
+    }
     let mut i = 0;
     while i < vectors {
-        // Input vectors `F i .. F i + F` to output vector `i` of each row.
-        // SAFETY: input vectors `F i + m < F * vectors` (16-byte vectors
-        // `2 F i + m` and `2 F i + F + m`) and output vectors
-        // `i < vectors` of each row are in bounds (the caller's contract);
-        // the loads and stores are the unaligned kind but for streamed
-        // ones, 16-byte aligned (the caller's contract, `store_wide`).
-        // `T: NoUninit` has no uninitialised bytes, and the shuffles
-        // and unpacks move whole elements (bytes of a group stay
-        // together; chunks are whole groups), so each stored element is a
-        // bitwise copy of a loaded one. The CPU has AVX2.
+        // SAFETY: as `deinterleave_step`'s contract, from this function's;
+        // output vector `i < vectors` of each row is in bounds (the
+        // caller's contract); the stores are the unaligned kind but for
+        // streamed ones, 16-byte aligned (the caller's contract,
+        // `store_wide`). The CPU has AVX2.
         unsafe {
-            // Lane 0 of `v[m]` is input 16-byte vector `m` of this step's
-            // `2 F`, lane 1 vector `F + m`: each row's chunks then come
-            // out of the unpacks in order, lane 0 its first 16 bytes.
-            let p16 = pa.cast::<__m128i>().add(2 * F * i);
-            let v: [__m256i; F] = core::array::from_fn(|m| {
-                let both = _mm256_loadu2_m128i(p16.add(F + m), p16.add(m));
-                shuffle_lanes::<T, F>(both, sort)
-            });
-            let rows: [__m256i; F] = match F {
-                2 => {
-                    // Lane `L` of vector `m` is `[row 0, row 1]` of chunk
-                    // `2L + m` (8 bytes); the unpacks gather row `j`'s as
-                    // chunks `0, 1 | 2, 3`.
-                    let w = [
-                        _mm256_unpacklo_epi64(v[0], v[1]),
-                        _mm256_unpackhi_epi64(v[0], v[1]),
-                    ];
-                    core::array::from_fn(|j| w[j])
-                }
-                _ => {
-                    // Lane `L` of vector `m` is rows 0 to 3 of chunk `4L +
-                    // m` (4 bytes); the 4 × 4 transpose within lanes gives
-                    // row `j`'s as chunks `0, 1, 2, 3 | 4, 5, 6, 7`.
-                    let t = [
-                        _mm256_unpacklo_epi32(v[0], v[1]),
-                        _mm256_unpackhi_epi32(v[0], v[1]),
-                        _mm256_unpacklo_epi32(v[2], v[3]),
-                        _mm256_unpackhi_epi32(v[2], v[3]),
-                    ];
-                    let w = [
-                        _mm256_unpacklo_epi64(t[0], t[2]),
-                        _mm256_unpackhi_epi64(t[0], t[2]),
-                        _mm256_unpacklo_epi64(t[1], t[3]),
-                        _mm256_unpackhi_epi64(t[1], t[3]),
-                    ];
-                    core::array::from_fn(|j| w[j])
-                }
-            };
-            let rows = match M::WHOLE {
-                true => rows,
-                false => M::wide_vectors(rows),
-            };
+            let rows = deinterleave_step::<T, M, F>(a, i);
             for (j, row) in rows.into_iter().enumerate() {
                 let p = out.add(j * row_stride).cast::<__m256i>().add(i);
                 store_wide::<STREAMING>(p, row, lines[j]);
             }
         }
         i += 1;
+    }
+}
+
+/// Output vector `i` of each of the `F` rows that [`deinterleave`] splits
+/// from input vectors `F i .. F i + F` at `a`, transformed by `M`.
+///
+/// # Safety
+/// The CPU has AVX2; `F` is 2 or 4 and `F * size_of::<T>()` divides 16;
+/// `a` is valid for reads of `32 * F * (i + 1)` bytes. The vectors' bytes
+/// are whole elements of loaded ones: `T: NoUninit` has no uninitialised
+/// bytes, and the shuffles and unpacks move whole elements (bytes of a
+/// group stay together; chunks are whole groups).
+#[cfg_attr(not(debug_assertions), inline(always))]
+unsafe fn deinterleave_step<T: NoUninit, M: Mix<T>, const F: usize>(
+    a: *const T,
+    i: usize,
+) -> [__m256i; F] {
+    let sort = const { lane_shuffle(F, core::mem::size_of::<T>()) };
+    // SAFETY: input vectors `F i + m` (16-byte vectors `2 F i + m` and
+    // `2 F i + F + m`) are in bounds (the caller's contract); unaligned
+    // loads and register-only instructions of AVX2, which the CPU has.
+    unsafe {
+        // Lane 0 of `v[m]` is input 16-byte vector `m` of this step's
+        // `2 F`, lane 1 vector `F + m`: each row's chunks then come
+        // out of the unpacks in order, lane 0 its first 16 bytes.
+        let p16 = a.cast::<__m128i>().add(2 * F * i);
+        let v: [__m256i; F] = core::array::from_fn(|m| {
+            let both = _mm256_loadu2_m128i(p16.add(F + m), p16.add(m));
+            shuffle_lanes::<T, F>(both, sort)
+        });
+        let rows: [__m256i; F] = match F {
+            2 => {
+                // Lane `L` of vector `m` is `[row 0, row 1]` of chunk
+                // `2L + m` (8 bytes); the unpacks gather row `j`'s as
+                // chunks `0, 1 | 2, 3`.
+                let w = [
+                    _mm256_unpacklo_epi64(v[0], v[1]),
+                    _mm256_unpackhi_epi64(v[0], v[1]),
+                ];
+                core::array::from_fn(|j| w[j])
+            }
+            _ => {
+                // Lane `L` of vector `m` is rows 0 to 3 of chunk `4L +
+                // m` (4 bytes); the 4 × 4 transpose within lanes gives
+                // row `j`'s as chunks `0, 1, 2, 3 | 4, 5, 6, 7`.
+                let t = [
+                    _mm256_unpacklo_epi32(v[0], v[1]),
+                    _mm256_unpackhi_epi32(v[0], v[1]),
+                    _mm256_unpacklo_epi32(v[2], v[3]),
+                    _mm256_unpackhi_epi32(v[2], v[3]),
+                ];
+                let w = [
+                    _mm256_unpacklo_epi64(t[0], t[2]),
+                    _mm256_unpackhi_epi64(t[0], t[2]),
+                    _mm256_unpacklo_epi64(t[1], t[3]),
+                    _mm256_unpackhi_epi64(t[1], t[3]),
+                ];
+                core::array::from_fn(|j| w[j])
+            }
+        };
+        match M::WHOLE {
+            true => rows,
+            false => M::wide_vectors(rows),
+        }
     }
 }
 

@@ -1391,6 +1391,7 @@ pub(crate) unsafe fn transpose_lanes<X: super::isa::Vector>(mut x: [X; 16]) -> [
 
 #[cfg(test)]
 mod tests {
+    use alloc::boxed::Box;
     use alloc::vec::Vec;
 
     use super::{Bands, BlockGrid, MAX_FACTOR, Whole, deinterleave_grid, interleave_grid};
@@ -1725,6 +1726,53 @@ mod tests {
                             rows,
                         };
                         check_grid(&src, &mut out, grid, Kernel::Deinterleave { streaming });
+                    }
+                }
+            }
+        }
+        check(|i| i as u8);
+        check(|i| i as u16);
+        check(|i| i as f32);
+        check(|i| i as u64);
+    }
+
+    /// Rows of whole 32-byte vectors a multiple of 32 bytes apart, in a
+    /// 64-byte-aligned buffer at every element offset within a line, so
+    /// that the rows start on a 32-byte boundary, 16 bytes past one (these
+    /// take `avx2::deinterleave`'s shifted stores when not streamed), or
+    /// neither: 1 to 5 vectors a row, 2×3 grids of blocks side by side
+    /// along the rows, with and without streaming stores, factors 2 and 4,
+    /// 1-, 2-, 4- and 8-byte elements. Under Miri, the offsets on a line
+    /// and 16 bytes past it.
+    #[test]
+    fn deinterleaves_into_rows_at_every_offset_like_the_definition() {
+        fn check<T: bytemuck::NoUninit + PartialEq + core::fmt::Debug>(make: impl Fn(usize) -> T) {
+            let size = core::mem::size_of::<T>();
+            for factor in [2, 4] {
+                for count in (1..=5).filter(|&count| miri_case(count, 2)) {
+                    let rows = count * 32 / size;
+                    // 3 blocks of a row and a line: `96 count + 64` bytes.
+                    let row_stride = 3 * rows + 64 / size;
+                    let src: Vec<T> = (0..6 * factor * rows + 7).map(&make).collect();
+                    let starts = (0..64 / size)
+                        .filter(|&start| !cfg!(miri) || start * size == 0 || start * size == 16);
+                    for (start, streaming) in starts.flat_map(|s| [(s, false), (s, true)]) {
+                        let mut out =
+                            Box::new(Lines::<T, 4500>(core::array::from_fn(|i| make(i + 1000))));
+                        let grid = BlockGrid {
+                            start: [7, start],
+                            counts: [2, 3],
+                            strides: [
+                                [3 * factor * rows, factor * row_stride],
+                                [factor * rows, rows],
+                            ],
+                            bands: 1,
+                            band_stride: [0, 0],
+                            factor,
+                            row_stride,
+                            rows,
+                        };
+                        check_grid(&src, &mut out.0, grid, Kernel::Deinterleave { streaming });
                     }
                 }
             }
