@@ -1743,20 +1743,24 @@ mod tests {
     /// neither: 1 to 5 vectors a row, 2×3 grids of blocks side by side
     /// along the rows, with and without streaming stores, factors 2 and 4,
     /// 1-, 2-, 4- and 8-byte elements. Under Miri, the offsets on a line
-    /// and 16 bytes past it.
+    /// and 16 bytes past it, 2 and 3 vectors a row (the loops of a
+    /// constant count and of a read one), without streaming (which the
+    /// streaming tests cover), 1- and 8-byte elements.
     #[test]
     fn deinterleaves_into_rows_at_every_offset_like_the_definition() {
         fn check<T: bytemuck::NoUninit + PartialEq + core::fmt::Debug>(make: impl Fn(usize) -> T) {
             let size = core::mem::size_of::<T>();
             for factor in [2, 4] {
-                for count in (1..=5).filter(|&count| miri_case(count, 2)) {
+                for count in (1..=5).filter(|&count| !cfg!(miri) || matches!(count, 2 | 3)) {
                     let rows = count * 32 / size;
                     // 3 blocks of a row and a line: `96 count + 64` bytes.
                     let row_stride = 3 * rows + 64 / size;
                     let src: Vec<T> = (0..6 * factor * rows + 7).map(&make).collect();
                     let starts = (0..64 / size)
                         .filter(|&start| !cfg!(miri) || start * size == 0 || start * size == 16);
-                    for (start, streaming) in starts.flat_map(|s| [(s, false), (s, true)]) {
+                    let streamings: &[bool] = if cfg!(miri) { &[false] } else { &[false, true] };
+                    let cases = starts.flat_map(|s| streamings.iter().map(move |&t| (s, t)));
+                    for (start, streaming) in cases {
                         let mut out =
                             Box::new(Lines::<T, 4500>(core::array::from_fn(|i| make(i + 1000))));
                         let grid = BlockGrid {
@@ -1778,8 +1782,10 @@ mod tests {
             }
         }
         check(|i| i as u8);
-        check(|i| i as u16);
-        check(|i| i as f32);
+        if !cfg!(miri) {
+            check(|i| i as u16);
+            check(|i| i as f32);
+        }
         check(|i| i as u64);
     }
 
