@@ -99,10 +99,11 @@ fn memcpy_head<T>(dst: &[T]) -> usize {
 }
 
 /// `dst.copy_from_slice(src)` for the runs of a relayout, inline, in
-/// chunks of 32 bytes ([`copy_chunks`]) for elements of 1, 2, 4, 8 or 16
-/// bytes (others in chunks of 16 elements): a short run (a tile row of 128 `f32` is 512 bytes) costs no call,
-/// and a long one (the 4 KiB rows of a permutation of major dims) takes
-/// no `rep movsb`.
+/// chunks of 32 bytes on the destination's 32-byte grid
+/// ([`copy_chunks_on_grid`]) for elements of 1, 2, 4, 8 or 16 bytes
+/// (others in chunks of 16 elements, [`copy_chunks`]): a short run (a
+/// tile row of 128 `f32` is 512 bytes) costs no call, and a long one (the
+/// 4 KiB rows of a permutation of major dims) takes no `rep movsb`.
 ///
 /// Runs of more than 2 KiB went to `memcpy`, which copies runs of some
 /// KiB with `rep movsb`; on the AMD EPYC of `BENCHMARKS.md` that takes
@@ -126,13 +127,46 @@ fn memcpy_head<T>(dst: &[T]) -> usize {
 #[cfg_attr(not(debug_assertions), inline(always))]
 fn copy_run<T: Copy>(src: &[T], dst: &mut [T]) {
     match core::mem::size_of::<T>() {
-        1 => copy_chunks::<T, 32>(src, dst),
-        2 => copy_chunks::<T, 16>(src, dst),
-        4 => copy_chunks::<T, 8>(src, dst),
-        8 => copy_chunks::<T, 4>(src, dst),
-        16 => copy_chunks::<T, 2>(src, dst),
+        1 => copy_chunks_on_grid::<T, 32, 16>(src, dst),
+        2 => copy_chunks_on_grid::<T, 16, 8>(src, dst),
+        4 => copy_chunks_on_grid::<T, 8, 4>(src, dst),
+        8 => copy_chunks_on_grid::<T, 4, 2>(src, dst),
+        16 => copy_chunks_on_grid::<T, 2, 1>(src, dst),
         _ => copy_chunks::<T, 16>(src, dst),
     }
+}
+
+/// `dst.copy_from_slice(src)` in chunks of `N` elements (32 bytes) on the
+/// destination's 32-byte grid: where the destination starts 16 bytes past
+/// a 32-byte boundary (as a large `Vec`'s elements do, 16 bytes into a
+/// page), a chunk of `H` elements (16 bytes) first; then the 32-byte
+/// chunks; then one of 16 bytes if that much is left, and the rest
+/// element by element.
+///
+/// A 32-byte store that straddles two cache lines takes a write of each.
+/// On the Xeon of `BENCHMARKS.md`, in a scratch harness (run-time
+/// layouts, the destination at the source's offset modulo a page, both 16
+/// bytes past a line, `memcpy` reading the same source; three rounds in
+/// turns with the chunks from the run's start), `f32[512,512]` →
+/// `T(8,128)` took 1.13–1.18 times `memcpy`'s time against 1.25–1.43,
+/// its unpack 1.13–1.16 against 1.27–1.43, `f64` out of `T(2,128)`
+/// 1.13–1.14 against 1.25, `f32[300,640]` into `T(8,128)` 1.34–1.35
+/// against 1.66–1.73 (two rounds).
+#[cfg_attr(not(debug_assertions), inline(always))]
+fn copy_chunks_on_grid<T: Copy, const N: usize, const H: usize>(src: &[T], dst: &mut [T]) {
+    let head = match (dst.as_ptr() as usize) % 32 == 16 && dst.len() >= H {
+        true => H,
+        false => 0,
+    };
+    let (dst_head, dst) = dst.split_at_mut(head);
+    let (src_head, src) = src.split_at(head.min(src.len()));
+    copy_chunks::<T, H>(src_head, dst_head);
+    let (dst_chunks, dst_tail) = dst.as_chunks_mut::<N>();
+    let (src_chunks, src_tail) = src.as_chunks::<N>();
+    for (d, s) in dst_chunks.iter_mut().zip(src_chunks) {
+        *d = *s;
+    }
+    copy_chunks::<T, H>(src_tail, dst_tail);
 }
 
 /// `dst.copy_from_slice(src)` as chunks of `N` elements, then the tail
@@ -200,5 +234,41 @@ mod tests {
             assert_eq!(&dst[1..=len], &src[..]);
             assert_eq!(dst[len + 1], [u64::MAX; 2]);
         }
+    }
+
+    /// A 64-byte-aligned buffer.
+    #[repr(C, align(64))]
+    struct Lines<T>([T; 256]);
+
+    /// `copy_run` into a destination at every element offset within a
+    /// line (so on the 32-byte grid, 16 bytes past it, or neither), runs
+    /// of every length to past three 32-byte chunks: each run's elements
+    /// copied, nothing else written; for elements of 1, 2, 4, 8 and 16
+    /// bytes and of 3 (the chunks of 16 elements).
+    #[test]
+    fn runs_copy_at_every_offset_and_length() {
+        fn check<T: Copy + PartialEq + core::fmt::Debug>(make: impl Fn(usize) -> T) {
+            let size = core::mem::size_of::<T>();
+            let src: Vec<T> = (0..200).map(&make).collect();
+            for offset in 0..64 / size {
+                for len in 0..=(128 / size + 3).min(200) {
+                    let mut buf = Lines(core::array::from_fn(|k| make(k + 1000)));
+                    copy_run(&src[1..1 + len], &mut buf.0[offset..offset + len]);
+                    for (k, &got) in buf.0.iter().enumerate() {
+                        let want = match k.checked_sub(offset) {
+                            Some(i) if i < len => src[1 + i],
+                            _ => make(k + 1000),
+                        };
+                        assert_eq!(got, want, "size {size}, offset {offset}, len {len}, at {k}");
+                    }
+                }
+            }
+        }
+        check(|k| k as u8);
+        check(|k| k as u16);
+        check(|k| k as u32);
+        check(|k| k as u64);
+        check(|k| [k as u64, !(k as u64)]);
+        check(|k| [k as u8, (k >> 8) as u8, 7]);
     }
 }
