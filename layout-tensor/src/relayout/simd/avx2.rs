@@ -170,7 +170,8 @@ pub(super) unsafe fn deinterleave<
         // first 16, then bytes `32 i - 16 .. 32 i + 16` for `0 < i <
         // vectors`, then its last 16. Unaligned stores; the CPU has AVX2,
         // and the vectors' bytes are whole elements of loaded ones
-        // (`deinterleave_step`).
+        // (`deinterleave_step`): each 16-byte half holds whole elements,
+        // as `size_of::<T>()` divides 16 (`F * size_of::<T>()` does).
         unsafe {
             let row = |j: usize| out.add(j * row_stride).cast::<u8>();
             let mut last = deinterleave_step::<T, M, F>(a, 0);

@@ -1369,8 +1369,9 @@ pub(crate) fn transpose_bytes(
 /// Each 16-byte lane of 16 vectors transposed as 16 × 16 bytes, lane by
 /// lane (AVX2's two lanes are two squares side by side). Four rounds of
 /// the perfect shuffle: vectors `j` and `j + 8` interleaved byte by byte
-/// within lanes ([`Vector::unpack`](super::isa::Vector::unpack)) into `2j` and `2j + 1`, each round a
-/// rotation of the four bits of a byte's row and the four of its column.
+/// within lanes ([`Vector::unpack`](super::isa::Vector::unpack)) into
+/// `2j` and `2j + 1`, each round a rotation of the four bits of a byte's
+/// row and the four of its column.
 ///
 /// # Safety
 /// The CPU has `X`'s instructions (the caller is compiled for them, and
