@@ -1695,6 +1695,25 @@ mod tests {
         check_kernel(Kernel::Deinterleave { streaming: false }, strides, |_| 28);
     }
 
+    /// A 2×3 grid of deinterleave blocks of `rows` rows, from source
+    /// element 7 (three blocks a plane) into destination rows `row_stride`
+    /// apart from element `start` (blocks side by side along the rows).
+    fn side_by_side(factor: usize, rows: usize, row_stride: usize, start: usize) -> BlockGrid {
+        BlockGrid {
+            start: [7, start],
+            counts: [2, 3],
+            strides: [
+                [3 * factor * rows, factor * row_stride],
+                [factor * rows, rows],
+            ],
+            bands: 1,
+            band_stride: [0, 0],
+            factor,
+            row_stride,
+            rows,
+        }
+    }
+
     /// Rows of whole 32-byte vectors, 1 to 5 of them ([`unrolled`]: 2
     /// and 4 take loops of a constant count, the others the loop that
     /// reads it), in 2×3 grids of blocks side by side along the
@@ -1713,19 +1732,7 @@ mod tests {
                         let mut out: Vec<T> = (0..2 * factor * row_stride)
                             .map(|i| make(i + 1000))
                             .collect();
-                        let grid = BlockGrid {
-                            start: [7, 2],
-                            counts: [2, 3],
-                            strides: [
-                                [3 * factor * rows, factor * row_stride],
-                                [factor * rows, rows],
-                            ],
-                            bands: 1,
-                            band_stride: [0, 0],
-                            factor,
-                            row_stride,
-                            rows,
-                        };
+                        let grid = side_by_side(factor, rows, row_stride, 2);
                         check_grid(&src, &mut out, grid, Kernel::Deinterleave { streaming });
                     }
                 }
@@ -1764,19 +1771,7 @@ mod tests {
                     for (start, streaming) in cases {
                         let mut out =
                             Box::new(Lines::<T, 4500>(core::array::from_fn(|i| make(i + 1000))));
-                        let grid = BlockGrid {
-                            start: [7, start],
-                            counts: [2, 3],
-                            strides: [
-                                [3 * factor * rows, factor * row_stride],
-                                [factor * rows, rows],
-                            ],
-                            bands: 1,
-                            band_stride: [0, 0],
-                            factor,
-                            row_stride,
-                            rows,
-                        };
+                        let grid = side_by_side(factor, rows, row_stride, start);
                         check_grid(&src, &mut out.0, grid, Kernel::Deinterleave { streaming });
                     }
                 }
