@@ -166,14 +166,7 @@ impl<'a, T: bytemuck::NoUninit> StreamWriter<'a, T> {
                 let head = p.align_offset(LINE).min(bytes);
                 core::ptr::copy_nonoverlapping(s, p, head);
                 let lines = (bytes - head) / LINE;
-                let (s_lines, p_lines) = (s.add(head), p.add(head));
-                let mut i = 0;
-                while i < lines * (LINE / 16) {
-                    use core::arch::x86_64::{__m128i, _mm_loadu_si128};
-                    let v = _mm_loadu_si128(s_lines.add(16 * i).cast::<__m128i>());
-                    stream_store(p_lines.add(16 * i).cast::<__m128i>(), v);
-                    i += 1;
-                }
+                stream_whole_lines(s.add(head), p.add(head), lines);
                 let done = head + LINE * lines;
                 let tail = bytes - done;
                 if tail > 0 {
@@ -207,6 +200,54 @@ impl<T> StreamWriter<'_, T> {
     }
 }
 
+/// Streams `lines` whole lines from `from` to `to`: where the CPU has
+/// AVX-512 (F and BW), one 64-byte store a line, else four of SSE2's 16
+/// bytes. In a scratch copy of 16 and 256 MiB on the machine of
+/// `BENCHMARKS.md`, the 64-byte streaming stores took 0.75–0.9 times as
+/// long as the 16-byte ones.
+///
+/// # Safety
+/// `from` is valid for `lines * 64` bytes of reads, all initialised;
+/// `to` for as many writes, 64-byte aligned; the two do not overlap.
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+#[cfg_attr(not(debug_assertions), inline(always))]
+pub(crate) unsafe fn stream_whole_lines(from: *const u8, to: *mut u8, lines: usize) {
+    use core::arch::x86_64::{__m128i, _mm_loadu_si128};
+    if lines > 0 && super::isa::has_avx512() {
+        // SAFETY: the CPU has AVX-512; the caller's contract.
+        return unsafe { stream_whole_lines_avx512(from, to, lines) };
+    }
+    let mut i = 0;
+    while i < lines * (LINE / 16) {
+        // SAFETY: vector `i` of `lines * 4` lies in both ranges (the
+        // caller's contract), 16-byte aligned at `to`.
+        unsafe {
+            let v = _mm_loadu_si128(from.add(16 * i).cast::<__m128i>());
+            stream_store(to.add(16 * i).cast::<__m128i>(), v);
+        }
+        i += 1;
+    }
+}
+
+/// [`stream_whole_lines`] in AVX-512's vectors, a line each.
+///
+/// # Safety
+/// The CPU has AVX-512 (F and BW); as [`stream_whole_lines`].
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+#[target_feature(enable = "avx512f,avx512bw")]
+unsafe fn stream_whole_lines_avx512(from: *const u8, to: *mut u8, lines: usize) {
+    use super::isa::Vector;
+    use core::arch::x86_64::__m512i;
+    for k in 0..lines {
+        // SAFETY: line `k < lines` of both ranges (the caller's
+        // contract), 64-byte aligned at `to`; the CPU has AVX-512.
+        unsafe {
+            let v = <__m512i as Vector>::load(from.add(LINE * k));
+            <__m512i as Vector>::stream(to.add(LINE * k), v);
+        }
+    }
+}
+
 /// Writes a whole line with streaming stores.
 ///
 /// # Safety
@@ -214,16 +255,9 @@ impl<T> StreamWriter<'_, T> {
 #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
 #[cfg_attr(not(debug_assertions), inline(always))]
 unsafe fn stream_line(to: *mut u8, line: &Line) {
-    use core::arch::x86_64::{__m128i, _mm_load_si128};
-    let from = line.0.as_ptr().cast::<__m128i>();
-    let to = to.cast::<__m128i>();
-    let mut i = 0;
-    while i < LINE / 16 {
-        // SAFETY: vector `i < 4` of `line` (64-byte aligned) and of the
-        // line at `to` (the caller's contract).
-        unsafe { stream_store(to.add(i), _mm_load_si128(from.add(i))) };
-        i += 1;
-    }
+    // SAFETY: `line` is 64 initialised bytes, apart from the line at
+    // `to` (the caller's contract: aligned, valid for its writes).
+    unsafe { stream_whole_lines(line.0.as_ptr(), to, 1) };
 }
 
 /// One streaming store (`movntdq`). Miri cannot run the instruction (the
