@@ -212,11 +212,22 @@ impl<T> StreamWriter<'_, T> {
 #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
 #[cfg_attr(not(debug_assertions), inline(always))]
 pub(crate) unsafe fn stream_whole_lines(from: *const u8, to: *mut u8, lines: usize) {
-    use core::arch::x86_64::{__m128i, _mm_loadu_si128};
     if lines > 0 && super::isa::has_avx512() {
         // SAFETY: the CPU has AVX-512; the caller's contract.
         return unsafe { stream_whole_lines_avx512(from, to, lines) };
     }
+    // SAFETY: the caller's contract.
+    unsafe { stream_whole_lines_sse2(from, to, lines) }
+}
+
+/// [`stream_whole_lines`] in SSE2's vectors, four a line.
+///
+/// # Safety
+/// As [`stream_whole_lines`].
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+#[cfg_attr(not(debug_assertions), inline(always))]
+unsafe fn stream_whole_lines_sse2(from: *const u8, to: *mut u8, lines: usize) {
+    use core::arch::x86_64::{__m128i, _mm_loadu_si128};
     let mut i = 0;
     while i < lines * (LINE / 16) {
         // SAFETY: vector `i` of `lines * 4` lies in both ranges (the
@@ -539,6 +550,55 @@ mod tests {
         check(|i| i as u16);
         check(|i| i as f32);
         check(|i| i as f64);
+    }
+
+    /// Whole lines streamed from every byte offset of the source, in each
+    /// instruction set the CPU has (SSE2's always; AVX-512's where it has
+    /// them, or under Miri where the build enables them), land as a copy
+    /// and write nothing past their end.
+    #[test]
+    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+    fn whole_lines_stream_as_copies() {
+        use super::{stream_whole_lines, stream_whole_lines_avx512, stream_whole_lines_sse2};
+        type Stream = unsafe fn(*const u8, *mut u8, usize);
+        let avx512: Stream = |from, to, lines| {
+            // SAFETY: called only where the CPU has AVX-512 (below); the
+            // rest is the test's call.
+            unsafe { stream_whole_lines_avx512(from, to, lines) }
+        };
+        let has_avx512 = crate::relayout::isa::has_avx512();
+        let ways: [(&str, Stream, bool); 3] = [
+            ("dispatched", stream_whole_lines, true),
+            ("sse2", stream_whole_lines_sse2, true),
+            ("avx512", avx512, has_avx512),
+        ];
+        let src: [u8; 4 * 64 + 64] = core::array::from_fn(|i| (i * 7 + 1) as u8);
+        for (name, stream, _) in ways.into_iter().filter(|way| way.2) {
+            for lines in 0..=4 {
+                for offset in [0, 1, 15, 16, 33, 63] {
+                    let mut dst = Lines::<u8, { 5 * 64 }>([0xEE; 5 * 64]);
+                    // SAFETY: `src` holds `offset + lines * 64 <= 319`
+                    // bytes from `offset`; `dst` (64-byte aligned) holds
+                    // `lines * 64 <= 256` from its start; they are apart.
+                    unsafe { stream(src[offset..].as_ptr(), dst.0.as_mut_ptr(), lines) };
+                    // SAFETY: orders the streaming stores before the reads.
+                    #[cfg(not(miri))]
+                    unsafe {
+                        core::arch::x86_64::_mm_sfence()
+                    };
+                    let n = lines * 64;
+                    assert_eq!(
+                        dst.0[..n],
+                        src[offset..offset + n],
+                        "{name}, {lines} lines from {offset}"
+                    );
+                    assert!(
+                        dst.0[n..].iter().all(|&b| b == 0xEE),
+                        "{name} wrote past {lines} lines"
+                    );
+                }
+            }
+        }
     }
 
     #[test]
