@@ -211,7 +211,7 @@ impl<T> StreamWriter<'_, T> {
 /// `to` for as many writes, 64-byte aligned; the two do not overlap.
 #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
 #[cfg_attr(not(debug_assertions), inline(always))]
-pub(crate) unsafe fn stream_whole_lines(from: *const u8, to: *mut u8, lines: usize) {
+unsafe fn stream_whole_lines(from: *const u8, to: *mut u8, lines: usize) {
     if lines > 0 && super::isa::has_avx512() {
         // SAFETY: the CPU has AVX-512; the caller's contract.
         return unsafe { stream_whole_lines_avx512(from, to, lines) };

@@ -8,7 +8,6 @@ use bytemuck::NoUninit;
 use super::{TransposeGrid, scalar_part};
 use crate::relayout::isa::Vector;
 use crate::relayout::simd::{store_vector, stream_lines};
-use crate::relayout::stream::stream_whole_lines;
 
 /// Every block of a checked `grid` with `W × W` squares of vectors `X`
 /// ([`merged`]), `W` elements of `T` to a vector; `V` is
@@ -1626,14 +1625,13 @@ fn tile<T: NoUninit, const V: usize, const STREAMING: bool, const LINES: usize>(
             let from = stage.add(m * line);
             if nc == line {
                 let bytes = line * size;
-                match STREAMING && (to as usize).is_multiple_of(64) {
-                    true => stream_whole_lines(from.cast(), to.cast(), bytes / 64),
-                    false => {
-                        for k in 0..bytes / 16 {
-                            let v = _mm_load_si128(from.cast::<__m128i>().add(k));
-                            _mm_storeu_si128(to.cast::<__m128i>().add(k), v);
-                        }
-                    }
+                let lines = match (to as usize).is_multiple_of(64) {
+                    true => [to as usize, to as usize + bytes],
+                    false => [0, 0],
+                };
+                for k in 0..bytes / 16 {
+                    let v = _mm_load_si128(from.cast::<__m128i>().add(k));
+                    store_vector::<STREAMING>(to.cast::<__m128i>().add(k), v, lines);
                 }
             } else {
                 core::ptr::copy_nonoverlapping(from, to, nc_v);
