@@ -553,10 +553,10 @@ mod tests {
         check(|i| i as f64);
     }
 
-    /// Whole lines streamed from every byte offset of the source, in each
-    /// instruction set the CPU has (SSE2's always; AVX-512's where it has
-    /// them, or under Miri where the build enables them), land as a copy
-    /// and write nothing past their end.
+    /// Zero to four whole lines streamed from sources on and off the 16-
+    /// and 64-byte boundaries, in each instruction set the CPU has (SSE2's
+    /// always; AVX-512's where it has them, or under Miri where the build
+    /// enables them), land as a copy and write nothing past their end.
     #[test]
     #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
     fn whole_lines_stream_as_copies() {
