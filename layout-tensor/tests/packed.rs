@@ -1477,3 +1477,85 @@ fn static_packed_tiles_match_run_time_ones() {
     assert_eq!(s.get([19, 299]), Some(7));
     assert!(s.tile(&[3, 0]).is_none());
 }
+
+/// Packed transposes (`{1,0:E(n)}` → `{0,1:E(n)}`, squares of fields)
+/// into destinations at every byte offset against a cache line: where
+/// every destination row lies alike against the lines (rows of 128, 64
+/// and 32 bytes), the first tile along a row is cut short so that the
+/// others start on a line ([`lead_to_pieces`] in the crate's `packed`
+/// squares); where not (rows of 150 bytes), tiles start at 0. Each
+/// against the reference bytes, the bytes around the view untouched.
+#[test]
+#[cfg_attr(miri, ignore = "64 offsets of 76,800 slots each")]
+fn packed_transposes_at_every_line_offset() {
+    fn check<E: SubByte>(ty: &str, dims: &str, bits: u32)
+    where
+        E::Value: TestValue,
+    {
+        let [a, b]: [ArrayLayout; 2] =
+            ["{1,0", "{0,1"].map(|m| format!("{ty}[{dims}]{m}:E({bits})}}").parse().unwrap());
+        let ints = values_for(a.element_type(), a.element_count(), 5);
+        let values = typed::<E>(&ints);
+        let src = PackedBuf::<_, E>::from_values(PreparedLayout::new(a), values).unwrap();
+        let expected = reference_bytes(&b, &ints, 0);
+        let len = b.physical_byte_size();
+        for offset in 0..64 {
+            let mut backing = vec![0xA5u8; len + 128];
+            let at = backing.as_ptr().align_offset(64) + offset;
+            let view = &mut backing[at..at + len];
+            view.fill(0);
+            let mut dst = PackedViewMut::<_, E>::new(PreparedLayout::new(b), view).unwrap();
+            src.relayout_into(&mut dst).unwrap();
+            assert!(
+                backing[at..at + len] == expected[..],
+                "{a} -> {b} at {offset}"
+            );
+            assert!(
+                backing[..at].iter().all(|&x| x == 0xA5),
+                "before, at {offset}"
+            );
+            assert!(
+                backing[at + len..].iter().all(|&x| x == 0xA5),
+                "after, at {offset}"
+            );
+        }
+    }
+    check::<S4>("s4", "256,300", 4);
+    check::<S4>("s4", "300,256", 4);
+    check::<U2>("u2", "256,300", 2);
+    check::<Pred>("pred", "256,300", 1);
+    check::<S4>("s4", "300,300", 4);
+}
+
+/// A packed transpose past the streaming threshold (8 MiB of
+/// destination), into a destination 16 bytes past a line as a large
+/// `Vec`'s is: its tiles' pieces of the destination rows stream whole
+/// lines; sampled values in place, and the way back gives the source's
+/// bytes.
+#[test]
+#[cfg_attr(miri, ignore = "16 Mi elements")]
+fn streamed_packed_transpose_round_trips() {
+    let (rows, cols) = (4096, 4352);
+    let layout = |l: &str| PreparedLayout::parse(&format!("s4[{rows},{cols}]{l}")).unwrap();
+    let value = |y: usize, x: usize| ((y * 7 + x * 3) % 16) as i8 - 8;
+    let src = PackedBuf::<_, S4>::from_values(
+        layout("{1,0:E(4)}"),
+        (0..rows * cols).map(|k| value(k / cols, k % cols)),
+    )
+    .unwrap();
+    let len = rows * cols / 2;
+    assert!(len >= 8 << 20);
+    let mut backing = vec![0u8; len + 128];
+    let at = backing.as_ptr().align_offset(64) + 16;
+    let mut dst =
+        PackedViewMut::<_, S4>::new(layout("{0,1:E(4)}"), &mut backing[at..at + len]).unwrap();
+    src.relayout_into(&mut dst).unwrap();
+    for y in (0..rows).step_by(97) {
+        for x in (0..cols).step_by(89) {
+            assert_eq!(dst.view().get([y, x]), Some(value(y, x)), "at [{y}, {x}]");
+        }
+    }
+    let mut back = PackedBuf::<_, S4>::zeroed(layout("{1,0:E(4)}")).unwrap();
+    dst.view().relayout_into(&mut back).unwrap();
+    assert!(back.as_bytes() == src.as_bytes());
+}

@@ -25,6 +25,27 @@
 //! destination (the reverse) as one block of all their runs; [`BlockRows`]
 //! says where such a block's rows are, in groups. Alone, each block was
 //! too few rows for the vector blocks (47–56 times `memcpy`'s time).
+//!
+//! Where every destination row lies alike against the cache lines (rows
+//! a multiple of 64 bytes apart), the first tile along the rows is cut
+//! short so that each later tile's piece of a row, 64 bytes of `s4`,
+//! is one whole line on a line ([`lead_to_pieces`]); past the streaming
+//! threshold those pieces take streaming stores. Tiles from 0 wrote
+//! each piece across two lines of a row 16 bytes past one (a large
+//! `Vec`'s), each line in two parts a tile apart. In a scratch harness
+//! on the machine of `BENCHMARKS.md` (run-time layouts, medians in turns
+//! with the parent's build, times over `memcpy`'s), `s4[2048,1024]` →
+//! `{0,1:E(4)}` took 2.4 against 3.7–4.1, `s4[32768,1024]` 1.6 against
+//! 6.0–6.6 and `s4[524288,1024]` 2.9–3.1 against 11–13 (the streaming
+//! stores 1.6–2.0 times faster than the aligned tiles alone at 16 and
+//! 256 MiB); shapes the bench does not name as much: `s4[2560,1200]`
+//! 2.3–3.2 against 4.1–4.3, `s4[6144,3000]` 2.4–2.8 against 3.9–4.4,
+//! `s4[20480,1700]` 2.5–3.0 against 6.4. Rows that lie unalike
+//! (`s4[3000,2800]`, rows of 1,500 bytes) keep the tiles from 0 and
+//! read as before (3.9–5.3). Tried and not kept: two or four tiles along
+//! the rows in turn for each band of destination rows (pieces of 128 or
+//! 256 bytes of each row written together), 1.0–1.15 times the time of
+//! one at 16 and 256 MiB.
 //! Source rows that start mid-byte (an odd row length of `s4`) are
 //! realigned as they are read ([`realign`]: a tile's band at a time into
 //! a stage for the vector blocks, a byte at a time for single squares);
@@ -43,6 +64,7 @@ use super::bits::straddled_bytes;
 use crate::relayout::mix::{Fields, Mix};
 #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
 use crate::relayout::simd::squares::Stage;
+use crate::relayout::stream::{STREAM_FROM_BYTES, fence};
 
 /// Where the vector tiles stage a tile's rows: nothing on targets without
 /// them.
@@ -95,6 +117,10 @@ fn copy_squares<const K: usize, const N: u32>(
     // level, `i` along the destination's.
     let [step, [_, dst_row], [src_row, _]] = nest.plane_strides();
     let whole = |n: usize| n.is_multiple_of(K);
+    // Destinations past the streaming threshold take streaming stores for
+    // the vector tiles' pieces that are whole lines on a line (`s4`'s,
+    // [`lead_to_pieces`]), fenced once at the end.
+    let stream = out.len() >= STREAM_FROM_BYTES;
     // One stage for the whole copy (16 KiB on x86-64, zeroed once).
     let mut stage = Stage::new();
     let stage = &mut stage;
@@ -125,17 +151,20 @@ fn copy_squares<const K: usize, const N: u32>(
             None
         };
         if let Some((rows_at, extents)) = merged {
-            block::<K, N>(src, out, stage, copy_one, rows_at, extents);
+            block::<K, N>(src, out, stage, copy_one, rows_at, extents, stream);
         } else {
             for k in 0..steps {
                 let rows_at = [
                     BlockRows::plain(s + k * step[0], src_row),
                     BlockRows::plain(d + k * step[1], dst_row),
                 ];
-                block::<K, N>(src, out, stage, copy_one, rows_at, [rows, len]);
+                block::<K, N>(src, out, stage, copy_one, rows_at, [rows, len], stream);
             }
         }
     });
+    if stream {
+        fence();
+    }
 }
 
 /// Where the rows of a packed transpose's block lie in one buffer: `per`
@@ -234,6 +263,7 @@ fn block<const K: usize, const N: u32>(
     copy_one: &impl Fn(&mut [u8], usize, usize),
     [src_rows, dst_rows]: [BlockRows; 2],
     [rows, len]: [usize; 2],
+    stream: bool,
 ) where
     Fields<N>: Mix<u8>,
 {
@@ -265,9 +295,18 @@ fn block<const K: usize, const N: u32>(
         true => [src_rows, dst_rows.in_bytes(K)],
         false => [src_rows, dst_rows],
     };
-    for i_tile in (0..whole_len).step_by(TILE) {
+    let lead = match dst_on_bytes {
+        true => lead_to_pieces::<K>(out, dst_rows),
+        false => 0,
+    };
+    let mut i_tile = 0;
+    while i_tile < whole_len {
+        let i_end = whole_len.min(match (i_tile, lead) {
+            (0, 1..) => lead,
+            _ => i_tile + TILE,
+        });
         for r_tile in (0..whole_rows).step_by(TILE) {
-            let (i_end, r_end) = (whole_len.min(i_tile + TILE), whole_rows.min(r_tile + TILE));
+            let r_end = whole_rows.min(r_tile + TILE);
             let r_vectors = r_end.min(vector_rows).max(r_tile);
             #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
             {
@@ -275,6 +314,7 @@ fn block<const K: usize, const N: u32>(
                     rows: [src_rows, dst_rows],
                     is: [i_tile, i_end.min(vector_len)],
                     rs: [r_tile, r_vectors],
+                    stream,
                 };
                 crate::relayout::simd::squares::tile::<K, N>(src, out, stage, place);
             }
@@ -291,6 +331,7 @@ fn block<const K: usize, const N: u32>(
                 }
             }
         }
+        i_tile = i_end;
     }
     // The slots outside whole squares: the last `rows % K` of every `i`,
     // and the last `len % K` of the rest.
@@ -303,6 +344,31 @@ fn block<const K: usize, const N: u32>(
         for r in 0..whole_rows {
             one(out, r, i);
         }
+    }
+}
+
+/// Slots of the first tile along the destination's rows (`i`) that
+/// take its pieces, [`TILE`] slots of each row, to start on a boundary
+/// of `min(64, TILE / K)` bytes (a cache line for `s4`) in every row;
+/// 0 when they start on one already, or when the rows do not all lie
+/// alike against it (`dst_rows` in slots, on bytes). Tiles from 0 would
+/// write each row's piece across two lines whenever a row is not on
+/// one, as a large `Vec`'s rows start 16 bytes past one: each line in
+/// two parts, a tile apart, and with rows a multiple of 4 KiB apart
+/// (the `TILE` rows of a tile in one cache set) evicted between them.
+fn lead_to_pieces<const K: usize>(out: &[u8], dst_rows: BlockRows) -> usize {
+    let unit = (TILE / K).min(64);
+    let BlockRows {
+        start,
+        row,
+        per,
+        block,
+    } = dst_rows.in_bytes(K);
+    let alike = row.is_multiple_of(unit) && (per == usize::MAX || block.is_multiple_of(unit));
+    let first = (out.as_ptr() as usize).wrapping_add(start);
+    match alike {
+        true => (unit - first % unit) % unit * K,
+        false => 0,
     }
 }
 
@@ -336,5 +402,51 @@ fn square<const K: usize, const N: u32>(
     let to = dst_rows.at(r) + i / K;
     for (j, byte) in Fields::<N>::elements(square).into_iter().enumerate() {
         out[to + j * dst_rows.row] = byte;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{BlockRows, TILE, lead_to_pieces};
+
+    /// Rows that lie alike against the pieces' boundaries (`min(64, TILE
+    /// / K)` bytes) start their second tile on one, at every offset of
+    /// the buffer and of the first row; rows that do not, at 0.
+    #[test]
+    fn leads_put_pieces_on_lines() {
+        fn check<const K: usize>() {
+            let unit = (TILE / K).min(64);
+            let buffer = [0u8; 4096];
+            let base = buffer.as_ptr().align_offset(64);
+            for offset in 0..64 {
+                let out = &buffer[base + offset..];
+                for start in [0, K, 5 * K, 64 * K] {
+                    for rows in [
+                        BlockRows::plain(start, 2 * unit * K),
+                        BlockRows {
+                            per: 8,
+                            block: 3 * unit * K,
+                            ..BlockRows::plain(start, unit * K)
+                        },
+                    ] {
+                        let lead = lead_to_pieces::<K>(out, rows);
+                        assert!(
+                            lead.is_multiple_of(K) && lead < TILE,
+                            "{K} {offset} {start}: {lead}"
+                        );
+                        for r in [0, 1, 7, 8, 9, 20] {
+                            let byte = (rows.at(r) + lead) / K;
+                            let at = out[byte..].as_ptr().addr();
+                            assert!(at.is_multiple_of(unit), "{K} {offset} {start} row {r}");
+                        }
+                    }
+                    let unalike = BlockRows::plain(start, unit * K + K);
+                    assert_eq!(lead_to_pieces::<K>(out, unalike), 0);
+                }
+            }
+        }
+        check::<2>();
+        check::<4>();
+        check::<8>();
     }
 }

@@ -200,6 +200,41 @@ impl<T> StreamWriter<'_, T> {
     }
 }
 
+/// `dst.copy_from_slice(src)`, with streaming stores when `dst` is whole
+/// lines that start on one (else normal stores): for kernels that write
+/// pieces of a line or more, each on a line, in no order a
+/// [`StreamWriter`] could join. The caller issues the store fence
+/// ([`fence`]) once the last piece is written.
+///
+/// # Panics
+/// If the two differ in length.
+#[cfg_attr(not(debug_assertions), inline(always))]
+pub(crate) fn copy_streamed(src: &[u8], dst: &mut [u8]) {
+    assert_eq!(src.len(), dst.len(), "streamed copy of unequal lengths");
+    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+    if dst.as_ptr().addr().is_multiple_of(LINE) && dst.len().is_multiple_of(LINE) {
+        // SAFETY: `src` is initialised bytes, `dst` as many writable
+        // ones, starting a line (checked), whole lines long; a shared
+        // and a mutable borrow do not overlap.
+        return unsafe { stream_whole_lines(src.as_ptr(), dst.as_mut_ptr(), dst.len() / LINE) };
+    }
+    dst.copy_from_slice(src);
+}
+
+/// The store fence that orders the streaming stores before it before any
+/// later store (`sfence`), for kernels that stream without a
+/// [`StreamWriter`] ([`copy_streamed`]); nothing on other targets, and
+/// under Miri, whose streaming stores are normal ones.
+#[cfg_attr(not(debug_assertions), inline(always))]
+pub(crate) fn fence() {
+    #[cfg(all(target_arch = "x86_64", target_feature = "sse2", not(miri)))]
+    // SAFETY: `sfence` has no memory operands and no preconditions; SSE
+    // is enabled on every x86-64 target.
+    unsafe {
+        core::arch::x86_64::_mm_sfence()
+    };
+}
+
 /// Streams `lines` whole lines from `from` to `to`: where the CPU has
 /// AVX-512 (F and BW), one 64-byte store a line, else four of SSE2's 16
 /// bytes. In a scratch copy of 16 and 256 MiB on the machine of
@@ -397,13 +432,8 @@ pub(crate) fn prefetch_line<T>(p: *const T) {
 impl<T> Drop for StreamWriter<'_, T> {
     fn drop(&mut self) {
         self.flush();
-        #[cfg(all(target_arch = "x86_64", target_feature = "sse2", not(miri)))]
         if self.fence {
-            // SAFETY: `sfence` has no memory operands and no
-            // preconditions; SSE is enabled on every x86-64 target. (Miri
-            // cannot run it, and needs no fence: its streaming stores are
-            // normal stores.)
-            unsafe { core::arch::x86_64::_mm_sfence() };
+            fence();
         }
     }
 }
@@ -600,6 +630,31 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// A streamed copy lands as a copy at every offset against a line and
+    /// of every length around whole lines (streamed where the piece is
+    /// whole lines on one, copied otherwise), writing nothing around it.
+    #[test]
+    fn streamed_copies_copy() {
+        use super::{copy_streamed, fence};
+        let src: [u8; 3 * 64] = core::array::from_fn(|i| (i * 5 + 3) as u8);
+        for len in [0, 1, 16, 63, 64, 65, 128, 3 * 64 - 64] {
+            for offset in [0, 1, 16, 48, 63] {
+                let mut dst = Lines::<u8, { 4 * 64 }>([0xEE; 4 * 64]);
+                copy_streamed(&src[..len], &mut dst.0[offset..offset + len]);
+                fence();
+                assert_eq!(dst.0[offset..offset + len], src[..len], "{len} at {offset}");
+                let around = dst.0[..offset].iter().chain(&dst.0[offset + len..]);
+                assert!(around.into_iter().all(|&b| b == 0xEE), "{len} at {offset}");
+            }
+        }
+    }
+
+    #[test]
+    #[should_panic(expected = "unequal lengths")]
+    fn a_streamed_copy_of_unequal_lengths_panics() {
+        super::copy_streamed(&[1u8; 64], &mut [0u8; 63]);
     }
 
     #[test]

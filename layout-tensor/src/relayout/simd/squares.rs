@@ -52,6 +52,7 @@ use crate::packed::{BlockRows, copy_shifted_run, realign};
 use crate::relayout::isa::has_avx2;
 use crate::relayout::mix::{Fields, Mix};
 use crate::relayout::simd::{transpose_bytes, transpose_lanes};
+use crate::relayout::stream::copy_streamed;
 
 /// Slots of a tile along each level, as [`crate::packed`]'s `squares`
 /// tiles them: 128 source rows of up to 128 slots, into 128 destination
@@ -116,7 +117,7 @@ pub(crate) fn tile<const K: usize, const N: u32>(
 ) where
     Fields<N>: Mix<u8>,
 {
-    let TilePlace { rows, is, rs } = place;
+    let TilePlace { rows, is, rs, .. } = place;
     if is[1] <= is[0] || rs[1] <= rs[0] {
         return;
     }
@@ -150,6 +151,9 @@ pub(crate) struct TilePlace {
     pub(crate) rows: [BlockRows; 2],
     pub(crate) is: [usize; 2],
     pub(crate) rs: [usize; 2],
+    /// Whether destination pieces that are whole lines starting on one
+    /// take streaming stores ([`copy_streamed`]; the caller fences).
+    pub(crate) stream: bool,
 }
 
 /// [`tile`] with AVX2's vectors or not (`avx2`, which the CPU has when
@@ -348,6 +352,7 @@ fn staged<const K: usize, const GROUPED: bool, const SHIFTED: bool>(
         rows: [src_rows, dst_rows],
         is,
         rs,
+        stream,
     } = place;
     let width = (is[1] - is[0]) / K;
     let Stage {
@@ -392,8 +397,8 @@ fn staged<const K: usize, const GROUPED: bool, const SHIFTED: bool>(
         // Two loops: rows that all start on a byte copy their bytes.
         let band = [r, height];
         match dst_rows.on_bytes(K) {
-            true => write_out::<K, false>(stage, out, dst_rows, band, [is[0], width]),
-            false => write_out::<K, true>(stage, out, dst_rows, band, [is[0], width]),
+            true => write_out::<K, false>(stage, out, dst_rows, band, [is[0], width], stream),
+            false => write_out::<K, true>(stage, out, dst_rows, band, [is[0], width], stream),
         }
     }
 }
@@ -409,6 +414,7 @@ fn write_out<const K: usize, const SHIFTED: bool>(
     dst_rows: BlockRows,
     [r, height]: [usize; 2],
     [i, width]: [usize; 2],
+    stream: bool,
 ) {
     // Stepped row by row.
     let (mut group, mut e) = (r / dst_rows.per, r % dst_rows.per);
@@ -418,6 +424,7 @@ fn write_out<const K: usize, const SHIFTED: bool>(
         // A whole stage row is a copy of constant length, inlined, and so
         // are the loops that shift one.
         match (!SHIFTED || at.is_multiple_of(K), width == TILE / K) {
+            (true, true) if stream => copy_streamed(staged, &mut out[byte..byte + TILE / K]),
             (true, true) => out[byte..byte + TILE / K].copy_from_slice(staged),
             (true, false) => out[byte..byte + width].copy_from_slice(&staged[..width]),
             (false, true) => write_shifted_row::<K>(staged, out, at),
@@ -713,6 +720,7 @@ mod tests {
                     rows: in_tile,
                     is,
                     rs,
+                    stream: false,
                 };
                 tile_with::<K, N>(avx2, &src, &mut got, stage, place, aligned);
                 assert_eq!(got, expected, "AVX2 {avx2}, {case}");
