@@ -27,8 +27,8 @@
 //! too few rows for the vector blocks (47–56 times `memcpy`'s time).
 //!
 //! Where every destination row lies alike against the cache lines (rows
-//! a multiple of 64 bytes apart), the first tile along the rows is cut
-//! short so that each later tile's piece of a row, 64 bytes of `s4`,
+//! a multiple of 64 bytes apart) and takes more than one tile, the first
+//! tile along the rows is cut short so that each later tile's piece of a row, 64 bytes of `s4`,
 //! is one whole line on a line ([`lead_to_pieces`]); past the streaming
 //! threshold those pieces take streaming stores. Tiles from 0 wrote
 //! each piece across two lines of a row 16 bytes past one (a large
@@ -295,7 +295,13 @@ fn block<const K: usize, const N: u32>(
         true => [src_rows, dst_rows.in_bytes(K)],
         false => [src_rows, dst_rows],
     };
-    let lead = match dst_on_bytes {
+    // Only where a row takes more than one tile: a row of one tile (the
+    // 128 slots of a `T(8,128)E(4)` tile row) is written whole by it, and
+    // cut in two it took two calls for one (the `s4` transpose into
+    // `{0,1:T(8,128)E(4)}` read 3.6–4.2 times `memcpy`'s time against
+    // 3.3–3.4 at 1 MiB in criterion, 3.1–3.7 against 2.7–3.3 in the
+    // scratch harness; with this rule, 2.6–3.1).
+    let lead = match dst_on_bytes && whole_len > TILE {
         true => lead_to_pieces::<K>(out, dst_rows),
         false => 0,
     };
