@@ -1063,15 +1063,30 @@ fn streamed_field_relayouts_round_trip() {
     }
 }
 
+/// The layout `s4[rows,cols]` with `minor_to_major` and tiles `m`.
+fn s4_layout(rows: usize, cols: usize, m: &str) -> PreparedLayout {
+    PreparedLayout::parse(&format!("s4[{rows},{cols}]{m}")).unwrap()
+}
+
+/// The value at `[y, x]` of [`s4_rows`]: every value of `s4` in turn.
+fn s4_value(y: usize, x: usize) -> i8 {
+    ((y * 7 + x * 3) % 16) as i8 - 8
+}
+
+/// `s4[rows,cols]{1,0:E(4)}` holding [`s4_value`].
+fn s4_rows(rows: usize, cols: usize) -> PackedBuf<PreparedLayout, S4> {
+    PackedBuf::<_, S4>::from_values(
+        s4_layout(rows, cols, "{1,0:E(4)}"),
+        (0..rows * cols).map(|k| s4_value(k / cols, k % cols)),
+    )
+    .unwrap()
+}
+
 /// [`streamed_field_relayouts_round_trip`] of `s4[rows,cols]`.
 fn streamed_field_round_trip(rows: usize, cols: usize) {
-    let layout = |l: &str| PreparedLayout::parse(&format!("s4[{rows},{cols}]{l}")).unwrap();
-    let value = |y: usize, x: usize| ((y * 7 + x * 3) % 16) as i8 - 8;
-    let src = PackedBuf::<_, S4>::from_values(
-        layout("{1,0:E(4)}"),
-        (0..rows * cols).map(|k| value(k / cols, k % cols)),
-    )
-    .unwrap();
+    let layout = |l: &str| s4_layout(rows, cols, l);
+    let value = s4_value;
+    let src = s4_rows(rows, cols);
     let mut tiled = PackedBuf::<_, S4>::zeroed(layout("{1,0:T(8,128)(2,1)E(4)}")).unwrap();
     assert!(tiled.as_bytes().len() >= 8 << 20);
     src.relayout_into(&mut tiled).unwrap();
@@ -1536,13 +1551,9 @@ fn packed_transposes_at_every_line_offset() {
 #[cfg_attr(miri, ignore = "16 Mi elements")]
 fn streamed_packed_transpose_round_trips() {
     let (rows, cols) = (4096, 4352);
-    let layout = |l: &str| PreparedLayout::parse(&format!("s4[{rows},{cols}]{l}")).unwrap();
-    let value = |y: usize, x: usize| ((y * 7 + x * 3) % 16) as i8 - 8;
-    let src = PackedBuf::<_, S4>::from_values(
-        layout("{1,0:E(4)}"),
-        (0..rows * cols).map(|k| value(k / cols, k % cols)),
-    )
-    .unwrap();
+    let layout = |l: &str| s4_layout(rows, cols, l);
+    let value = s4_value;
+    let src = s4_rows(rows, cols);
     let len = rows * cols / 2;
     assert!(len >= 8 << 20);
     let mut backing = vec![0u8; len + 128];
