@@ -27,25 +27,26 @@
 //! too few rows for the vector blocks (47–56 times `memcpy`'s time).
 //!
 //! Where every destination row lies alike against the cache lines (rows
-//! a multiple of 64 bytes apart) and takes more than one tile, the first
-//! tile along the rows is cut short so that each later tile's piece of a row, 64 bytes of `s4`,
-//! is one whole line on a line ([`lead_to_pieces`]); past the streaming
-//! threshold those pieces take streaming stores. Tiles from 0 wrote
-//! each piece across two lines of a row 16 bytes past one (a large
-//! `Vec`'s), each line in two parts a tile apart. In a scratch harness
-//! on the machine of `BENCHMARKS.md` (run-time layouts, medians in turns
-//! with the parent's build, times over `memcpy`'s), `s4[2048,1024]` →
-//! `{0,1:E(4)}` took 2.4 against 3.7–4.1, `s4[32768,1024]` 1.6 against
-//! 6.0–6.6 and `s4[524288,1024]` 2.9–3.1 against 11–13 (the streaming
-//! stores 1.6–2.0 times faster than the aligned tiles alone at 16 and
-//! 256 MiB); shapes the bench does not name as much: `s4[2560,1200]`
-//! 2.3–3.2 against 4.1–4.3, `s4[6144,3000]` 2.4–2.8 against 3.9–4.4,
-//! `s4[20480,1700]` 2.5–3.0 against 6.4. Rows that lie unalike
-//! (`s4[3000,2800]`, rows of 1,500 bytes) keep the tiles from 0 and
-//! read as before (3.9–5.3). Tried and not kept: two or four tiles along
-//! the rows in turn for each band of destination rows (pieces of 128 or
-//! 256 bytes of each row written together), 1.0–1.15 times the time of
-//! one at 16 and 256 MiB.
+//! a multiple of 64 bytes apart) and takes more than one tile, the
+//! first tile along the rows is cut short so that each later tile's
+//! piece of a row, 64 bytes of `s4`, is one whole line on a line
+//! ([`lead_to_pieces`]); past the streaming threshold those pieces take
+//! streaming stores. Tiles from 0 wrote each piece across two lines of a
+//! row 16 bytes past one (a large `Vec`'s), each line in two parts a
+//! tile apart. In a scratch harness on the machine of `BENCHMARKS.md`
+//! (run-time layouts, medians in turns with the parent's build, times
+//! over `memcpy`'s), `s4[2048,1024]` → `{0,1:E(4)}` took 2.4 against
+//! 3.7–4.1, `s4[32768,1024]` 1.6 against 6.0–6.6 and `s4[524288,1024]`
+//! 2.9–3.1 against 11–13 (the streaming stores 1.6–2.0 times faster than
+//! the aligned tiles alone at 16 and 256 MiB); shapes the bench does not
+//! name as much: `s4[2560,1200]` 2.3–3.2 against 4.1–4.3,
+//! `s4[6144,3000]` 2.4–2.8 against 3.9–4.4, `s4[20480,1700]` 2.5–3.0
+//! against 6.4. Rows that lie unalike (`s4[3000,2800]`, rows of 1,500
+//! bytes) keep the tiles from 0 and read as before (3.9–5.3). Tried and
+//! not kept: two or four tiles along the rows in turn for each band of
+//! destination rows (pieces of 128 or 256 bytes of each row written
+//! together), 1.0–1.15 times the time of one at 16 and 256 MiB.
+//!
 //! Source rows that start mid-byte (an odd row length of `s4`) are
 //! realigned as they are read ([`realign`]: a tile's band at a time into
 //! a stage for the vector blocks, a byte at a time for single squares);
