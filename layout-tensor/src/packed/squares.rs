@@ -269,7 +269,7 @@ fn block<const K: usize, const N: u32>(
     Fields<N>: Mix<u8>,
 {
     #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
-    let _ = stage;
+    let _ = (stage, stream);
     let one =
         |out: &mut [u8], r: usize, i: usize| copy_one(out, src_rows.at(i) + r, dst_rows.at(r) + i);
     // Destination rows that start mid-byte go through the vector tiles

@@ -208,10 +208,10 @@ impl<T> StreamWriter<'_, T> {
 ///
 /// # Panics
 /// If the two differ in length.
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
 #[cfg_attr(not(debug_assertions), inline(always))]
 pub(crate) fn copy_streamed(src: &[u8], dst: &mut [u8]) {
     assert_eq!(src.len(), dst.len(), "streamed copy of unequal lengths");
-    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
     if dst.as_ptr().addr().is_multiple_of(LINE) && dst.len().is_multiple_of(LINE) {
         // SAFETY: `src` is initialised bytes, `dst` as many writable
         // ones, starting a line (checked), whole lines long; a shared
@@ -636,6 +636,7 @@ mod tests {
     /// of every length around whole lines (streamed where the piece is
     /// whole lines on one, copied otherwise), writing nothing around it.
     #[test]
+    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
     fn streamed_copies_copy() {
         use super::{copy_streamed, fence};
         let src: [u8; 3 * 64] = core::array::from_fn(|i| (i * 5 + 3) as u8);
@@ -653,6 +654,7 @@ mod tests {
 
     #[test]
     #[should_panic(expected = "unequal lengths")]
+    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
     fn a_streamed_copy_of_unequal_lengths_panics() {
         super::copy_streamed(&[1u8; 64], &mut [0u8; 63]);
     }
