@@ -372,7 +372,7 @@ fn lead_to_pieces<const K: usize>(out: &[u8], dst_rows: BlockRows) -> usize {
         block,
     } = dst_rows.in_bytes(K);
     let alike = row.is_multiple_of(unit) && (per == usize::MAX || block.is_multiple_of(unit));
-    let first = (out.as_ptr() as usize).wrapping_add(start);
+    let first = out.as_ptr().addr().wrapping_add(start);
     match alike {
         true => (unit - first % unit) % unit * K,
         false => 0,

@@ -612,11 +612,8 @@ mod tests {
                     // bytes from `offset`; `dst` (64-byte aligned) holds
                     // `lines * 64 <= 256` from its start; they are apart.
                     unsafe { stream(src[offset..].as_ptr(), dst.0.as_mut_ptr(), lines) };
-                    // SAFETY: orders the streaming stores before the reads.
-                    #[cfg(not(miri))]
-                    unsafe {
-                        core::arch::x86_64::_mm_sfence()
-                    };
+                    // Orders the streaming stores before the reads.
+                    super::fence();
                     let n = lines * 64;
                     assert_eq!(
                         dst.0[..n],
