@@ -19,7 +19,8 @@
 //!
 //! One of the relayout kernels' modules with `unsafe` code: `cpuid`, and
 //! the vectors' loads and stores; `.ci/run` runs the kernels' tests under
-//! Miri with AVX2 enabled, and the transpose's with AVX-512.
+//! Miri in the default build and with AVX-512 enabled (which implies
+//! AVX2).
 #![allow(unsafe_code)]
 
 use core::arch::x86_64::{
