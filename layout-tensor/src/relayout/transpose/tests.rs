@@ -277,6 +277,78 @@ fn byte_lane_squares_transpose_like_the_definition() {
     }
 }
 
+/// 1- and 2-byte elements above the streaming threshold into rows that
+/// are whole lines apart, which AVX2 stages (512 bytes of each row) and
+/// streams out of its stage (`half_squares_plane` and `direct_plane`
+/// with `STAGED` and `STREAM`): planes that start a line, and start
+/// mid-line less and more than a square before the next line (one lead
+/// square, or two: `first_line`, `spans`), more runs than one stage row,
+/// rows and runs past the whole squares, and rows in blocks of whole
+/// squares apart; under Miri too (one plane of each element size).
+#[test]
+fn staged_streamed_squares_transpose_like_the_definition() {
+    // `(rows, runs, row_stride in bytes)` and the destination starts, in
+    // bytes past a line.
+    let planes: &[(usize, usize, usize)] = if cfg!(miri) {
+        &[(33, 130, 192)]
+    } else {
+        &[(37, 300, 640), (70, 600, 640), (64, 1100, 1152)]
+    };
+    let starts: &[usize] = if cfg!(miri) { &[10] } else { &[0, 10, 24, 40] };
+    fn check<T: bytemuck::NoUninit + PartialEq + core::fmt::Debug>(
+        grid: TransposeGrid,
+        make: fn(usize) -> T,
+    ) {
+        let [ns, nd] = grid.ends().unwrap();
+        let src: Vec<T> = (0..ns).map(make).collect();
+        let mut out: Vec<T> = (0..nd + 64).map(|i| make(i + 7000)).collect();
+        let line = out.as_ptr().align_offset(64);
+        check_grid(&src, &mut out[line..line + nd], grid, true);
+    }
+    fn planes_of<T: bytemuck::NoUninit + PartialEq + core::fmt::Debug>(
+        planes: &[(usize, usize, usize)],
+        starts: &[usize],
+        make: fn(usize) -> T,
+    ) {
+        let size = core::mem::size_of::<T>();
+        for &(rows, len, row_bytes) in planes {
+            for &start in starts {
+                check(
+                    TransposeGrid {
+                        start: [1, start / size],
+                        counts: [1, 1],
+                        strides: [[0, 0]; 2],
+                        rows,
+                        len: len / size,
+                        run_stride: rows + 3,
+                        row_stride: row_bytes / size,
+                    },
+                    make,
+                );
+            }
+        }
+        if !cfg!(miri) {
+            // 2 blocks of 32 rows that continue each other's source
+            // runs, two lines apart in the destination.
+            let (rows, len) = (32, 256 / size);
+            check(
+                TransposeGrid {
+                    start: [0, 16 / size],
+                    counts: [1, 2],
+                    strides: [[0, 0], [rows, rows * len + 128 / size]],
+                    rows,
+                    len,
+                    run_stride: 2 * rows,
+                    row_stride: len,
+                },
+                make,
+            );
+        }
+    }
+    planes_of(planes, starts, |i| (i * 7 + i / 251) as u8);
+    planes_of(planes, starts, |i| (i as u16).wrapping_mul(31));
+}
+
 /// Units of 2 and 4 elements, taken from buffers of a length that is
 /// not a whole number of units, transpose as the elements they hold.
 #[test]

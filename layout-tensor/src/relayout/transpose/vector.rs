@@ -509,22 +509,23 @@ fn merged<
                 unsafe { staged_half_squares_plane::<T, X, false>(src, dst, geometry) };
                 continue;
             }
-            // Above the streaming threshold, AVX2's squares (whose rows
-            // are half a line) into rows that are whole lines apart: the
-            // staged squares, 512 bytes of each row gathered in the L1
-            // cache and streamed out a line at a time (`STREAM`), where
-            // the tiles of 16-byte squares ([`plane`]) took them before.
-            // On the Zen 3 EPYC of `BENCHMARKS.md`, 16 MiB plain
-            // transposes went from 3.9-4.2 times `memcpy`'s time to
-            // 2.2-3.4 (`u8[4096,4096]`), 2.6-3.2 to 1.9-2.7
-            // (`bf16[2048,4096]`); `f32[2048,2048]` 2.1-2.3 to 1.9-2.5
-            // (a scratch harness, in turns). Planes whose rows do not
-            // start lines (tiles of a buffer that is not line-aligned)
-            // keep [`plane`], which aligns its own tiles to the
-            // destination's lines, where no line of the staged squares
-            // could stream.
+            // Above the streaming threshold, AVX2's squares of 1- and
+            // 2-byte elements (whose rows are half a line) into rows
+            // that are whole lines apart: the staged squares, 512 bytes
+            // of each row gathered in the L1 cache and streamed out a
+            // line at a time (`STREAM`), where the tiles of 16-byte
+            // squares ([`plane`]) took them before. On the Zen 3 EPYC of
+            // `BENCHMARKS.md`, the 16 MiB plain transposes went from 3.8
+            // times `memcpy`'s time to 2.3-2.9 (`u8`) and from 2.8-3.0
+            // to 2.1-2.4 (`bf16`), and at 256 MiB from 5.7 to 4.1 and
+            // 4.4 to 3.7; their transposes into tiles read the same.
+            // The 8 × 8 squares of 4-byte elements read 5-8% slower so
+            // (plain and into `T(8,128)`, 16 MiB) and keep [`plane`], as
+            // do planes whose rows do not start lines, where no line of
+            // the staged squares could stream.
             if STREAMING
                 && X::BYTES == 32
+                && W >= 16
                 && whole(W)
                 && (full_lines || byte_squares)
                 && streams_squares(dst, at[1], [x, i], grid.row_stride)
@@ -761,8 +762,8 @@ enum Direct {
 /// vectors that make a whole line of a row are streamed, and the next
 /// block's source lines are prefetched while one is copied (its runs lie
 /// a source row apart, where the hardware's prefetchers do not look
-/// ahead: without, the 16 MiB `bf16` and `f32` transposes took up to
-/// 1.3-1.8 times as long on the Zen 3 EPYC of `BENCHMARKS.md`).
+/// ahead: without, the 16 MiB `bf16` transpose took 1.3-1.6 times as
+/// long on the Zen 3 EPYC of `BENCHMARKS.md`, in a scratch harness).
 #[cfg_attr(not(debug_assertions), inline(always))]
 fn direct_plane<
     T: NoUninit,
