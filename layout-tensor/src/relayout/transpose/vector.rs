@@ -377,9 +377,10 @@ fn merged<
     // 8-row tiles of `T(8,128)` with 64-byte ones). When streaming,
     // 64-byte squares of 64-byte rows are streamed straight to the
     // destination, each square row a whole line ([`streams_squares`]);
-    // AVX2's squares, whose rows are half a line, go through the
-    // squares' stage, whole lines of each row streamed out of it (below);
-    // other planes through the tiles of 16-byte squares ([`plane`]).
+    // AVX2's squares of 1- and 2-byte elements, whose rows are half a
+    // line, go through the squares' stage, whole lines of each row
+    // streamed out of it (below); other planes through the tiles of
+    // 16-byte squares ([`plane`]).
     // Squares of `n` need at least `n` rows and runs: a plane of fewer
     // (the 8 rows of one `T(8,128)` tile row, when a partial tile ends
     // every band) would go element by element ([`edge`]).
@@ -518,11 +519,10 @@ fn merged<
             // `BENCHMARKS.md`, the 16 MiB plain transposes went from 3.8
             // times `memcpy`'s time to 2.3-2.9 (`u8`) and from 2.8-3.0
             // to 2.1-2.4 (`bf16`), and at 256 MiB from 5.7 to 4.1 and
-            // 4.4 to 3.7; their transposes into tiles read the same.
-            // The 8 × 8 squares of 4-byte elements read 5-8% slower so
-            // (plain and into `T(8,128)`, 16 MiB) and keep [`plane`], as
-            // do planes whose rows do not start lines, where no line of
-            // the staged squares could stream.
+            // 4.4 to 3.7. The 8 × 8 squares of 4-byte elements read 5-8%
+            // slower so (plain and into `T(8,128)`, 16 MiB) and keep
+            // [`plane`], as do planes whose rows do not start lines,
+            // where no line of the staged squares could stream.
             if STREAMING
                 && X::BYTES == 32
                 && W >= 16
@@ -1427,7 +1427,8 @@ fn half_squares_plane<
                             // are consecutive in row `m0 + r` of the
                             // destination from `to`, in bounds as the
                             // direct store's comment says. The stage and
-                            // `dst` do not overlap.
+                            // `dst` do not overlap. A streaming store goes
+                            // only to an address a multiple of `X::BYTES`.
                             unsafe {
                                 let v = X::load(stage.add(from + at_or_last));
                                 let row = dst.as_mut_ptr().add(to).cast::<u8>();
