@@ -485,7 +485,7 @@ fn merged<
                 // the direct call below.
                 unsafe {
                     match X::BYTES {
-                        64 => staged_plane_avx512::<T, X, W, false>(src, dst, geometry, uncrowded),
+                        64 => staged_plane_avx512::<T, X, W>(src, dst, geometry, uncrowded),
                         _ => staged_plane_avx2::<T, X, W, false>(src, dst, geometry, uncrowded),
                     }
                 }
@@ -951,19 +951,20 @@ fn direct_plane<
                         // `row_at(m)[1] + r * row_stride`), in bounds as
                         // the comment there says. The stage and `dst` do
                         // not overlap. A streaming store goes only to an
-                        // address a multiple of 32 bytes (of `X::BYTES`:
-                        // 32, or 64 where the address is a line's).
+                        // address a multiple of 32 bytes, `X::BYTES`.
                         unsafe {
                             let v = X::load(stage.add(lr * SQUARE_STAGE_PITCH + gj * X::BYTES));
                             let at = dst.as_mut_ptr().add(d + row + jd).cast::<u8>();
                             // Streamed where the vector and the other
-                            // half of its line are both this row's.
+                            // half of its line are both this row's (in
+                            // AVX2's vectors, the only ones the caller
+                            // streams out of the stage).
                             let half = 32 / size;
                             let streams = STREAM
-                                && match (X::BYTES, at.addr() % 64) {
-                                    (64, 0) => true,
-                                    (32, 0) => gj + 1 < jv / W && runs_at[gj + 1][1] == jd + half,
-                                    (32, 32) => gj > 0 && runs_at[gj - 1][1] + half == jd,
+                                && X::BYTES == 32
+                                && match at.addr() % 64 {
+                                    0 => gj + 1 < jv / W && runs_at[gj + 1][1] == jd + half,
+                                    32 => gj > 0 && runs_at[gj - 1][1] + half == jd,
                                     _ => false,
                                 };
                             match streams {
@@ -1168,14 +1169,14 @@ fn lane_squares_plane<T: NoUninit, X: Vector, const V: usize, const G: usize>(
 /// are a plane of a checked grid, as [`direct_plane`]'s.
 #[inline(never)]
 #[target_feature(enable = "avx512f,avx512bw")]
-unsafe fn staged_plane_avx512<T: NoUninit, X: Vector, const W: usize, const STREAM: bool>(
+unsafe fn staged_plane_avx512<T: NoUninit, X: Vector, const W: usize>(
     src: &[T],
     dst: &mut [T],
     geometry: Geometry,
     uncrowded: usize,
 ) {
     SquareStage::lend(|stage| {
-        direct_plane::<T, X, W, false, STREAM, true>(src, dst, geometry, uncrowded, Some(stage));
+        direct_plane::<T, X, W, false, false, true>(src, dst, geometry, uncrowded, Some(stage));
     });
 }
 
