@@ -78,15 +78,7 @@
 //! `u8` transposes of 16 and 256 MiB from 3.3–4.4 times `memcpy`'s time
 //! to 2.1–2.4). Below the threshold they measured no faster than AVX2's
 //! half squares (1 MiB, 3.1–3.2 either way; in the L1 cache, 1.6 times
-//! as long), and bytes keep those there. Without AVX-512, AVX2's squares
-//! of 2-byte elements and half squares of bytes, whose rows are half a
-//! line, go through the squares' stage as below the threshold when the
-//! destination's rows are whole lines apart: 512 bytes of each row
-//! gathered, from the first run where the rows start a line, and each
-//! whole line streamed out of the stage, the next block's source lines
-//! prefetched (on the Zen 3 EPYC of `BENCHMARKS.md`, the `u8` transpose
-//! of 16 MiB from 3.8 times `memcpy`'s time to 2.3–2.9, `bf16` from
-//! 2.8–3.0 to 2.1–2.4). Otherwise the
+//! as long), and bytes keep those there. Otherwise the
 //! plane is copied in tiles of 128 bytes of each of
 //! a cache line's worth of source runs: each source line read whole once,
 //! the tile transposed into a staging buffer in the L1 cache, and each

@@ -374,13 +374,12 @@ fn merged<
     // Stored straight to the destination: squares of `W` when the blocks
     // are whole ones, else of `H` (`X`'s half) or `V` (16 bytes) when
     // they are (the 4-row tiles of `T(4,128)` with 32-byte vectors, the
-    // 8-row tiles of `T(8,128)` with 64-byte ones). When streaming,
-    // 64-byte squares of 64-byte rows are streamed straight to the
-    // destination, each square row a whole line ([`streams_squares`]);
-    // AVX2's squares of 1- and 2-byte elements, whose rows are half a
-    // line, go through the squares' stage, whole lines of each row
-    // streamed out of it (below); other planes through the tiles of
-    // 16-byte squares ([`plane`]).
+    // 8-row tiles of `T(8,128)` with 64-byte ones). Staged when streaming:
+    // squares of `V` (the staged copy is bound by memory, where 32-byte
+    // squares measured no faster, and 1.05–1.1 times slower for bytes and
+    // 4-byte units); but 64-byte squares of 64-byte rows are streamed
+    // straight to the destination, each square row a whole line
+    // ([`streams_squares`]).
     // Squares of `n` need at least `n` rows and runs: a plane of fewer
     // (the 8 rows of one `T(8,128)` tile row, when a partial tile ends
     // every band) would go element by element ([`edge`]).
@@ -486,7 +485,7 @@ fn merged<
                 unsafe {
                     match X::BYTES {
                         64 => staged_plane_avx512::<T, X, W>(src, dst, geometry, uncrowded),
-                        _ => staged_plane_avx2::<T, X, W, false>(src, dst, geometry, uncrowded),
+                        _ => staged_plane_avx2::<T, X, W>(src, dst, geometry, uncrowded),
                     }
                 }
                 continue;
@@ -507,38 +506,7 @@ fn merged<
                 // SAFETY: `X` is 32 bytes, so AVX2's vectors, whose
                 // instructions the CPU has (`transpose_grid_on`); the
                 // plane's arguments are as for the direct call below.
-                unsafe { staged_half_squares_plane::<T, X, false>(src, dst, geometry) };
-                continue;
-            }
-            // Above the streaming threshold, AVX2's squares of 1- and
-            // 2-byte elements (whose rows are half a line) into rows
-            // that are whole lines apart: the staged squares, 512 bytes
-            // of each row gathered in the L1 cache and streamed out a
-            // line at a time (`STREAM`), where the tiles of 16-byte
-            // squares ([`plane`]) took them before. On the Zen 3 EPYC of
-            // `BENCHMARKS.md`, the 16 MiB plain transposes went from 3.8
-            // times `memcpy`'s time to 2.3-2.9 (`u8`) and from 2.8-3.0
-            // to 2.1-2.4 (`bf16`), and at 256 MiB from 5.7 to 4.1 and
-            // 4.4 to 3.7. The 8 × 8 squares of 4-byte elements read 5-8%
-            // slower so (plain and into `T(8,128)`, 16 MiB) and keep
-            // [`plane`], as do planes whose rows do not start lines,
-            // where no line of the staged squares could stream.
-            if STREAMING
-                && X::BYTES == 32
-                && W >= 16
-                && whole(W)
-                && (full_lines || byte_squares)
-                && streams_squares(dst, at[1], [x, i], grid.row_stride)
-            {
-                // SAFETY: `X` is 32 bytes, so AVX2's vectors, whose
-                // instructions the CPU has (`transpose_grid_on`); the
-                // plane's arguments are as for the direct calls below.
-                unsafe {
-                    match byte_squares {
-                        true => staged_half_squares_plane::<T, X, true>(src, dst, geometry),
-                        false => staged_plane_avx2::<T, X, W, true>(src, dst, geometry, usize::MAX),
-                    }
-                }
+                unsafe { staged_half_squares_plane::<T, X>(src, dst, geometry) };
                 continue;
             }
             let one_set = uncrowded < (x.per * x.blocks).min(group);
@@ -552,9 +520,7 @@ fn merged<
                     // Bytes in 32-byte vectors: squares of 32 would take
                     // 32 registers of the 16 there are.
                     Direct::Squares(n) if n == W && W == 32 && X::BYTES == 32 => {
-                        half_squares_plane::<T, X, 16, 32, false, false, false>(
-                            src, dst, geometry, None,
-                        )
+                        half_squares_plane::<T, X, 16, 32, false, false>(src, dst, geometry, None)
                     }
                     Direct::Squares(n) if n == W => direct_plane::<T, X, W, false, false, false>(
                         src, dst, geometry, uncrowded, None,
@@ -568,9 +534,7 @@ fn merged<
                         src, dst, geometry, uncrowded, None,
                     ),
                     Direct::Across if W == 32 && X::BYTES == 32 => {
-                        half_squares_plane::<T, X, 16, 32, true, false, false>(
-                            src, dst, geometry, None,
-                        )
+                        half_squares_plane::<T, X, 16, 32, true, false>(src, dst, geometry, None)
                     }
                     Direct::Across => direct_plane::<T, X, W, true, false, false>(
                         src, dst, geometry, uncrowded, None,
@@ -752,18 +716,12 @@ enum Direct {
 /// with a streaming store ([`Vector::stream`]); the caller checks that
 /// they all do, and that rows are whole lines ([`streams_squares`]).
 ///
-/// With `STAGED` (not with `ACROSS`; squares of at most 16
+/// With `STAGED` (not with `ACROSS` or `STREAM`; squares of at most 16
 /// elements in vectors of 32 or 64 bytes), in blocks of two squares of rows by
 /// [`SQUARE_STAGE_ROW_BYTES`] of runs: the squares are stored to a
 /// stage in the L1 cache ([`SquareStage`]), then each destination row's
 /// part of the block is copied out of it, a line per vector, one row
-/// after the other. With `STREAM` too, blocks start at the first run
-/// whose elements start a line of every row ([`first_line`]), the
-/// vectors that make a whole line of a row are streamed, and the next
-/// block's source lines are prefetched while one is copied (its runs lie
-/// a source row apart, where the hardware's prefetchers do not look
-/// ahead: without, the 16 MiB `bf16` transpose took 1.3-1.6 times as
-/// long on the Zen 3 EPYC of `BENCHMARKS.md`, in a scratch harness).
+/// after the other.
 #[cfg_attr(not(debug_assertions), inline(always))]
 fn direct_plane<
     T: NoUninit,
@@ -788,11 +746,11 @@ fn direct_plane<
     // hardware prefetches (a 16 MiB `f32` transpose in blocks of 32 runs
     // took 1.5 times as long, and twice as long at 256 MiB).
     let (row_block, block) = match (STREAM, STAGED) {
-        (_, true) => (2 * W, SQUARE_STAGE_ROW_BYTES / size),
         (true, _) => (W, W),
+        (_, true) => (2 * W, SQUARE_STAGE_ROW_BYTES / size),
         _ => ((128 / size).max(W), (128 / size).max(W)),
     };
-    const { assert!(!STAGED || !ACROSS) };
+    const { assert!(!STAGED || !(ACROSS || STREAM)) };
     // The stage holds `row_block` rows of `block` elements, `X::BYTES`
     // a square's row (the caller checks that `2 * W` rows fit, and that
     // they are a source line or more), and the stores below rely on it.
@@ -841,10 +799,7 @@ fn direct_plane<
             false => 0,
         }
     };
-    let first_run = match STAGED && STREAM {
-        true => first_line::<T, W>(dst, d + run_at(0)[1], [i, x], row_stride),
-        false => aligned_from(1, [i, x], row_stride, ACROSS),
-    };
+    let first_run = aligned_from(1, [i, x], row_stride, ACROSS);
     let first_row = aligned_from(0, [x, i], run_stride, ACROSS);
     for (j0, jn) in spans::<W>(runs, first_run, block) {
         let jv = jn - jn % W;
@@ -867,15 +822,6 @@ fn direct_plane<
             while first < squares {
                 let last = (first + sweep).min(squares);
                 for (gj, &[js, jd]) in runs_at[..jv / W].iter().enumerate() {
-                    // Staged and streamed: the next block's source
-                    // lines of these runs, fetched while this block is
-                    // copied.
-                    if STAGED && STREAM {
-                        let ahead = row_at((m0 + row_block).min(rows - 1))[0];
-                        for k in 0..W {
-                            prefetch_span(src, s + ahead + js + k * run_stride, 1);
-                        }
-                    }
                     for gm in first..last {
                         let [ms, md] = rows_at[gm];
                         // SAFETY: the grid was checked against both
@@ -950,27 +896,10 @@ fn direct_plane<
                         // store puts them (not `ACROSS`: row `m + r` at
                         // `row_at(m)[1] + r * row_stride`), in bounds as
                         // the comment there says. The stage and `dst` do
-                        // not overlap. A streaming store goes only to an
-                        // address a multiple of 32 bytes, `X::BYTES`.
+                        // not overlap.
                         unsafe {
                             let v = X::load(stage.add(lr * SQUARE_STAGE_PITCH + gj * X::BYTES));
-                            let at = dst.as_mut_ptr().add(d + row + jd).cast::<u8>();
-                            // Streamed where the vector and the other
-                            // half of its line are both this row's (in
-                            // AVX2's vectors, the only ones the caller
-                            // streams out of the stage).
-                            let half = 32 / size;
-                            let streams = STREAM
-                                && X::BYTES == 32
-                                && match at.addr() % 64 {
-                                    0 => gj + 1 < jv / W && runs_at[gj + 1][1] == jd + half,
-                                    32 => gj > 0 && runs_at[gj - 1][1] + half == jd,
-                                    _ => false,
-                                };
-                            match streams {
-                                true => X::stream(at, v),
-                                false => X::store(at, v),
-                            }
+                            X::store(dst.as_mut_ptr().add(d + row + jd).cast(), v);
                         }
                     }
                 }
@@ -1011,33 +940,10 @@ fn first_aligned<X: Vector, const W: usize>(at: usize, size: usize, along: Axis)
     }
 }
 
-/// The first run from which a plane's destination rows start cache
-/// lines (`d` where its first run's elements are in `dst`, `row_stride`
-/// between its rows): 0 unless the runs are one block, the rows whole
-/// lines apart, and the axis at least two squares of `W`.
-fn first_line<T, const W: usize>(
-    dst: &[T],
-    d: usize,
-    [i, x]: [Axis; 2],
-    row_stride: usize,
-) -> usize {
-    let size = core::mem::size_of::<T>();
-    let on_lines = |elements: usize| elements.wrapping_mul(size).is_multiple_of(64);
-    let at = dst.as_ptr().addr().wrapping_add(d.wrapping_mul(size));
-    let gap = at.wrapping_neg() % 64;
-    let lines = on_lines(row_stride) && (x.blocks == 1 || on_lines(x.stride[1]));
-    match i.blocks == 1 && lines && gap.is_multiple_of(size) && i.per >= 2 * W {
-        true => gap / size,
-        false => 0,
-    }
-}
-
 /// The spans `(first, count)` that [`direct_plane`] takes of an axis of
 /// `n` elements: `block` at a time from `first` on, as far as whole
 /// squares of `W` go, with a lead square from 0 when `first` is not 0
-/// (and a second ending at `first` when it is past one square, as
-/// [`first_line`]'s may be: at most two) and a trailing one ending at
-/// `n` when the squares do not (all
+/// and a trailing one ending at `n` when the squares do not (both
 /// overlapping their neighbours, whose elements they copy again, rather
 /// than a plain loop over the rest: a 1 MiB `f32` transpose spent a sixth
 /// of its time there). An axis of fewer than `W` elements is one span, of
@@ -1052,12 +958,11 @@ fn spans<const W: usize>(
         false => (0, n),
     };
     let lead = (first > 0).then_some((0, W));
-    let second_lead = (first > W).then(|| (first - W, W));
     let trail = (end < n && n >= W).then(|| (n - W, W));
     let main = (first..end)
         .step_by(block)
         .map(move |j| (j, block.min(end - j)));
-    lead.into_iter().chain(second_lead).chain(main).chain(trail)
+    lead.into_iter().chain(main).chain(trail)
 }
 
 /// Whether a plane takes [`lane_squares_plane`]'s squares of `V` rows
@@ -1187,14 +1092,14 @@ unsafe fn staged_plane_avx512<T: NoUninit, X: Vector, const W: usize>(
 /// a checked grid, as [`direct_plane`]'s.
 #[inline(never)]
 #[target_feature(enable = "avx2")]
-unsafe fn staged_plane_avx2<T: NoUninit, X: Vector, const W: usize, const STREAM: bool>(
+unsafe fn staged_plane_avx2<T: NoUninit, X: Vector, const W: usize>(
     src: &[T],
     dst: &mut [T],
     geometry: Geometry,
     uncrowded: usize,
 ) {
     SquareStage::lend(|stage| {
-        direct_plane::<T, X, W, false, STREAM, true>(src, dst, geometry, uncrowded, Some(stage));
+        direct_plane::<T, X, W, false, false, true>(src, dst, geometry, uncrowded, Some(stage));
     });
 }
 
@@ -1207,13 +1112,13 @@ unsafe fn staged_plane_avx2<T: NoUninit, X: Vector, const W: usize, const STREAM
 /// [`half_squares_plane`]'s.
 #[inline(never)]
 #[target_feature(enable = "avx2")]
-unsafe fn staged_half_squares_plane<T: NoUninit, X: Vector, const STREAM: bool>(
+unsafe fn staged_half_squares_plane<T: NoUninit, X: Vector>(
     src: &[T],
     dst: &mut [T],
     geometry: Geometry,
 ) {
     SquareStage::lend(|stage| {
-        half_squares_plane::<T, X, 16, 32, false, true, STREAM>(src, dst, geometry, Some(stage));
+        half_squares_plane::<T, X, 16, 32, false, true>(src, dst, geometry, Some(stage));
     });
 }
 
@@ -1248,7 +1153,6 @@ fn half_squares_plane<
     const W: usize,
     const ACROSS: bool,
     const STAGED: bool,
-    const STREAM: bool,
 >(
     src: &[T],
     dst: &mut [T],
@@ -1259,7 +1163,7 @@ fn half_squares_plane<
     let size = core::mem::size_of::<T>();
     // Bytes in 32-byte vectors: the stores below are unrolled for 16.
     const { assert!(V == 16 && W == 2 * V) };
-    const { assert!(!(STAGED && ACROSS) && W <= SQUARE_STAGE_ROWS && (STAGED || !STREAM)) };
+    const { assert!(!(STAGED && ACROSS) && W <= SQUARE_STAGE_ROWS) };
     debug_assert!(X::BYTES == W * size);
     let stage = SquareStage::bytes::<STAGED>(stage);
     // `[source, destination]` offsets of row `m` and of run `j`.
@@ -1293,18 +1197,8 @@ fn half_squares_plane<
         false => None,
     };
     let rows_covered = mv == rows || last_rows.is_some();
-    // Streamed: bands from the first run whose elements start a line
-    // of every row, with a lead band before it.
-    let first_run = match STREAM {
-        true => first_line::<T, W>(dst, d + run_at(0)[1], [i, x], row_stride),
-        false => 0,
-    };
-    let lead = (first_run > 0).then_some(0);
-    for j0 in lead.into_iter().chain((first_run..runs).step_by(band)) {
-        let jn = match j0 < first_run {
-            true => first_run,
-            false => band.min(runs - j0),
-        };
+    for j0 in (0..runs).step_by(band) {
+        let jn = band.min(runs - j0);
         let jv = jn - jn % V;
         let last_runs = !ACROSS && i.blocks == 1 && jv < jn && jn >= V;
         let groups = jv / V + usize::from(last_runs);
@@ -1428,23 +1322,11 @@ fn half_squares_plane<
                             // are consecutive in row `m0 + r` of the
                             // destination from `to`, in bounds as the
                             // direct store's comment says. The stage and
-                            // `dst` do not overlap. A streaming store goes
-                            // only to an address a multiple of `X::BYTES`.
+                            // `dst` do not overlap.
                             unsafe {
                                 let v = X::load(stage.add(from + at_or_last));
-                                let row = dst.as_mut_ptr().add(to).cast::<u8>();
-                                let at = row.add(at_or_last);
-                                // Streamed where the vector's line is
-                                // all the row's.
-                                let line = at.addr() & !63;
-                                let streams = STREAM
-                                    && at.addr().is_multiple_of(X::BYTES)
-                                    && line >= row.addr()
-                                    && line + 64 <= row.addr() + bytes;
-                                match streams {
-                                    true => X::stream(at, v),
-                                    false => X::store(at, v),
-                                }
+                                let to = dst.as_mut_ptr().add(to).cast::<u8>();
+                                X::store(to.add(at_or_last), v);
                             }
                             at += X::BYTES;
                         }
