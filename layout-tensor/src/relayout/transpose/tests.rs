@@ -324,15 +324,21 @@ fn transposes_like_the_definition() {
 }
 
 /// Destination rows of 2 KiB or more, whose staged tiles (streaming)
-/// write up to four lines of each row at once (`run_lines`): whole
-/// tiles, a partial last one, rows past the last whole square, an odd
-/// start, and rows that stop short of a line.
+/// write four lines of each row at once (`streamed_run_bytes`): whole
+/// tiles, a partial last one, more rows than a tile's (64 of bytes and
+/// of 2-byte elements), rows past the last whole square, an odd start,
+/// and rows that stop short of a line.
 fn check_long_rows<T: bytemuck::NoUninit + PartialEq + core::fmt::Debug>(make: fn(usize) -> T) {
     let size = core::mem::size_of::<T>();
     let long = 2048 / size;
     let shapes: &[(usize, usize, usize)] = match cfg!(miri) {
         true => &[(5, long + 3, 1)],
-        false => &[(37, long + 70, 0), (9, 2 * long + 3, 5), (64, long, 1)],
+        false => &[
+            (37, long + 70, 0),
+            (9, 2 * long + 3, 5),
+            (64, long, 1),
+            (150, long + 300, 3),
+        ],
     };
     for &(rows, len, gap) in shapes {
         let grid = TransposeGrid {

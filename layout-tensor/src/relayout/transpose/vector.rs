@@ -287,13 +287,47 @@ const CHUNK_BYTES: usize = 2048;
 
 /// Bytes of each source run that a tile reads ([`plane`]): two cache
 /// lines, so that a tile's source is at least whole lines, and the
-/// staged tile ([`Stage`]) at most 8 KiB.
+/// staged tile ([`Stage`]) at most 8 KiB; streamed tiles into long rows
+/// read [`streamed_run_bytes`].
 const TILE_RUN_BYTES: usize = 128;
 
+/// The bytes of each source run that a streamed tile into long rows
+/// reads ([`plane`]), writing four lines of each destination row: one
+/// line of bytes (a tile of 64 rows by 256 runs), two of wider elements
+/// (64 rows by 128 runs of 2-byte ones, 32 by 64 of 4-byte ones), so
+/// that the stage holds at most 16 KiB ([`STAGE_BYTES`]). On the Zen 3
+/// machine of `BENCHMARKS.md`, at 16 MiB, in turns with the tiles of
+/// one line of each row of bytes and two of 2-byte elements (with the
+/// prefetch of [`PREFETCH_RUNS_AHEAD`] in both), `u8[2048,8192]`
+/// transposes went from 4.5–4.9 times `memcpy`'s time to 3.5–3.9 and
+/// `bf16[1024,8192]` from 2.4–2.6 to 1.7–1.9. `f32` tiles were already
+/// four lines of each row.
+const fn streamed_run_bytes<T>() -> usize {
+    match core::mem::size_of::<T>() {
+        1 => 64,
+        _ => TILE_RUN_BYTES,
+    }
+}
+
+/// Runs a tile prefetches ahead of the 16-byte squares it transposes
+/// ([`tile`]): the lines of the square `PREFETCH_RUNS_AHEAD` runs on,
+/// in this tile or the next. Fetched a whole tile ahead, as before, the
+/// lines of runs a multiple of 4 KiB apart fell in a few sets of the L2
+/// cache (16 of its 1024 sets on Zen 3, 128 lines), and a tile of 64 or
+/// 256 runs evicted its own prefetched lines before they were read. On
+/// the Zen 3 machine of `BENCHMARKS.md`, at 16 MiB, in turns with the
+/// tile-ahead prefetch: `f32[2048,2048]` 1.95–2.08 times `memcpy`'s
+/// time to 1.76–1.78, `bf16[4096,2048]` 2.9–3.4 to 2.4–2.6.
+const PREFETCH_RUNS_AHEAD: usize = 32;
+
+/// The bytes of a tile's stage ([`Stage`]).
+const STAGE_BYTES: usize = 16384;
+
 /// Cache lines of each destination row that a tile writes ([`plane`])
-/// when the rows are long: as many as the element's bytes, at most 4
-/// (256 bytes of each row for `f32`), so that the staged tile is at most
-/// 8 KiB. The rows of a plain transpose lie a source row apart; writing
+/// when the rows are long and the tile is not streamed (streamed ones
+/// write four, [`streamed_run_bytes`]): as many as the element's bytes,
+/// at most 4 (256 bytes of each row for `f32`), so that the staged tile
+/// is at most 8 KiB. The rows of a plain transpose lie a source row apart; writing
 /// more of each at once took the `f32` transposes of 16 and 256 MiB from
 /// 2.4–4.1 times `memcpy`'s time to 1.9–3.3, the `bf16` ones from
 /// 2.8–4.7 to 2.5–4.2 (`BENCHMARKS.md`). Rows cut in tiles' pieces
@@ -306,10 +340,10 @@ const fn run_lines<T>() -> usize {
 }
 
 /// A tile of the transpose, staged between the registers' transpose
-/// and its destination rows: `TILE_RUN_BYTES / size` rows of
-/// [`run_lines`] cache lines each.
+/// and its destination rows: a row per element of a tile's source
+/// runs, of the lines it writes of each destination row ([`tile`]).
 #[repr(C, align(64))]
-struct Stage([core::mem::MaybeUninit<__m128i>; TILE_RUN_BYTES * 64 / 16]);
+struct Stage([core::mem::MaybeUninit<__m128i>; STAGE_BYTES / 16]);
 
 /// Every block of a checked `grid` as one transpose per plane: the
 /// grid's rows merged with a level whose blocks continue them in the
@@ -1446,25 +1480,39 @@ fn plane<T: NoUninit, const V: usize, const STREAMING: bool>(
 ) {
     let (at, [x, i], strides) = geometry.parts();
     // Destination elements contiguous along a row; where they are 2 KiB
-    // or more, a tile writes `run_lines` lines of each row.
+    // or more, a tile writes `run_lines` lines of each row, or four
+    // streamed ([`streamed_run_bytes`]).
     let piece = match i.stride[1] == i.per {
         true => i.per.saturating_mul(i.blocks),
         false => i.per,
     };
     let long = piece.saturating_mul(core::mem::size_of::<T>()) >= CHUNK_BYTES;
-    // A constant number of lines in each copy of the loops, so that a
-    // tile's stage rows are indexed with constants.
-    match (long, run_lines::<T>()) {
-        (true, 4) => plane_lines::<T, V, STREAMING, 4>(src, dst, at, [x, i], strides),
-        (true, 2) => plane_lines::<T, V, STREAMING, 2>(src, dst, at, [x, i], strides),
-        _ => plane_lines::<T, V, STREAMING, 1>(src, dst, at, [x, i], strides),
+    // A constant number of lines and of source bytes in each copy of
+    // the loops, so that a tile's stage rows are indexed with constants.
+    const RUN: usize = TILE_RUN_BYTES;
+    match (long, STREAMING, run_lines::<T>()) {
+        (true, true, _) if streamed_run_bytes::<T>() == 64 => {
+            plane_lines::<T, V, STREAMING, 4, 64>(src, dst, at, [x, i], strides)
+        }
+        (true, true, _) | (true, _, 4) => {
+            plane_lines::<T, V, STREAMING, 4, RUN>(src, dst, at, [x, i], strides)
+        }
+        (true, _, 2) => plane_lines::<T, V, STREAMING, 2, RUN>(src, dst, at, [x, i], strides),
+        _ => plane_lines::<T, V, STREAMING, 1, RUN>(src, dst, at, [x, i], strides),
     }
 }
 
-/// [`plane`] with tiles that write `LINES` cache lines of each
-/// destination row ([`run_lines`]).
+/// [`plane`] with tiles that read `RUN_BYTES` of each source run and
+/// write `LINES` cache lines of each destination row ([`run_lines`],
+/// [`streamed_run_bytes`]).
 #[cfg_attr(not(debug_assertions), inline(always))]
-fn plane_lines<T: NoUninit, const V: usize, const STREAMING: bool, const LINES: usize>(
+fn plane_lines<
+    T: NoUninit,
+    const V: usize,
+    const STREAMING: bool,
+    const LINES: usize,
+    const RUN_BYTES: usize,
+>(
     src: &[T],
     dst: &mut [T],
     [s, d]: [usize; 2],
@@ -1472,11 +1520,11 @@ fn plane_lines<T: NoUninit, const V: usize, const STREAMING: bool, const LINES: 
     [run_stride, row_stride]: [usize; 2],
 ) {
     let size = core::mem::size_of::<T>();
-    let (tile_rows, tile_runs) = (TILE_RUN_BYTES / size, LINES * 64 / size);
-    let mut stage = Stage([core::mem::MaybeUninit::uninit(); TILE_RUN_BYTES * 64 / 16]);
+    let (tile_rows, tile_runs) = (RUN_BYTES / size, LINES * 64 / size);
+    let mut stage = Stage([core::mem::MaybeUninit::uninit(); STAGE_BYTES / 16]);
     let mut rows_at = [0; TILE_RUN_BYTES];
     // The runs of this tile and of the next, in turns.
-    let mut runs_at = [[0; 64]; 2];
+    let mut runs_at = [[0; 256]; 2];
     let (nx, ni) = (x.per * x.blocks, i.per * i.blocks);
     // Runs in chunks of `CHUNK_BYTES` of each destination row: a chunk's
     // source runs and destination rows are pages few enough for the
@@ -1503,19 +1551,20 @@ fn plane_lines<T: NoUninit, const V: usize, const STREAMING: bool, const LINES: 
             while i0 < hi {
                 let next = i0 + nc;
                 let next_nc = (next + tile_runs).min(hi).saturating_sub(next);
-                if next_nc > 0 {
-                    // The next tile's source lines, fetched while this
-                    // one is copied: its runs lie far apart (a source
-                    // row apart), where the hardware's prefetchers do
-                    // not look ahead. (Prefetching its destination
-                    // lines too measured slower.)
-                    let runs = &mut runs_at[1 - turn][..next_nc];
-                    i.offsets(runs, next, 0, run_stride, s + x0);
-                    for &run in &*runs {
-                        prefetch_span(src, run, nr);
-                    }
-                }
-                let offsets = [&rows_at[..nr], &runs_at[turn][..nc]];
+                // The next tile's runs, whose first source lines this
+                // one prefetches ([`PREFETCH_RUNS_AHEAD`]).
+                i.offsets(
+                    &mut runs_at[1 - turn][..next_nc],
+                    next,
+                    0,
+                    run_stride,
+                    s + x0,
+                );
+                let [now, ahead] = match turn {
+                    0 => [&runs_at[0][..nc], &runs_at[1][..next_nc]],
+                    _ => [&runs_at[1][..nc], &runs_at[0][..next_nc]],
+                };
+                let offsets = [&rows_at[..nr], now, ahead];
                 tile::<T, V, STREAMING, LINES>(src, dst, &mut stage, offsets, i0);
                 (i0, nc, turn) = (next, next_nc, 1 - turn);
             }
@@ -1563,19 +1612,25 @@ fn square_row<X: Vector, const W: usize>(k: usize) -> usize {
 
 /// One tile: `dst[rows_at[m] + i0 + j] = src[runs_at[j] + m]` for `m <
 /// rows_at.len()` (at most `TILE_RUN_BYTES / size`), `j <
-/// runs_at.len()` (at most `LINES` cache lines, `LINES` at most
-/// [`run_lines`]). `V × V` squares of 16-byte vectors (the staged copy
-/// keeps them with AVX2: [`merged`]) transposed in registers into
-/// `stage`, then each row of the stage copied to its destination row:
-/// whole lines (with streaming stores when `STREAMING` and they are
-/// lines of the destination), or a part. The rows and runs past the
-/// last whole square take the plain loop.
+/// runs_at.len()` (at most `LINES` cache lines), the rows and lines
+/// at most [`STAGE_BYTES`]. `V × V` squares of 16-byte vectors (the
+/// staged copy keeps them with AVX2: [`merged`]) transposed in
+/// registers into `stage`, then each row of the stage copied to its
+/// destination row: whole lines (with streaming stores when
+/// `STREAMING` and they are lines of the destination), or a part. The
+/// rows and runs past the last whole square take the plain loop. Each
+/// square's runs prefetch the source of the runs
+/// [`PREFETCH_RUNS_AHEAD`] on, in this tile or in `ahead`, the next
+/// tile's runs.
+///
+/// # Panics
+/// If the rows' `LINES` lines are more than the stage holds.
 #[cfg_attr(not(debug_assertions), inline(always))]
 fn tile<T: NoUninit, const V: usize, const STREAMING: bool, const LINES: usize>(
     src: &[T],
     dst: &mut [T],
     stage: &mut Stage,
-    [rows_at, runs_at]: [&[usize]; 2],
+    [rows_at, runs_at, ahead]: [&[usize]; 3],
     i0: usize,
 ) {
     let size = core::mem::size_of::<T>();
@@ -1583,11 +1638,21 @@ fn tile<T: NoUninit, const V: usize, const STREAMING: bool, const LINES: usize>(
     let (nr_v, nc_v) = (nr - nr % V, nc - nc % V);
     // Elements of `T` per stage row: `LINES` cache lines.
     const { assert!(LINES >= 1 && LINES <= 4) };
-    assert!(LINES <= run_lines::<T>(), "a tile's stage holds its rows");
     let line = LINES * 64 / size;
+    assert!(
+        nr * line * size <= STAGE_BYTES,
+        "a tile's stage holds its rows"
+    );
     debug_assert!(nr * size <= TILE_RUN_BYTES && nc <= line);
     let stage = stage.0.as_mut_ptr().cast::<T>();
     for jg in (0..nc_v).step_by(V) {
+        let later = jg + PREFETCH_RUNS_AHEAD;
+        for run in (later..later + V).filter_map(|j| match j < nc {
+            true => Some(runs_at[j]),
+            false => ahead.get(j - nc).copied(),
+        }) {
+            prefetch_span(src, run, nr);
+        }
         for mg in (0..nr_v).step_by(V) {
             // SAFETY: the grid was checked against both buffers
             // (`TransposeGrid::check`), and every `(m, j)`, `m < nr`,
@@ -1597,8 +1662,7 @@ fn tile<T: NoUninit, const V: usize, const STREAMING: bool, const LINES: usize>(
             // `T: NoUninit` has no uninitialised bytes. Stage row `mg
             // + k`, elements `jg..jg + V`, is in the stage (`(mg + k) *
             // line + jg + V <= nr * line`, and `nr * line * size <=
-            // TILE_RUN_BYTES / size * LINES * 64 <= TILE_RUN_BYTES *
-            // 64`, the stage's bytes, as `LINES <= run_lines <= size`) and
+            // STAGE_BYTES`, the stage's bytes, asserted above) and
             // 16-byte aligned (the stage is 64-byte aligned, `line *
             // size` a multiple of 64 and `jg * size` of 16).
             unsafe {
