@@ -53,9 +53,15 @@
 //!   transposes (`{1,0}` → `{0,1}`) of 1 MiB in shapes the matrix does
 //!   not use, whose destination rows are 2 or 4 KiB apart (the
 //!   matrix's are 1 KiB apart) and so crowd into few sets of the L1
-//!   cache, and 1000 bytes apart ([`transpose_shapes_1mib`]),
+//!   cache, and 1000 bytes apart ([`transpose_shapes`]),
 //!   timed in turns with `memcpy` like the matrix. Only these:
 //!   `TESSERA_BENCH_SIZES=1 cargo bench -p tessera-xla --bench relayout -- shapes`.
+//! - `paired_transpose_shapes_16MiB` (with size 16 only): plain
+//!   transposes of 16 MiB, above the streaming threshold, whose source
+//!   runs lie 4000 bytes to 64 KiB apart (the matrix's lie 1 KiB
+//!   apart), into destination rows from 512 bytes to 4 KiB long
+//!   ([`transpose_shapes`]). Only these: `TESSERA_BENCH_SIZES=16 cargo
+//!   bench -p tessera-xla --bench relayout -- shapes`.
 //! - `paired_partial_tiles_1MiB` (with size 1 only): the matrix's
 //!   tilings × {pack, unpack, transpose+tile} on shapes whose tiles are
 //!   partial in both dims (`f32[509,515]`, `bf16[721,727]`,
@@ -995,28 +1001,44 @@ fn matrix_group(c: &mut Criterion, mib: usize) {
     g.finish();
 }
 
-/// Plain transposes of 1 MiB in shapes the matrix does not use
-/// (`paired_transpose_shapes_1MiB`): `f32`, `bf16` and `u8`
-/// `[rows, cols]{1,0}` → `{0,1}`, whose destination rows (`rows`
-/// elements) are 1000 bytes, 2 KiB and 4 KiB apart; checked, the kernel
-/// asserted, timed in turns with `memcpy`.
-fn transpose_shapes_1mib(c: &mut Criterion) {
-    let mut g = paired_group(c, "transpose_shapes", 1);
+/// Plain transposes in shapes the matrix does not use
+/// (`paired_transpose_shapes_<S>MiB`): `f32`, `bf16` and `u8`
+/// `[rows, cols]{1,0}` → `{0,1}`; checked, the kernel asserted, timed in
+/// turns with `memcpy`. At 1 MiB, destination rows (`rows` elements)
+/// 1000 bytes, 2 KiB and 4 KiB apart, which crowd the L1 cache; at 16
+/// MiB (streamed), source runs (`cols` elements) 4000 bytes, 8 to 64 KiB
+/// apart, which crowd the L2 cache, into destination rows of 512 bytes
+/// to 4 KiB. Other sizes have none.
+fn transpose_shapes(c: &mut Criterion, mib: usize) {
+    let [f32_shapes, bf16_shapes, u8_shapes]: [&[&str]; 3] = match mib {
+        1 => [
+            &["250,1048", "512,512", "1024,256"],
+            &["500,1048", "1024,512", "2048,256"],
+            &["1000,1048", "2048,512", "4096,256"],
+        ],
+        16 => [
+            &["1024,4096", "256,16384"],
+            &["1024,8192", "512,16384"],
+            &["4000,4000", "2048,8192", "512,32768"],
+        ],
+        _ => return,
+    };
+    let mut g = paired_group(c, "transpose_shapes", mib);
     let plain = |dims: &str| Pair {
         name: format!("transpose_{}", dims.replace(',', "x")).leak(),
         src: "{1,0}",
         dst: "{0,1}",
         kernel: RelayoutKernel::Transpose,
     };
-    for dims in ["250,1048", "512,512", "1024,256"] {
+    for &dims in f32_shapes {
         matrix_entry(&mut g, "f32", dims, &plain(dims), |i| i as f32);
     }
-    for dims in ["500,1048", "1024,512", "2048,256"] {
+    for &dims in bf16_shapes {
         matrix_entry(&mut g, "bf16", dims, &plain(dims), |i| {
             bf16::from_bits(i as u16 & 0x3fff)
         });
     }
-    for dims in ["1000,1048", "2048,512", "4096,256"] {
+    for &dims in u8_shapes {
         matrix_entry(&mut g, "u8", dims, &plain(dims), |i| i as u8);
     }
     g.finish();
@@ -1164,8 +1186,10 @@ fn relayouts(c: &mut Criterion) {
     for &mib in &sizes {
         with_size!(mib, z => bf16_group(c, mib, z::Bf16Rows::NEW, z::Bf16Tiled::NEW));
     }
+    for &mib in &sizes {
+        transpose_shapes(c, mib);
+    }
     if sizes.contains(&1) {
-        transpose_shapes_1mib(c);
         partial_tiles_1mib(c);
         packed_odd_rows_1mib(c);
         packed_tiled_transposes_1mib(c);
