@@ -311,13 +311,22 @@ const fn streamed_run_bytes<T>() -> usize {
 
 /// Runs a tile prefetches ahead of the 16-byte squares it transposes
 /// ([`tile`]): the lines of the square `PREFETCH_RUNS_AHEAD` runs on,
-/// in this tile or the next. Fetched a whole tile ahead, as before, the
-/// lines of runs a multiple of 4 KiB apart fell in a few sets of the L2
-/// cache (16 of its 1024 sets on Zen 3, 128 lines), and a tile of 64 or
-/// 256 runs evicted its own prefetched lines before they were read. On
-/// the Zen 3 machine of `BENCHMARKS.md`, at 16 MiB, in turns with the
+/// in this tile or the next, or a tile's runs on where a tile has fewer
+/// (16 runs of `f32` into `{0,1:T(8,128)}`, a line of each 512-byte
+/// piece). Fetched a whole tile ahead at once, as before, the lines of
+/// runs a multiple of 4 KiB apart fell in a few sets of the L2 cache
+/// (16 of its 1024 sets on Zen 3, 128 lines), and a tile of 64 or 256
+/// runs evicted its own prefetched lines before they were read. On the
+/// Zen 3 machine of `BENCHMARKS.md`, at 16 MiB, in turns with the
 /// tile-ahead prefetch: `f32[2048,2048]` 1.95–2.08 times `memcpy`'s
-/// time to 1.76–1.78, `bf16[4096,2048]` 2.9–3.4 to 2.4–2.6.
+/// time to 1.76–1.78, `bf16[4096,2048]` 2.9–3.4 to 2.4–2.6. Small tiles
+/// need theirs a tile ahead: 32 runs ahead of tiles of 16 to 64 runs
+/// (the transposes into tiles) prefetched little or nothing of the next
+/// tile, and `f32` into `{0,1:T(8,128)}` read 2.06–2.15 against
+/// 1.46–1.69, `s8` into `{0,1:T(8,128)(4,1)}` 2.73–2.84 against
+/// 2.00–2.05; a whole tile ahead of every square (the next tile's run
+/// at the same place) took the plain `bf16[1024,8192]` transpose from
+/// 1.44–1.50 to 1.74–1.81.
 const PREFETCH_RUNS_AHEAD: usize = 32;
 
 /// The bytes of a tile's stage ([`Stage`]).
@@ -1620,8 +1629,8 @@ fn square_row<X: Vector, const W: usize>(k: usize) -> usize {
 /// `STREAMING` and they are lines of the destination), or a part. The
 /// rows and runs past the last whole square take the plain loop. Each
 /// square's runs prefetch the source of the runs
-/// [`PREFETCH_RUNS_AHEAD`] on, in this tile or in `ahead`, the next
-/// tile's runs.
+/// [`PREFETCH_RUNS_AHEAD`] on (at most a tile's runs on), in this tile
+/// or in `ahead`, the next tile's runs.
 ///
 /// # Panics
 /// If the rows' `LINES` lines are more than the stage holds.
@@ -1646,7 +1655,7 @@ fn tile<T: NoUninit, const V: usize, const STREAMING: bool, const LINES: usize>(
     debug_assert!(nr * size <= TILE_RUN_BYTES && nc <= line);
     let stage = stage.0.as_mut_ptr().cast::<T>();
     for jg in (0..nc_v).step_by(V) {
-        let later = jg + PREFETCH_RUNS_AHEAD;
+        let later = jg + PREFETCH_RUNS_AHEAD.min(nc);
         for run in (later..later + V).filter_map(|j| match j < nc {
             true => Some(runs_at[j]),
             false => ahead.get(j - nc).copied(),
