@@ -299,7 +299,7 @@ const TILE_RUN_BYTES: usize = 128;
 /// machine of `BENCHMARKS.md`, at 16 MiB, in turns with the tiles of
 /// one line of each row of bytes and two of 2-byte elements (with the
 /// prefetch of [`PREFETCH_RUNS_AHEAD`] in both), `u8[2048,8192]`
-/// transposes went from 4.5–4.9 times `memcpy`'s time to 3.5–3.9 and
+/// transposes went from 4.5–4.9 times `memcpy`'s time to 3.9 and
 /// `bf16[1024,8192]` from 2.4–2.6 to 1.7–1.9. `f32` tiles were already
 /// four lines of each row.
 const fn streamed_run_bytes<T>() -> usize {
