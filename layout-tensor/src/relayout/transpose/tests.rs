@@ -358,6 +358,41 @@ fn check_long_rows<T: bytemuck::NoUninit + PartialEq + core::fmt::Debug>(make: f
     }
 }
 
+/// Bytes whose source runs lie a multiple of 4 KiB apart, whose
+/// squares' runs crowd one set of the L1 cache and go through the run
+/// stage (`RunStage`): tiles of long rows and of short ones (streaming),
+/// partial squares, and an odd start.
+#[test]
+fn crowded_runs_transpose_like_the_definition() {
+    let shapes: &[(usize, usize, usize)] = match cfg!(miri) {
+        true => &[(20, 18, 4096)],
+        false => &[(100, 2100, 4096), (37, 300, 8192), (150, 40, 4096 + 4096)],
+    };
+    for &(rows, len, run_stride) in shapes {
+        let grid = TransposeGrid {
+            start: [3, 5],
+            counts: [1, 1],
+            strides: [[0, 0]; 2],
+            rows,
+            len,
+            run_stride,
+            row_stride: len + 1,
+        };
+        let [ns, nd] = grid.ends().unwrap();
+        // The source's runs each a multiple of 4 KiB from a line start.
+        let src: Vec<u8> = (0..ns + 64).map(|i| (i * 7 + i / 251) as u8).collect();
+        let first = src.as_ptr().align_offset(64);
+        let mut out: Vec<u8> = (0..nd + 64).map(|i| (i + 11) as u8).collect();
+        let line = out.as_ptr().align_offset(64);
+        check_grid(
+            &src[first..first + ns],
+            &mut out[line..line + nd],
+            grid,
+            true,
+        );
+    }
+}
+
 #[test]
 fn long_rows_transpose_like_the_definition() {
     // Under Miri (slow): the element sizes that write more than a line.

@@ -1535,6 +1535,12 @@ fn plane_lines<
     // The runs of this tile and of the next, in turns.
     let mut runs_at = [[0; 256]; 2];
     let (nx, ni) = (x.per * x.blocks, i.per * i.blocks);
+    // Whether a square's runs crowd a set of the L1 cache, asked of the
+    // plane's first `V` runs for all (runs a multiple of 4 KiB apart
+    // crowd wherever they start).
+    let first = &mut runs_at[0][..V.min(ni)];
+    i.offsets(first, 0, 0, run_stride, s);
+    let stage_runs = runs_crowd(src, first);
     // Runs in chunks of `CHUNK_BYTES` of each destination row: a chunk's
     // source runs and destination rows are pages few enough for the
     // TLB, where a band of rows over all the runs touched a page per
@@ -1574,7 +1580,7 @@ fn plane_lines<
                     _ => [&runs_at[1][..nc], &runs_at[0][..next_nc]],
                 };
                 let offsets = [&rows_at[..nr], now, ahead];
-                tile::<T, V, STREAMING, LINES>(src, dst, &mut stage, offsets, i0);
+                tile::<T, V, STREAMING, LINES>(src, dst, &mut stage, offsets, i0, stage_runs);
                 (i0, nc, turn) = (next, next_nc, 1 - turn);
             }
             x0 += nr;
@@ -1600,6 +1606,35 @@ fn prefetch_span<T>(buf: &[T], from: usize, len: usize) {
         }
     }
 }
+
+/// Whether more than eight of the first cache lines of `runs` (offsets
+/// into `src`) fall in one set of the L1 cache (64 sets of 64-byte
+/// lines on x86-64, 8 ways or more): then a square of 16 runs (bytes)
+/// read in place would miss the L1 cache on each of its four 16-byte
+/// reads of a line, and [`tile`] copies the square's runs into a stage
+/// first ([`RunStage`]).
+fn runs_crowd<T>(src: &[T], runs: &[usize]) -> bool {
+    let size = core::mem::size_of::<T>();
+    let mut lines_in_set = [0u8; 64];
+    runs.iter().any(|&run| {
+        let set = src.as_ptr().addr().wrapping_add(run.wrapping_mul(size)) / 64 % 64;
+        lines_in_set[set] += 1;
+        lines_in_set[set] > 8
+    })
+}
+
+/// The source of a square's 16 runs, at most `TILE_RUN_BYTES` of each,
+/// copied side by side where the runs crowd a set of the L1 cache
+/// ([`runs_crowd`]): read whole from the source once, then by the
+/// square from the L1 cache. On the Zen 3 machine of `BENCHMARKS.md`,
+/// at 16 MiB, in turns with the squares read in place: `u8[4096,4096]`
+/// transposes (runs 4 KiB apart, every line in one set) went from
+/// 3.4–3.8 times `memcpy`'s time to 2.3–2.4, `u8[2048,8192]` from
+/// 3.7 to 2.6–2.9, `u8[512,32768]` from 3.1–3.6 to 2.9–3.1; runs 4000
+/// bytes apart, which crowd no set, read 8% slower staged and stay in
+/// place.
+#[repr(C, align(64))]
+struct RunStage([core::mem::MaybeUninit<__m128i>; 16 * TILE_RUN_BYTES / 16]);
 
 /// `REVERSED_NIBBLES[k]`: the 4 bits of `k < 16` reversed.
 const REVERSED_NIBBLES: [u8; 16] = [0, 8, 4, 12, 2, 10, 6, 14, 1, 9, 5, 13, 3, 11, 7, 15];
@@ -1641,6 +1676,7 @@ fn tile<T: NoUninit, const V: usize, const STREAMING: bool, const LINES: usize>(
     stage: &mut Stage,
     [rows_at, runs_at, ahead]: [&[usize]; 3],
     i0: usize,
+    stage_runs: bool,
 ) {
     let size = core::mem::size_of::<T>();
     let (nr, nc) = (rows_at.len(), runs_at.len());
@@ -1654,6 +1690,12 @@ fn tile<T: NoUninit, const V: usize, const STREAMING: bool, const LINES: usize>(
     );
     debug_assert!(nr * size <= TILE_RUN_BYTES && nc <= line);
     let stage = stage.0.as_mut_ptr().cast::<T>();
+    // The square's runs side by side, `TILE_RUN_BYTES` apart
+    // ([`RunStage`]), when `stage_runs` and squares are of 16 runs.
+    let mut run_stage = RunStage([core::mem::MaybeUninit::uninit(); 16 * TILE_RUN_BYTES / 16]);
+    let run_stage = run_stage.0.as_mut_ptr();
+    let stage_runs = stage_runs && V == 16;
+    let (vectors, pitch) = (nr_v * size / 16, TILE_RUN_BYTES / 16);
     for jg in (0..nc_v).step_by(V) {
         let later = jg + PREFETCH_RUNS_AHEAD.min(nc);
         for run in (later..later + V).filter_map(|j| match j < nc {
@@ -1661,6 +1703,22 @@ fn tile<T: NoUninit, const V: usize, const STREAMING: bool, const LINES: usize>(
             false => ahead.get(j - nc).copied(),
         }) {
             prefetch_span(src, run, nr);
+        }
+        if stage_runs {
+            for k in 0..V {
+                for q in 0..vectors {
+                    // SAFETY: `src[runs_at[jg + k]..][..nr_v]` is in
+                    // bounds (as for the squares below), `q * 16 <
+                    // nr_v * size`; stage vector `k * pitch + q` is in
+                    // the run stage (`k < 16`, `q < pitch`, as `nr *
+                    // size <= TILE_RUN_BYTES`) and 16-byte aligned.
+                    unsafe {
+                        let from = src.as_ptr().add(runs_at[jg + k]).cast::<__m128i>();
+                        let v = _mm_loadu_si128(from.add(q));
+                        _mm_store_si128(run_stage.add(k * pitch + q).cast(), v);
+                    }
+                }
+            }
         }
         for mg in (0..nr_v).step_by(V) {
             // SAFETY: the grid was checked against both buffers
@@ -1675,8 +1733,10 @@ fn tile<T: NoUninit, const V: usize, const STREAMING: bool, const LINES: usize>(
             // 16-byte aligned (the stage is 64-byte aligned, `line *
             // size` a multiple of 64 and `jg * size` of 16).
             unsafe {
-                let x: [__m128i; V] = array(<__m128i as Vector>::ZERO, |k| {
-                    _mm_loadu_si128(src.as_ptr().add(runs_at[jg + k] + mg).cast())
+                let x: [__m128i; V] = array(<__m128i as Vector>::ZERO, |k| match stage_runs {
+                    // Written above: run `jg + k`'s vector `mg * size / 16`.
+                    true => _mm_load_si128(run_stage.add(k * pitch + mg * size / 16).cast()),
+                    false => _mm_loadu_si128(src.as_ptr().add(runs_at[jg + k] + mg).cast()),
                 });
                 for (k, v) in square(x).into_iter().enumerate() {
                     let m = square_row::<__m128i, V>(k);
