@@ -87,10 +87,13 @@
 //! or more and the line is one of the destination's. Where the
 //! destination's rows run on for 2 KiB or more (plain transposes), a tile
 //! takes up to four lines' worth of source runs (as many as the element's
-//! bytes) and writes that many lines of each row at once. Power-of-two row
+//! bytes; four when streamed, bytes then reading one line of each of 256
+//! runs) and writes that many lines of each row at once. Power-of-two row
 //! lengths put all of a tile's source runs (or destination rows) in one
 //! set of the L1 cache; reading and writing whole lines at once keeps them
-//! from evicting each other. The next tile's source lines are prefetched.
+//! from evicting each other, and squares of bytes whose 16 runs crowd a
+//! set copy them side by side first. Each square prefetches the source
+//! of the runs 32 on, or a tile on where tiles are smaller.
 //! Other element sizes, other targets and the edges of a tile (fewer than
 //! `V` rows or runs left) take a plain loop.
 //!

@@ -612,7 +612,7 @@ fn rows_before_crowding<T>(dst: &[T], d: usize, x: Axis, row_stride: usize) -> u
         row_stride.wrapping_mul(size),
         x.stride[1].wrapping_mul(size),
     );
-    let mut lines_in_set = [0u8; 64];
+    let mut sets = L1Sets([0; 64]);
     let mut m = 0;
     // Row `m + e` is row `e` of block `b`: `Axis::offsets`' order,
     // stepped here in place (its table of offsets, then the sets, read
@@ -621,9 +621,7 @@ fn rows_before_crowding<T>(dst: &[T], d: usize, x: Axis, row_stride: usize) -> u
         let block = start.wrapping_add(b.wrapping_mul(block_bytes));
         let take = x.per.min(rows - m);
         for e in 0..take {
-            let set = block.wrapping_add(e.wrapping_mul(row_bytes)) / 64 % 64;
-            lines_in_set[set] += 1;
-            if lines_in_set[set] > 8 {
+            if sets.crowded_by(block.wrapping_add(e.wrapping_mul(row_bytes))) {
                 return m + e;
             }
         }
@@ -1615,12 +1613,25 @@ fn prefetch_span<T>(buf: &[T], from: usize, len: usize) {
 /// first ([`RunStage`]).
 fn runs_crowd<T>(src: &[T], runs: &[usize]) -> bool {
     let size = core::mem::size_of::<T>();
-    let mut lines_in_set = [0u8; 64];
-    runs.iter().any(|&run| {
-        let set = src.as_ptr().addr().wrapping_add(run.wrapping_mul(size)) / 64 % 64;
-        lines_in_set[set] += 1;
-        lines_in_set[set] > 8
-    })
+    let mut sets = L1Sets([0; 64]);
+    runs.iter()
+        .any(|&run| sets.crowded_by(src.as_ptr().addr().wrapping_add(run.wrapping_mul(size))))
+}
+
+/// Lines counted in each set of the L1 cache (64 sets of 64-byte lines
+/// on x86-64, 8 ways or more), for [`rows_before_crowding`] and
+/// [`runs_crowd`].
+struct L1Sets([u8; 64]);
+
+impl L1Sets {
+    /// Counts the line at address `at`: whether its set now holds more
+    /// than eight counted lines. (The callers stop at the first that
+    /// does, so no count passes nine.)
+    fn crowded_by(&mut self, at: usize) -> bool {
+        let set = &mut self.0[at / 64 % 64];
+        *set += 1;
+        *set > 8
+    }
 }
 
 /// The source of a square's 16 runs, at most `TILE_RUN_BYTES` of each,
