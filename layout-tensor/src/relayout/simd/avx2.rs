@@ -58,18 +58,43 @@
 //! 16-byte halves in place, which straddle no line either, read only
 //! 5–10% better than the straddling stores: twice the stores.
 //!
-//! Each function inlines (`#[inline(always)]` in optimised builds) and
-//! has no `target_feature` of its own: the callers are compiled for AVX2
-//! ([`super::interleave_grid`]'s and [`super::deinterleave_grid`]'s
-//! dispatch), and these inline into them. In an unoptimised build they
-//! stay calls, compiled for the baseline; they run only after the
-//! dispatch has found AVX2, so their intrinsics are sound either way.
+//! Streamed rows (destinations of `STREAM_FROM_BYTES` or more) take the
+//! same grid, each vector on a 32-byte boundary one 32-byte streaming
+//! store (`vmovntdq`) and the 16-byte ends 16-byte ones. They had taken
+//! two 16-byte streaming stores per vector wherever they started. On the
+//! Zen 3 machine of `BENCHMARKS.md`, in a scratch harness (run-time
+//! layouts, rows on a line, in turns with the 16-byte stores in one
+//! build, medians of nine rounds, two orders), the unpacks of 256 MiB
+//! took, in times over `memcpy`'s: `s8` `T(8,128)(4,1)` 1.31–1.33
+//! against 1.45–1.46, `u8` `T(32,128)(4,1)` 1.13 against 1.24, `bf16`
+//! `T(8,128)(2,1)` 1.17 against 1.24; `s8` at 16 MiB 0.68 against 0.77.
+//! Four rows 16 bytes past a line, written in place, read 1.40 against
+//! 1.45 (`s8`) and 1.20 against 1.27 (`u8`) at 256 MiB; streamed, those
+//! go through a stage ([`super::deinterleave_grid`] says when).
+//!
+//! Each function but [`deinterleave`] inlines (`#[inline(always)]` in
+//! optimised builds) and has no `target_feature` of its own: the callers
+//! are compiled for AVX2 ([`super::interleave_grid`]'s and
+//! [`super::deinterleave_grid`]'s dispatch), and these inline into them.
+//! In an unoptimised build they stay calls, compiled for the baseline;
+//! they run only after the dispatch has found AVX2, so their intrinsics
+//! are sound either way. [`deinterleave`] is compiled for AVX2 itself:
+//! it is called from the block loop's closure, which the compiler
+//! inlines into the AVX2 caller only while it is small. In a build where
+//! the streamed grid above and a switch between two versions of it made
+//! the closure larger, it stayed a function compiled for the baseline,
+//! every intrinsic in it a call, and the unpacks took 10 to 16 times as
+//! long. The parent commit's `benches/relayout.rs` binary already had one
+//! such closure, the four-row unpack of packed `E(2)` fields, with 438
+//! calls to intrinsics (`objdump`). Compiled for AVX2, the kernel keeps
+//! its intrinsics inline whatever the compiler decides about its
+//! callers: the same binary built with it has no call to an intrinsic in
+//! any kernel.
 
 use core::arch::x86_64::{
-    __m128i, __m256i, _mm_storeu_si128, _mm256_castsi256_si128, _mm256_extracti128_si256,
-    _mm256_loadu_si256, _mm256_loadu2_m128i, _mm256_permute2x128_si256, _mm256_shuffle_epi8,
-    _mm256_storeu_si256, _mm256_unpackhi_epi32, _mm256_unpackhi_epi64, _mm256_unpacklo_epi32,
-    _mm256_unpacklo_epi64,
+    __m128i, __m256i, _mm256_castsi256_si128, _mm256_extracti128_si256, _mm256_loadu_si256,
+    _mm256_loadu2_m128i, _mm256_permute2x128_si256, _mm256_shuffle_epi8, _mm256_storeu_si256,
+    _mm256_unpackhi_epi32, _mm256_unpackhi_epi64, _mm256_unpacklo_epi32, _mm256_unpacklo_epi64,
 };
 
 use bytemuck::NoUninit;
@@ -123,11 +148,11 @@ unsafe fn shuffle_lanes<T, const F: usize>(x: __m256i, table: [u8; 32]) -> __m25
 /// Splits `F * vectors` 32-byte vectors at `a` into the `F` rows of
 /// `vectors` vectors at `out + j * row_stride` (elements), as
 /// [`super::vector_deinterleave`] does 16 bytes at a time; with
-/// `STREAMING`, the output vectors of row `j` whose addresses are in
+/// `STREAMING`, the output stores of row `j` whose addresses are in
 /// `lines[j]` are streamed. A `COUNT` other than 0 is `vectors`, as a
-/// constant ([`super::unrolled`]). Rows that are not streamed and all
-/// start 16 bytes past a 32-byte boundary are stored on a grid shifted by
-/// 16 bytes (see the [module docs](self)).
+/// constant ([`super::unrolled`]). Rows that all start 16 bytes past a
+/// 32-byte boundary are stored on a grid shifted by 16 bytes (see the
+/// [module docs](self)). Compiled for AVX2 (the module docs say why).
 ///
 /// # Safety
 /// The CPU has AVX2; `F` is 2 or 4 and `F * size_of::<T>()` divides 16;
@@ -137,7 +162,8 @@ unsafe fn shuffle_lanes<T, const F: usize>(x: __m256i, table: [u8; 32]) -> __m25
 /// With `STREAMING`, the bounds of each range of `lines` are multiples of
 /// 64, and the output vectors of its row whose addresses are in the range
 /// are 16-byte aligned.
-#[cfg_attr(not(debug_assertions), inline(always))]
+#[target_feature(enable = "avx2")]
+#[inline]
 pub(super) unsafe fn deinterleave<
     T: NoUninit,
     M: Mix<T>,
@@ -153,11 +179,10 @@ pub(super) unsafe fn deinterleave<
 ) {
     let vectors = if COUNT > 0 { COUNT } else { vectors };
     // Rows that all start 16 bytes past a 32-byte boundary (as a large
-    // `Vec`'s do) take their stores on the shifted grid (below); streamed
-    // rows keep theirs, which `store_wide` splits into 16-byte halves.
-    let shifted = !STREAMING
-        && (out as usize) % 32 == 16
-        && (row_stride * core::mem::size_of::<T>()).is_multiple_of(32);
+    // `Vec`'s do) take their stores on the shifted grid (below), streamed
+    // or not.
+    let shifted =
+        (out as usize) % 32 == 16 && (row_stride * core::mem::size_of::<T>()).is_multiple_of(32);
     if shifted && vectors > 0 {
         // Each row's first 16 bytes, then 32-byte vectors that each take
         // the high half of one output vector and the low half of the
@@ -168,27 +193,32 @@ pub(super) unsafe fn deinterleave<
         // function's (`i < vectors`). Row `j` is valid for writes of `32 *
         // vectors` bytes (the caller's contract): the stores take its
         // first 16, then bytes `32 i - 16 .. 32 i + 16` for `0 < i <
-        // vectors`, then its last 16. Unaligned stores; the CPU has AVX2,
-        // and the vectors' bytes are whole elements of loaded ones
+        // vectors`, then its last 16. Unaligned stores but for streamed
+        // ones, which are aligned: the 16-byte ones start 16 bytes past a
+        // 32-byte boundary (`shifted`), the 32-byte ones on one
+        // (`store_wide` streams only those). The CPU has AVX2, and the
+        // vectors' bytes are whole elements of loaded ones
         // (`deinterleave_step`): each 16-byte half holds whole elements,
         // as `size_of::<T>()` divides 16 (`F * size_of::<T>()` does).
         unsafe {
             let row = |j: usize| out.add(j * row_stride).cast::<u8>();
             let mut last = deinterleave_step::<T, M, F>(a, 0);
             for (j, &first) in last.iter().enumerate() {
-                _mm_storeu_si128(row(j).cast(), _mm256_castsi256_si128(first));
+                let v = _mm256_castsi256_si128(first);
+                store_vector::<STREAMING>(row(j).cast(), v, lines[j]);
             }
             for i in 1..vectors {
                 let rows = deinterleave_step::<T, M, F>(a, i);
                 for (j, (&next, &previous)) in rows.iter().zip(&last).enumerate() {
                     let spanning = _mm256_permute2x128_si256::<0x21>(previous, next);
-                    _mm256_storeu_si256(row(j).add(32 * i - 16).cast(), spanning);
+                    store_wide::<STREAMING>(row(j).add(32 * i - 16).cast(), spanning, lines[j]);
                 }
                 last = rows;
             }
             for (j, &end) in last.iter().enumerate() {
                 let p = row(j).add(32 * vectors - 16);
-                _mm_storeu_si128(p.cast(), _mm256_extracti128_si256::<1>(end));
+                let v = _mm256_extracti128_si256::<1>(end);
+                store_vector::<STREAMING>(p.cast(), v, lines[j]);
             }
         }
         return;
@@ -363,8 +393,9 @@ unsafe fn unpack_lanes(width: usize, x: __m256i, y: __m256i) -> [__m256i; 2] {
     }
 }
 
-/// Stores `v` at `p`, as two 16-byte [`store_vector`]s when `STREAMING`
-/// and `p` is in the lines `[lo, hi)` (streamed, each half aligned), else
+/// Stores `v` at `p`: when `STREAMING` and `p` is in the lines `[lo,
+/// hi)`, with one 32-byte streaming store if `p` is 32-byte aligned, else
+/// as two 16-byte [`store_vector`]s (streamed, each half aligned); else
 /// with one unaligned 32-byte store.
 ///
 /// # Safety
@@ -376,9 +407,14 @@ unsafe fn store_wide<const STREAMING: bool>(p: *mut __m256i, v: __m256i, lines: 
     let [lo, hi] = lines;
     // SAFETY: the caller's contract; a streamed `p` in `[lo, hi)` is
     // 16-byte aligned, and so is `p + 16`, which `store_vector` streams
-    // when it is in the lines too (a normal store otherwise).
+    // when it is in the lines too (a normal store otherwise); the
+    // 32-byte streaming store takes a 32-byte aligned `p`, whose 32 bytes
+    // lie in one line of `[lo, hi)` (the bounds are multiples of 64).
     unsafe {
         if STREAMING && (p as usize).wrapping_sub(lo) < hi.wrapping_sub(lo) {
+            if (p as usize).is_multiple_of(32) {
+                return stream_wide(p, v);
+            }
             let half = p.cast::<__m128i>();
             store_vector::<STREAMING>(half, _mm256_castsi256_si128(v), lines);
             store_vector::<STREAMING>(half.add(1), _mm256_extracti128_si256::<1>(v), lines);
@@ -386,6 +422,27 @@ unsafe fn store_wide<const STREAMING: bool>(p: *mut __m256i, v: __m256i, lines: 
             _mm256_storeu_si256(p, v);
         }
     }
+}
+
+/// One 32-byte streaming store (`vmovntdq`); under Miri, which cannot
+/// run it, a normal aligned store, which Miri checks for bounds and
+/// alignment alike (as [`crate::relayout::stream::stream_store`]).
+///
+/// # Safety
+/// The CPU has AVX2; `p` is valid for a 32-byte write and 32-byte
+/// aligned.
+#[cfg_attr(not(debug_assertions), inline(always))]
+unsafe fn stream_wide(p: *mut __m256i, v: __m256i) {
+    // SAFETY: the caller's contract.
+    #[cfg(not(miri))]
+    unsafe {
+        core::arch::x86_64::_mm256_stream_si256(p, v)
+    };
+    // SAFETY: the caller's contract.
+    #[cfg(miri)]
+    unsafe {
+        p.write(v)
+    };
 }
 
 #[cfg(test)]
