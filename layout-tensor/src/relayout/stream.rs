@@ -236,11 +236,19 @@ pub(crate) fn fence() {
 }
 
 /// Streams `lines` whole lines from `from` to `to`: where the CPU has
-/// AVX-512 (F and BW), one 64-byte store a line, else four of SSE2's 16
-/// bytes. In a scratch copy of 16 and 256 MiB on the machine of
-/// `BENCHMARKS.md`, the 64-byte streaming stores took 0.75–0.9 times as
-/// long as the 16-byte ones; the `f32` packs, unpacks and permutation of
-/// 16 MiB in its matrix 0.77–0.91 times (its note ³⁷).
+/// AVX-512 (F and BW), one 64-byte store a line, else where it has AVX2
+/// two of 32 bytes, else four of SSE2's 16 bytes. In a scratch copy of 16
+/// and 256 MiB on the Xeon of `BENCHMARKS.md`, the 64-byte streaming
+/// stores took 0.75–0.9 times as long as the 16-byte ones; the `f32`
+/// packs, unpacks and permutation of 16 MiB in its matrix 0.77–0.91
+/// times (its note ³⁷). On its Zen 3 machine (AVX2, no AVX-512), in turns
+/// with the 16-byte stores in one build (a scratch harness, run-time
+/// layouts, medians of seven to nine rounds), the 32-byte ones took the
+/// permutation `f32[256,256,1024]{2,1,0}` → `{2,0,1}` (256 MiB) from
+/// 2.12–2.31 times `memcpy`'s time to 1.61–1.82, `f32[64,64,1024]` (16
+/// MiB) from 1.08–1.15 to 0.68–0.91; the `f32` `T(8,128)` pack and unpack
+/// of 256 MiB read the same within the noise (1.18–1.30 both ways), as
+/// did runs of 4000 bytes (`f32[100,300,1000]`, 1.00 against 1.04).
 ///
 /// # Safety
 /// `from` is valid for `lines * 64` bytes of reads, all initialised;
@@ -252,8 +260,36 @@ unsafe fn stream_whole_lines(from: *const u8, to: *mut u8, lines: usize) {
         // SAFETY: the CPU has AVX-512; the caller's contract.
         return unsafe { stream_whole_lines_avx512(from, to, lines) };
     }
+    if lines > 0 && super::isa::has_avx2() {
+        // SAFETY: the CPU has AVX2; the caller's contract.
+        return unsafe { stream_whole_lines_avx2(from, to, lines) };
+    }
     // SAFETY: the caller's contract.
     unsafe { stream_whole_lines_sse2(from, to, lines) }
+}
+
+/// [`stream_whole_lines`] in AVX2's vectors, two a line. Under Miri, which
+/// cannot run the streaming store, normal aligned stores (as
+/// [`stream_store`]).
+///
+/// # Safety
+/// The CPU has AVX2; as [`stream_whole_lines`].
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+#[target_feature(enable = "avx2")]
+unsafe fn stream_whole_lines_avx2(from: *const u8, to: *mut u8, lines: usize) {
+    use core::arch::x86_64::{__m256i, _mm256_loadu_si256};
+    for k in 0..2 * lines {
+        // SAFETY: half `k % 2` of line `k / 2 < lines` of both ranges (the
+        // caller's contract), 32-byte aligned at `to`; the CPU has AVX2.
+        unsafe {
+            let v = _mm256_loadu_si256(from.add(32 * k).cast::<__m256i>());
+            let p = to.add(32 * k).cast::<__m256i>();
+            #[cfg(not(miri))]
+            core::arch::x86_64::_mm256_stream_si256(p, v);
+            #[cfg(miri)]
+            p.write(v);
+        }
+    }
 }
 
 /// [`stream_whole_lines`] in SSE2's vectors, four a line.
@@ -585,22 +621,33 @@ mod tests {
 
     /// Zero to four whole lines streamed from sources on and off the 16-
     /// and 64-byte boundaries, in each instruction set the CPU has (SSE2's
-    /// always; AVX-512's where it has them, or under Miri where the build
-    /// enables them), land as a copy and write nothing past their end.
+    /// always; AVX2's and AVX-512's where it has them, or under Miri where
+    /// the build enables them), land as a copy and write nothing past
+    /// their end.
     #[test]
     #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
     fn whole_lines_stream_as_copies() {
-        use super::{stream_whole_lines, stream_whole_lines_avx512, stream_whole_lines_sse2};
+        use super::{
+            stream_whole_lines, stream_whole_lines_avx2, stream_whole_lines_avx512,
+            stream_whole_lines_sse2,
+        };
         type Stream = unsafe fn(*const u8, *mut u8, usize);
         let avx512: Stream = |from, to, lines| {
             // SAFETY: called only where the CPU has AVX-512 (below); the
             // rest is the test's call.
             unsafe { stream_whole_lines_avx512(from, to, lines) }
         };
+        let avx2: Stream = |from, to, lines| {
+            // SAFETY: called only where the CPU has AVX2 (below); the rest
+            // is the test's call.
+            unsafe { stream_whole_lines_avx2(from, to, lines) }
+        };
         let has_avx512 = crate::relayout::isa::has_avx512();
-        let ways: [(&str, Stream, bool); 3] = [
+        let has_avx2 = crate::relayout::isa::has_avx2();
+        let ways: [(&str, Stream, bool); 4] = [
             ("dispatched", stream_whole_lines, true),
             ("sse2", stream_whole_lines_sse2, true),
+            ("avx2", avx2, has_avx2),
             ("avx512", avx512, has_avx512),
         ];
         let src: [u8; 4 * 64 + 64] = core::array::from_fn(|i| (i * 7 + 1) as u8);
