@@ -268,9 +268,7 @@ unsafe fn stream_whole_lines(from: *const u8, to: *mut u8, lines: usize) {
     unsafe { stream_whole_lines_sse2(from, to, lines) }
 }
 
-/// [`stream_whole_lines`] in AVX2's vectors, two a line. Under Miri, which
-/// cannot run the streaming store, normal aligned stores (as
-/// [`stream_store`]).
+/// [`stream_whole_lines`] in AVX2's vectors, two a line.
 ///
 /// # Safety
 /// The CPU has AVX2; as [`stream_whole_lines`].
@@ -283,11 +281,7 @@ unsafe fn stream_whole_lines_avx2(from: *const u8, to: *mut u8, lines: usize) {
         // caller's contract), 32-byte aligned at `to`; the CPU has AVX2.
         unsafe {
             let v = _mm256_loadu_si256(from.add(32 * k).cast::<__m256i>());
-            let p = to.add(32 * k).cast::<__m256i>();
-            #[cfg(not(miri))]
-            core::arch::x86_64::_mm256_stream_si256(p, v);
-            #[cfg(miri)]
-            p.write(v);
+            stream_store_wide(to.add(32 * k).cast::<__m256i>(), v);
         }
     }
 }
@@ -359,6 +353,30 @@ pub(crate) unsafe fn stream_store(
     #[cfg(not(miri))]
     unsafe {
         core::arch::x86_64::_mm_stream_si128(p, v)
+    };
+    // SAFETY: the caller's contract.
+    #[cfg(miri)]
+    unsafe {
+        p.write(v)
+    };
+}
+
+/// One 32-byte streaming store (`vmovntdq`); under Miri, a normal aligned
+/// store, as [`stream_store`].
+///
+/// # Safety
+/// The CPU has AVX2; `p` is valid for a 32-byte write and 32-byte
+/// aligned.
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+#[cfg_attr(not(debug_assertions), inline(always))]
+pub(crate) unsafe fn stream_store_wide(
+    p: *mut core::arch::x86_64::__m256i,
+    v: core::arch::x86_64::__m256i,
+) {
+    // SAFETY: the caller's contract.
+    #[cfg(not(miri))]
+    unsafe {
+        core::arch::x86_64::_mm256_stream_si256(p, v)
     };
     // SAFETY: the caller's contract.
     #[cfg(miri)]

@@ -101,6 +101,7 @@ use bytemuck::NoUninit;
 
 use super::store_vector;
 use crate::relayout::mix::Mix;
+use crate::relayout::stream::stream_store_wide;
 
 /// The byte shuffle that sorts a 16-byte lane of interleaved groups by
 /// row, for `f` rows of `w`-byte elements, the same in both lanes: a
@@ -413,7 +414,7 @@ unsafe fn store_wide<const STREAMING: bool>(p: *mut __m256i, v: __m256i, lines: 
     unsafe {
         if STREAMING && (p as usize).wrapping_sub(lo) < hi.wrapping_sub(lo) {
             if (p as usize).is_multiple_of(32) {
-                return stream_wide(p, v);
+                return stream_store_wide(p, v);
             }
             let half = p.cast::<__m128i>();
             store_vector::<STREAMING>(half, _mm256_castsi256_si128(v), lines);
@@ -422,27 +423,6 @@ unsafe fn store_wide<const STREAMING: bool>(p: *mut __m256i, v: __m256i, lines: 
             _mm256_storeu_si256(p, v);
         }
     }
-}
-
-/// One 32-byte streaming store (`vmovntdq`); under Miri, which cannot
-/// run it, a normal aligned store, which Miri checks for bounds and
-/// alignment alike (as [`crate::relayout::stream::stream_store`]).
-///
-/// # Safety
-/// The CPU has AVX2; `p` is valid for a 32-byte write and 32-byte
-/// aligned.
-#[cfg_attr(not(debug_assertions), inline(always))]
-unsafe fn stream_wide(p: *mut __m256i, v: __m256i) {
-    // SAFETY: the caller's contract.
-    #[cfg(not(miri))]
-    unsafe {
-        core::arch::x86_64::_mm256_stream_si256(p, v)
-    };
-    // SAFETY: the caller's contract.
-    #[cfg(miri)]
-    unsafe {
-        p.write(v)
-    };
 }
 
 #[cfg(test)]
