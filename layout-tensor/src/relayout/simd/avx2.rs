@@ -83,7 +83,7 @@
 //! inlines into the AVX2 caller only while it is small. In a build where
 //! the streamed grid above and a switch between two versions of it made
 //! the closure larger, it stayed a function compiled for the baseline,
-//! every intrinsic in it a call, and the unpacks took 10 to 16 times as
+//! every intrinsic in it a call, and the unpacks took 9 to 22 times as
 //! long. The parent commit's `benches/relayout.rs` binary already had one
 //! such closure, the four-row unpack of packed `E(2)` fields, with 438
 //! calls to intrinsics (`objdump`). Compiled for AVX2, the kernel keeps

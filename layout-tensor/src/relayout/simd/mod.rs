@@ -780,6 +780,14 @@ fn shares_lines<T>(dst: &[T], grid: &BlockGrid) -> bool {
 /// 1.12–1.45 with rows of 512 bytes to 1 KiB, `s8` `T(8,128)(2,1)` 1.09.
 /// Rows that start lines and lie whole lines apart stream in place
 /// ([`shares_lines`]), and so do packed fields (see the caller).
+///
+/// The Zen 3 machine of `BENCHMARKS.md` measures the other way: there,
+/// in turns at 16 and 256 MiB, rows 16 bytes past a line took 1.1 to 1.8
+/// times as long through the stage as in place with the AVX2 kernel's
+/// 32-byte streaming stores, and a stage of a few blocks whose lines
+/// stream whole in four streams did no better (`BENCHMARKS.md` has the
+/// figures). The stage stays until both machines have measured that
+/// kernel.
 #[inline(never)]
 fn deinterleave_staged<T: NoUninit, M2: Mix<T>, M4: Mix<T>>(
     src: &[T],
