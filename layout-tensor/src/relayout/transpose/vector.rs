@@ -339,10 +339,10 @@ const STAGE_BYTES: usize = 16384;
 /// is at most 8 KiB. The rows of a plain transpose lie a source row
 /// apart; writing more of each at once took the `f32` transposes of 16
 /// and 256 MiB from 2.4–4.1 times `memcpy`'s time to 1.9–3.3, the
-/// `bf16` ones from 2.8–4.7 to 2.5–4.2 (`BENCHMARKS.md`). Rows cut in tiles' pieces
-/// (`{0,1:T(8,128)}`) keep a line at a time: with more, the `f32`
-/// `T(8,128)` and `bf16` `T(8,128)(2,1)` transposes into tiles read
-/// 10–20% slower.
+/// `bf16` ones from 2.8–4.7 to 2.5–4.2 (`BENCHMARKS.md`). Rows cut in
+/// tiles' pieces (`{0,1:T(8,128)}`) keep a line at a time: with more,
+/// the `f32` `T(8,128)` and `bf16` `T(8,128)(2,1)` transposes into
+/// tiles read 10–20% slower.
 const fn run_lines<T>() -> usize {
     let size = core::mem::size_of::<T>();
     if size < 4 { size } else { 4 }
