@@ -68,9 +68,28 @@
 //! took, in times over `memcpy`'s: `s8` `T(8,128)(4,1)` 1.31–1.33
 //! against 1.45–1.46, `u8` `T(32,128)(4,1)` 1.13 against 1.24, `bf16`
 //! `T(8,128)(2,1)` 1.17 against 1.24; `s8` at 16 MiB 0.68 against 0.77.
-//! Four rows 16 bytes past a line, written in place, read 1.40 against
-//! 1.45 (`s8`) and 1.20 against 1.27 (`u8`) at 256 MiB; streamed, those
-//! go through a stage ([`super::deinterleave_grid`] says when).
+//!
+//! Where the blocks of a plane continue each other's rows (the tiles of a
+//! band), rows 16 bytes past a 32-byte boundary are written across the
+//! plane's blocks ([`deinterleave_shifted`]): the last 16 bytes of each
+//! row of a block wait in a register and go out in one 32-byte store with
+//! the next block's first 16. A row then takes 16-byte stores only at
+//! its two ends, and each of its lines is written whole by two stores of
+//! one block, one after the other; block by block, the line where two
+//! blocks meet was written in two halves a block apart, which streamed
+//! sends part of a line to memory alone. On the Zen 3 machine, in a
+//! scratch harness (run-time layouts, destinations 16 bytes past a line,
+//! in turns with the per-block stores and with the stage below, medians
+//! of five to nine rounds, two orders), in times over `memcpy`'s: the
+//! `s8` `T(8,128)(4,1)` unpack of `[16384,16384]` (256 MiB, rows of 16
+//! KiB) 2.61–2.69 against 3.07–3.43 block by block and 3.23–3.35
+//! through the stage, of `[6144,2944]` (17 MiB) 1.00–1.01 against
+//! 1.02–1.13 and 1.20–1.66; the `bf16` `T(8,128)(2,1)` unpack of
+//! `[16384,8192]` (256 MiB) 1.88–2.19 against 2.37–2.43, of
+//! `[4096,2048]` (16 MiB) 1.52–1.71 against 1.82–1.85; `s8` and `u8`
+//! with rows of 1 KiB at 16 MiB, and everything at 1 MiB, the same within
+//! the noise. Four-row unpacks of such rows stream in place, without the
+//! stage ([`super::deinterleave_grid`] says when a grid takes it).
 //!
 //! Each function but [`deinterleave`] inlines (`#[inline(always)]` in
 //! optimised builds) and has no `target_feature` of its own: the callers
@@ -99,7 +118,7 @@ use core::arch::x86_64::{
 
 use bytemuck::NoUninit;
 
-use super::store_vector;
+use super::{shifted_rows, store_vector};
 use crate::relayout::mix::Mix;
 use crate::relayout::stream::stream_store_wide;
 
@@ -182,47 +201,19 @@ pub(super) unsafe fn deinterleave<
     // Rows that all start 16 bytes past a 32-byte boundary (as a large
     // `Vec`'s do) take their stores on the shifted grid (below), streamed
     // or not.
-    let shifted =
-        (out as usize) % 32 == 16 && (row_stride * core::mem::size_of::<T>()).is_multiple_of(32);
-    if shifted && vectors > 0 {
-        // Each row's first 16 bytes, then 32-byte vectors that each take
-        // the high half of one output vector and the low half of the
-        // next, on 32-byte boundaries (none straddles a line), then its
-        // last 16 bytes (the module docs have the figures).
-        //
-        // SAFETY: the steps as `deinterleave_step`'s contract, from this
-        // function's (`i < vectors`). Row `j` is valid for writes of `32 *
-        // vectors` bytes (the caller's contract): the stores take its
-        // first 16, then bytes `32 i - 16 .. 32 i + 16` for `0 < i <
-        // vectors`, then its last 16. Unaligned stores but for streamed
-        // ones, which are aligned: the 16-byte ones start 16 bytes past a
-        // 32-byte boundary (`shifted`), the 32-byte ones on one
-        // (`store_wide` streams only those). The CPU has AVX2, and the
-        // vectors' bytes are whole elements of loaded ones
-        // (`deinterleave_step`): each 16-byte half holds whole elements,
-        // as `size_of::<T>()` divides 16 (`F * size_of::<T>()` does).
-        unsafe {
-            let row = |j: usize| out.add(j * row_stride).cast::<u8>();
-            let mut last = deinterleave_step::<T, M, F>(a, 0);
-            for (j, &first) in last.iter().enumerate() {
-                let v = _mm256_castsi256_si128(first);
-                store_vector::<STREAMING>(row(j).cast(), v, lines[j]);
-            }
-            for i in 1..vectors {
-                let rows = deinterleave_step::<T, M, F>(a, i);
-                for (j, (&next, &previous)) in rows.iter().zip(&last).enumerate() {
-                    let spanning = _mm256_permute2x128_si256::<0x21>(previous, next);
-                    store_wide::<STREAMING>(row(j).add(32 * i - 16).cast(), spanning, lines[j]);
-                }
-                last = rows;
-            }
-            for (j, &end) in last.iter().enumerate() {
-                let p = row(j).add(32 * vectors - 16);
-                let v = _mm256_extracti128_si256::<1>(end);
-                store_vector::<STREAMING>(p.cast(), v, lines[j]);
-            }
-        }
-        return;
+    if shifted_rows::<T>(out as usize, row_stride) && vectors > 0 {
+        // SAFETY: the caller's contract, for one block.
+        return unsafe {
+            deinterleave_shifted::<T, M, F, STREAMING, COUNT>(
+                a,
+                out,
+                row_stride,
+                vectors,
+                lines,
+                [1, 0],
+                || {},
+            )
+        };
     }
     let mut i = 0;
     while i < vectors {
@@ -239,6 +230,115 @@ pub(super) unsafe fn deinterleave<
             }
         }
         i += 1;
+    }
+}
+
+/// [`deinterleave`] of `blocks[0]` blocks that continue each other's
+/// rows, block `b` read from `a + b * blocks[1]` and written to the rows
+/// `32 * vectors * b` bytes on from `out`, whose rows all start 16 bytes
+/// past a 32-byte boundary: stored on the grid shifted by 16 bytes (see
+/// the [module docs](self)) across the blocks, each block's last 16
+/// bytes of each row carried into a 32-byte store with the next block's
+/// first 16, so that only the ends of the plane's rows take 16-byte
+/// stores. `each_block` is called before each block is read.
+///
+/// # Safety
+/// As [`deinterleave`]'s, for each block; rows start 16 bytes past a
+/// 32-byte boundary, `row_stride * size_of::<T>()` is a multiple of 32,
+/// `blocks[0] > 0` and `vectors > 0`.
+#[target_feature(enable = "avx2")]
+#[inline]
+pub(super) unsafe fn deinterleave_shifted<
+    T: NoUninit,
+    M: Mix<T>,
+    const F: usize,
+    const STREAMING: bool,
+    const COUNT: usize,
+>(
+    a: *const T,
+    out: *mut T,
+    row_stride: usize,
+    vectors: usize,
+    lines: [[usize; 2]; F],
+    [blocks, block_stride]: [usize; 2],
+    mut each_block: impl FnMut(),
+) {
+    let vectors = if COUNT > 0 { COUNT } else { vectors };
+    let per_block = 32 * vectors;
+    // SAFETY: the steps as `deinterleave_step`'s contract, from this
+    // function's (`i < vectors`, block `b < blocks`). Row `j` is valid for
+    // writes of `32 * vectors * blocks` bytes (the caller's contract, its
+    // blocks continuing each other): the stores take its first 16, then
+    // bytes `32 k - 16 .. 32 k + 16` for `0 < k < vectors * blocks`, then
+    // its last 16. Unaligned stores but for streamed ones, which are
+    // aligned: the 16-byte ones start 16 bytes past a 32-byte boundary
+    // (the caller's contract), the 32-byte ones on one (`store_wide`
+    // streams only those). The CPU has AVX2, and the vectors' bytes are
+    // whole elements of loaded ones (`deinterleave_step`): each 16-byte
+    // half holds whole elements, as `size_of::<T>()` divides 16 (`F *
+    // size_of::<T>()` does).
+    unsafe {
+        let row = |j: usize| out.add(j * row_stride).cast::<u8>();
+        each_block();
+        let mut last = deinterleave_step::<T, M, F>(a, 0);
+        for (j, &first) in last.iter().enumerate() {
+            let v = _mm256_castsi256_si128(first);
+            store_vector::<STREAMING>(row(j).cast(), v, lines[j]);
+        }
+        let out = out.cast::<u8>();
+        spanning_block::<T, M, F, STREAMING>(a, out, row_stride, 1..vectors, 0, &mut last, lines);
+        for b in 1..blocks {
+            each_block();
+            let block = a.add(b * block_stride);
+            let at = b * per_block;
+            spanning_block::<T, M, F, STREAMING>(
+                block,
+                out,
+                row_stride,
+                0..vectors,
+                at,
+                &mut last,
+                lines,
+            );
+        }
+        for (j, &end) in last.iter().enumerate() {
+            let p = row(j).add(blocks * per_block - 16);
+            let v = _mm256_extracti128_si256::<1>(end);
+            store_vector::<STREAMING>(p.cast(), v, lines[j]);
+        }
+    }
+}
+
+/// Vectors `range` of the block at `a` deinterleaved and stored on the
+/// shifted grid of [`deinterleave_shifted`], `at` bytes into each row at
+/// `out + j * row_stride` (elements), each spanning the one before it
+/// (`last`, which then holds the block's last).
+///
+/// # Safety
+/// As [`deinterleave_shifted`]'s for the block; `range.start > 0` or
+/// `at >= 16`.
+#[cfg_attr(not(debug_assertions), inline(always))]
+unsafe fn spanning_block<T: NoUninit, M: Mix<T>, const F: usize, const STREAMING: bool>(
+    a: *const T,
+    out: *mut u8,
+    row_stride: usize,
+    range: core::ops::Range<usize>,
+    at: usize,
+    last: &mut [__m256i; F],
+    lines: [[usize; 2]; F],
+) {
+    let row_bytes = row_stride * core::mem::size_of::<T>();
+    for i in range {
+        // SAFETY: the caller's contract, as `deinterleave_shifted` says.
+        unsafe {
+            let rows = deinterleave_step::<T, M, F>(a, i);
+            let at = at + 32 * i - 16;
+            for (j, (&next, &previous)) in rows.iter().zip(last.iter()).enumerate() {
+                let spanning = _mm256_permute2x128_si256::<0x21>(previous, next);
+                store_wide::<STREAMING>(out.add(j * row_bytes + at).cast(), spanning, lines[j]);
+            }
+            *last = rows;
+        }
     }
 }
 

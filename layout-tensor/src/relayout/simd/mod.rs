@@ -151,9 +151,31 @@ impl BlockGrid {
     /// Whether a streamed deinterleave of this grid into `dst` goes
     /// through a stage ([`deinterleave_staged`], which says why): blocks
     /// of four rows, rows that share lines ([`shares_lines`]) and planes
-    /// the stage can take ([`BlockGrid::stages_planes`]).
-    fn takes_stage<T: NoUninit>(&self, dst: &[T]) -> bool {
-        self.factor == MAX_FACTOR && shares_lines::<T>(dst, self) && self.stages_planes::<T>()
+    /// the stage can take ([`BlockGrid::stages_planes`]), but for rows
+    /// that AVX2's kernel writes across a plane's blocks when it is taken
+    /// (`wide`): rows 16 bytes past a 32-byte boundary and blocks of
+    /// whole 32-byte vectors ([`avx2::deinterleave_shifted`]), which
+    /// write every line of a row whole in place but the two at its ends.
+    fn takes_stage<T: NoUninit>(&self, dst: &[T], wide: bool) -> bool {
+        let carried =
+            wide && only_wide::<T, MAX_FACTOR, true>(self.rows) && self.shifted_planes(dst);
+        self.factor == MAX_FACTOR
+            && !carried
+            && shares_lines::<T>(dst, self)
+            && self.stages_planes::<T>()
+    }
+
+    /// Whether the rows of every plane start 16 bytes past a 32-byte
+    /// boundary of `dst` and lie a multiple of 32 bytes apart
+    /// ([`shifted_rows`]): the first plane's do, and planes and bands lie
+    /// multiples of 32 bytes apart.
+    fn shifted_planes<T>(&self, dst: &[T]) -> bool {
+        let size = core::mem::size_of::<T>();
+        let first = dst.as_ptr().wrapping_add(self.start[1]) as usize;
+        let apart = |stride: usize| stride.wrapping_mul(size).is_multiple_of(32);
+        shifted_rows::<T>(first, self.row_stride)
+            && apart(self.strides[0][1])
+            && apart(self.band_stride[1])
     }
 
     /// The same blocks with the inner level the one that steps less far
@@ -697,7 +719,8 @@ fn interleave_tail<T: NoUninit, M: Mix<T>, const F: usize>(
 /// a band do), else of each block. The source that follows the grid's is
 /// prefetched ([`ReadAhead`]), as in [`interleave_grid`]; a grid of
 /// four rows a block whose rows share lines goes through a stage instead
-/// ([`deinterleave_staged`]).
+/// ([`deinterleave_staged`]), but for rows that AVX2's kernel writes
+/// across each plane's blocks ([`avx2::deinterleave_shifted`]).
 ///
 /// # Panics
 /// If the factor is not 2 or 4, a block reaches past either buffer, or
@@ -739,7 +762,7 @@ fn deinterleave_mixed<T: NoUninit, M2: Mix<T>, M4: Mix<T>>(
     // and the same at 16 MiB. Four rows a block only
     // ([`deinterleave_staged`] says why).
     let whole = M2::WHOLE && M4::WHOLE;
-    if streaming && whole && grid.takes_stage(dst) {
+    if streaming && whole && grid.takes_stage(dst, wide && wide_vectors()) {
         return deinterleave_staged::<T, M2, M4>(src, dst, &grid, wide);
     }
     dispatch::<T, M2, M4, DEINTERLEAVE>(src, dst, &grid, streaming, wide);
@@ -781,13 +804,18 @@ fn shares_lines<T>(dst: &[T], grid: &BlockGrid) -> bool {
 /// Rows that start lines and lie whole lines apart stream in place
 /// ([`shares_lines`]), and so do packed fields (see the caller).
 ///
-/// The Zen 3 machine of `BENCHMARKS.md` measures the other way: there,
-/// in turns at 16 and 256 MiB, rows 16 bytes past a line took 1.1 to 1.8
-/// times as long through the stage as in place with the AVX2 kernel's
-/// 32-byte streaming stores, and a stage of a few blocks whose lines
-/// stream whole in four streams did no better (`BENCHMARKS.md` has the
-/// figures). The stage stays until both machines have measured that
-/// kernel.
+/// With AVX2, rows 16 bytes past a 32-byte boundary (a large `Vec`'s) in
+/// blocks of whole 32-byte vectors do not come here
+/// ([`BlockGrid::takes_stage`]): the AVX2 kernel writes them across each
+/// plane's blocks, every line of a row whole but the two at its ends
+/// ([`avx2::deinterleave_shifted`]). On the Zen 3 machine of
+/// `BENCHMARKS.md` that takes about three quarters of the stage's time
+/// at 256 MiB (its module docs and `BENCHMARKS.md` have the figures);
+/// there even block by block, with 32-byte streaming stores, the stage
+/// had been the slower way (1.1 to 1.8 times as long at 16 and 256 MiB).
+/// The Xeon above has not measured the kernel across blocks. The stage
+/// takes the grids that kernel cannot: CPUs without AVX2, rows at other
+/// offsets, blocks with elements past their 32-byte vectors.
 #[inline(never)]
 fn deinterleave_staged<T: NoUninit, M2: Mix<T>, M4: Mix<T>>(
     src: &[T],
@@ -892,6 +920,16 @@ const fn unrolled<const CONSTANT: bool>(count: usize) -> usize {
     }
 }
 
+/// Whether rows of `T` from address `first`, `row_stride` elements
+/// apart, all start 16 bytes past a 32-byte boundary, as a large `Vec`'s
+/// do (its elements begin 16 bytes into a page): AVX2's deinterleave
+/// stores them on a grid shifted by 16 bytes ([`avx2`]'s docs).
+#[cfg_attr(not(debug_assertions), inline(always))]
+fn shifted_rows<T>(first: usize, row_stride: usize) -> bool {
+    let size = core::mem::size_of::<T>();
+    first % 32 == 16 && row_stride.wrapping_mul(size).is_multiple_of(32)
+}
+
 /// Whether blocks of `rows` elements per row are whole 32-byte vectors
 /// of each row, with `WIDE`: then the block loops take AVX2's vectors
 /// alone, a loop with no SSE2 vectors or tail behind them. As one loop
@@ -954,14 +992,62 @@ fn deinterleave_blocks<
         false => rows * size,
     };
     let mut ahead = grid.read_ahead::<STREAMING>(1);
-    grid.for_each_plane(|plane| {
-        // (Below the threshold nothing streams: no bounds to check.)
-        let plane_lines: [[usize; 2]; F] = match STREAMING {
-            true => {
-                core::array::from_fn(|j| lines_in(dst[plane[1] + j * row_stride..].as_ptr(), bytes))
-            }
+    // The lines to stream of the plane at `plane` (below the threshold
+    // nothing streams: no bounds to check).
+    let first = dst.as_ptr();
+    let plane_lines = |plane: [usize; 2]| -> [[usize; 2]; F] {
+        match STREAMING {
+            true => core::array::from_fn(|j| {
+                lines_in(first.wrapping_add(plane[1] + j * row_stride), bytes)
+            }),
             false => [[0, 0]; F],
-        };
+        }
+    };
+    // Rows 16 bytes past a 32-byte boundary in every plane, whose blocks
+    // continue each other, all of them whole 32-byte vectors: a plane a
+    // call, each row written on the shifted grid across its blocks
+    // ([`avx2::deinterleave_shifted`]). A loop of its own: as a branch
+    // per plane in the loop below, it cost that loop's blocks registers
+    // (reloads from the stack in `perf`), and the matrix's unpacks at 1
+    // MiB, which read in the other order and take that loop, slowed
+    // (three runs in turns with the code before: `s8` `T(8,128)(4,1)`
+    // 1.29–1.33 times `memcpy`'s time against 1.12–1.21, `s4`
+    // `T(8,128)(2,1)E(4)` 1.54–2.02 against 1.28–1.46).
+    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+    if WIDE && ONLY_WIDE && along && grid.shifted_planes(dst) {
+        let wide = vectors / 2;
+        let blocks = [steps, step[0]];
+        grid.for_each_plane(|plane| {
+            let lines = plane_lines(plane);
+            // SAFETY: as for the blocks below, for every block of the
+            // plane, which continue each other's rows (`along`), all of
+            // them whole 32-byte vectors of each row (`ONLY_WIDE`:
+            // `vectors` is even and not 0, as `rows` is not), into rows
+            // that start 16 bytes past a 32-byte boundary and lie a
+            // multiple of 32 bytes apart (`shifted_planes`). The plane's
+            // streamed lines are those of its whole rows (`along`), as
+            // each block's would be below.
+            unsafe {
+                let a = src.as_ptr().add(plane[0]);
+                let out = dst.as_mut_ptr().add(plane[1]);
+                let each = || ahead.step(src);
+                match unrolled::<ONLY_WIDE>(wide) {
+                    2 => avx2::deinterleave_shifted::<T, M, F, STREAMING, 2>(
+                        a, out, row_stride, 2, lines, blocks, each,
+                    ),
+                    4 => avx2::deinterleave_shifted::<T, M, F, STREAMING, 4>(
+                        a, out, row_stride, 4, lines, blocks, each,
+                    ),
+                    _ => avx2::deinterleave_shifted::<T, M, F, STREAMING, 0>(
+                        a, out, row_stride, wide, lines, blocks, each,
+                    ),
+                }
+            }
+        });
+        return;
+    }
+    grid.for_each_plane(|plane| {
+        let plane_lines = plane_lines(plane);
         for_each_step(plane, steps, step, |[s, d]| {
             ahead.step(src);
             // In bounds: `s + F * rows <= src.len()` and `d + (F - 1) *
@@ -1977,7 +2063,17 @@ mod tests {
                                 Lines::<T, 1024>(core::array::from_fn(|i| make(i + 1000)));
                             let shares = !start.is_multiple_of(per_line)
                                 || !grid.row_stride.is_multiple_of(per_line);
-                            assert_eq!(grid.takes_stage(&out.0[..]), factor == 4 && shares);
+                            assert_eq!(grid.takes_stage(&out.0[..], false), factor == 4 && shares);
+                            // With AVX2's vectors (of four rows of
+                            // elements up to 4 bytes), rows 16 bytes past
+                            // a 32-byte boundary in blocks of whole
+                            // 32-byte vectors stay in place.
+                            let carried = size <= 4
+                                && (start * size) % 32 == 16
+                                && (rows * size).is_multiple_of(32)
+                                && (grid.row_stride * size).is_multiple_of(32);
+                            let staged = factor == 4 && shares && !carried;
+                            assert_eq!(grid.takes_stage(&out.0[..], true), staged, "{grid:?}");
                             check_grid(&src, &mut out.0[..], grid, kernel);
                         }
                     }
@@ -2007,7 +2103,7 @@ mod tests {
                 for grid in [gap_rows, gap_planes] {
                     assert!(!grid.stages_planes::<T>());
                     let mut out = Lines::<T, 1024>(core::array::from_fn(|i| make(i + 1000)));
-                    assert!(!grid.takes_stage(&out.0[..]));
+                    assert!(!grid.takes_stage(&out.0[..], false));
                     check_grid(&src, &mut out.0[..], grid, kernel);
                 }
             }
