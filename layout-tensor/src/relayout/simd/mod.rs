@@ -1879,6 +1879,51 @@ mod tests {
         check(|i| i as u64);
     }
 
+    /// Rows 16 bytes past a 32-byte boundary in grids of three bands of
+    /// 2×3 blocks side by side along the rows, read in order as they
+    /// come (planes outer): with band strides a multiple of 32 bytes
+    /// apart in the destination, every plane is written across its blocks
+    /// (`avx2::deinterleave_shifted`, with AVX2); 16 bytes more, and the
+    /// later bands' rows start on a 32-byte boundary and every block takes
+    /// the block loop. Streamed and not, factors 2 and 4, 1-, 2- and
+    /// 4-byte elements (under Miri 1-byte ones).
+    #[test]
+    fn deinterleaves_bands_of_shifted_rows_like_the_definition() {
+        fn check<T: bytemuck::NoUninit + PartialEq + core::fmt::Debug>(make: impl Fn(usize) -> T) {
+            let size = core::mem::size_of::<T>();
+            for factor in [2, 4] {
+                // Two 32-byte vectors of each row a block; rows 224 bytes
+                // apart (three blocks and 32 bytes).
+                let rows = 64 / size;
+                let row_stride = 3 * rows + 32 / size;
+                let plane = factor * row_stride;
+                let src: Vec<T> = (0..20 * factor * rows + 20).map(&make).collect();
+                for extra in [0, 32 / size, 16 / size] {
+                    for streaming in [false, true] {
+                        let grid = BlockGrid {
+                            start: [5, 16 / size],
+                            counts: [2, 3],
+                            strides: [[3 * factor * rows, plane], [factor * rows, rows]],
+                            bands: 3,
+                            band_stride: [6 * factor * rows + 3, 2 * plane + extra],
+                            factor,
+                            row_stride,
+                            rows,
+                        };
+                        let mut out =
+                            Box::new(Lines::<T, 6144>(core::array::from_fn(|i| make(i + 9000))));
+                        check_grid(&src, &mut out.0, grid, Kernel::Deinterleave { streaming });
+                    }
+                }
+            }
+        }
+        check(|i| i as u8);
+        if !cfg!(miri) {
+            check(|i| i as u16);
+            check(|i| i as f32);
+        }
+    }
+
     /// A 64-byte-aligned buffer of `N` elements.
     #[repr(C, align(64))]
     struct Lines<T, const N: usize>([T; N]);
