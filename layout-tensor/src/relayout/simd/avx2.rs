@@ -88,8 +88,15 @@
 //! `[16384,8192]` (256 MiB) 1.88–2.19 against 2.37–2.43, of
 //! `[4096,2048]` (16 MiB) 1.52–1.71 against 1.82–1.85; `s8` and `u8`
 //! with rows of 1 KiB at 16 MiB, and everything at 1 MiB, the same within
-//! the noise. Four-row unpacks of such rows stream in place, without the
-//! stage ([`super::deinterleave_grid`] says when a grid takes it).
+//! the noise. In the bench's matrix (rows of 1 KiB, in turns with the
+//! code before; `BENCHMARKS.md`), the `s8` unpack of 256 MiB read
+//! 1.37–1.45 against 1.78–1.81 through the stage, `s4`
+//! `T(8,128)(2,1)E(4)` 1.20–1.29 against 1.49–1.84, `u8` and `pred` the
+//! same within the noise, and `bf16` no better (1.27–1.39 against
+//! 1.19–1.21). Four-row unpacks of such rows stream in place, without the
+//! stage ([`super::deinterleave_grid`] says when a grid takes it). The
+//! Xeon of `BENCHMARKS.md`, where the stage was measured, has not
+//! measured this.
 //!
 //! Each function but [`deinterleave`] inlines (`#[inline(always)]` in
 //! optimised builds) and has no `target_feature` of its own: the callers
@@ -243,9 +250,14 @@ pub(super) unsafe fn deinterleave<
 /// stores. `each_block` is called before each block is read.
 ///
 /// # Safety
-/// As [`deinterleave`]'s, for each block; rows start 16 bytes past a
-/// 32-byte boundary, `row_stride * size_of::<T>()` is a multiple of 32,
-/// `blocks[0] > 0` and `vectors > 0`.
+/// The CPU has AVX2; `F`, `T` and `COUNT` as [`deinterleave`]'s;
+/// `blocks[0] > 0` and `vectors > 0`; each block's source, `a + b *
+/// blocks[1]` for `b < blocks[0]`, is valid for reads of `32 * F *
+/// vectors` bytes, and each row at `out + j * row_stride` for writes of
+/// `32 * vectors * blocks[0]` bytes, not overlapping the sources or each
+/// other; the rows start 16 bytes past a 32-byte boundary, and
+/// `row_stride * size_of::<T>()` is a multiple of 32. With `STREAMING`,
+/// `lines` as [`deinterleave`]'s, for the rows' whole length.
 #[target_feature(enable = "avx2")]
 #[inline]
 pub(super) unsafe fn deinterleave_shifted<
