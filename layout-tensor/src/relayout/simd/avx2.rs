@@ -98,10 +98,11 @@
 //! Xeon of `BENCHMARKS.md`, where the stage was measured, has not
 //! measured this.
 //!
-//! Each function but [`deinterleave`] inlines (`#[inline(always)]` in
-//! optimised builds) and has no `target_feature` of its own: the callers
-//! are compiled for AVX2 ([`super::interleave_grid`]'s and
-//! [`super::deinterleave_grid`]'s dispatch), and these inline into them.
+//! Each function but [`deinterleave`] and [`deinterleave_shifted`]
+//! inlines (`#[inline(always)]` in optimised builds) and has no
+//! `target_feature` of its own: the callers are compiled for AVX2
+//! ([`super::interleave_grid`]'s and [`super::deinterleave_grid`]'s
+//! dispatch), and these inline into them.
 //! In an unoptimised build they stay calls, compiled for the baseline;
 //! they run only after the dispatch has found AVX2, so their intrinsics
 //! are sound either way. [`deinterleave`] is compiled for AVX2 itself:
@@ -115,7 +116,9 @@
 //! calls to intrinsics (`objdump`). Compiled for AVX2, the kernel keeps
 //! its intrinsics inline whatever the compiler decides about its
 //! callers: the same binary built with it has no call to an intrinsic in
-//! any kernel.
+//! any kernel. [`deinterleave_shifted`] is compiled for AVX2 for the same
+//! reason: it is called from a closure per plane, and from
+//! [`deinterleave`].
 
 use core::arch::x86_64::{
     __m128i, __m256i, _mm256_castsi256_si128, _mm256_extracti128_si256, _mm256_loadu_si256,
