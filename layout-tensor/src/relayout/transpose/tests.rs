@@ -393,6 +393,48 @@ fn crowded_runs_transpose_like_the_definition() {
     }
 }
 
+/// Streamed rows in blocks of two short pieces (the 2-row tiles of
+/// `{0,1:T(2,128)}`: `x` in pairs, each pair's block of runs a piece of
+/// `len`), which take tiles of more rows and two lines of each
+/// (`PAIRED_ROWS_RUN_BYTES`): whole tiles, a partial last tile of rows
+/// and of runs, rows past the last whole square, and an odd start.
+fn check_paired_rows<T: bytemuck::NoUninit + PartialEq + core::fmt::Debug>(make: fn(usize) -> T) {
+    // `(pairs, len, pieces)`: `2 * pairs` rows, `len * pieces` runs.
+    let shapes: &[(usize, usize, usize)] = match cfg!(miri) {
+        true => &[(9, 19, 2)],
+        false => &[(64, 128, 2), (45, 40, 3), (130, 128, 1), (7, 100, 2)],
+    };
+    for &(pairs, len, pieces) in shapes {
+        let (x, y) = (2 * pairs, len * pieces);
+        // The source row-major `[y, x]` (its runs `x` apart) from an odd
+        // start; the destination `T(2,128)`-like: pair `p`'s pieces side
+        // by side, `2 * y` apart, each piece its two rows `len` apart.
+        let grid = TransposeGrid {
+            start: [3, 0],
+            counts: [pairs, pieces],
+            strides: [[2, 2 * y], [len * x, 2 * len]],
+            rows: 2,
+            len,
+            run_stride: x,
+            row_stride: len,
+        };
+        let [ns, nd] = grid.ends().unwrap();
+        let src: Vec<T> = (0..ns).map(make).collect();
+        let mut out: Vec<T> = (0..nd + 64).map(|i| make(i + 7000)).collect();
+        let line = out.as_ptr().align_offset(64);
+        check_grid(&src, &mut out[line..line + nd], grid, true);
+    }
+}
+
+#[test]
+fn paired_rows_transpose_like_the_definition() {
+    check_paired_rows(|i| i as f32);
+    check_paired_rows(|i| (i as i16).wrapping_neg());
+    if !cfg!(miri) {
+        check_paired_rows(|i| i as u64);
+    }
+}
+
 #[test]
 fn long_rows_transpose_like_the_definition() {
     // Under Miri (slow): the element sizes that write more than a line.

@@ -329,6 +329,27 @@ const fn streamed_run_bytes<T>() -> usize {
 /// 1.44–1.50 to 1.74–1.81.
 const PREFETCH_RUNS_AHEAD: usize = 32;
 
+/// The bytes of each source run that a streamed tile reads where the
+/// destination rows come in blocks of two short pieces ([`plane`]; the
+/// 2-row tiles of `{0,1:T(2,128)}`, of 4-byte units into
+/// `{0,1:T(8,128)(4,1)}`), writing two lines of each row: 64 rows by 32
+/// runs of `f32`, where other tiles into short pieces read two lines of
+/// each run and write one line of each row. A tile of 32 such rows
+/// writes one line to each of 16 blocks, which lie a block of rows
+/// apart (512 KiB for `f32[65536,1024]`). On the Zen 3 EPYC of
+/// `BENCHMARKS.md`, in the bench's matrix in turns with the tiles of 32
+/// rows (two builds, four runs at 256 MiB, two at 16 MiB), times over
+/// `memcpy`'s: the `f32` `T(2,128)` transpose+tile from 2.31–2.40 to
+/// 1.67–1.86 at 16 MiB and from 4.38–4.97 to 3.78–4.04 at 256 MiB; the
+/// `s8` `T(8,128)(4,1)` one from 2.08–2.16 to 1.74–1.84 at 16 MiB, but
+/// 3.54–3.95 against 3.99–4.30 at 256 MiB (where a scratch harness, in
+/// turns in one build, read it 4.3 against 4.7–4.8). In that harness,
+/// shapes the bench does not use: `f32[60000,1100]` into `T(2,128)`
+/// 3.7–3.9 to 3.4, `f32[4096,1024]` 3.4 to 2.75. Tiles into the 8-row
+/// tiles of `{0,1:T(8,128)}` read slower so (3.3 against 3.0 at 256
+/// MiB), into `{0,1:T(1,128)}` the same, and both stay as they are.
+const PAIRED_ROWS_RUN_BYTES: usize = 256;
+
 /// The bytes of a tile's stage ([`Stage`]).
 const STAGE_BYTES: usize = 16384;
 
@@ -1479,6 +1500,8 @@ fn half_square<X: Vector, const V: usize>(x: [X; V]) -> [X; V] {
 /// destination's rows are long ([`run_lines`]): rows of the destination
 /// are written that many lines at a time, from the line boundary of the
 /// tile's first row on, and each source line is read whole once.
+/// Streamed rows in blocks of two short pieces take tiles of
+/// [`PAIRED_ROWS_RUN_BYTES`] of each of two lines' worth of runs.
 #[cfg_attr(not(debug_assertions), inline(always))]
 fn plane<T: NoUninit, const V: usize, const STREAMING: bool>(
     src: &[T],
@@ -1497,7 +1520,15 @@ fn plane<T: NoUninit, const V: usize, const STREAMING: bool>(
     // A constant number of lines and of source bytes in each copy of
     // the loops, so that a tile's stage rows are indexed with constants.
     const RUN: usize = TILE_RUN_BYTES;
+    // Rows in blocks of two (the tiles of `T(2,128)`), each a short
+    // piece, streamed: tiles of more rows, two lines of each. Elements of
+    // 2 bytes or more, so that the tile's rows fit `rows_at`
+    // (`PAIRED_ROWS_RUN_BYTES / size <= TILE_RUN_BYTES`).
+    let paired = x.blocks > 1 && x.per == 2 && core::mem::size_of::<T>() >= 2;
     match (long, STREAMING, run_lines::<T>()) {
+        (false, true, _) if paired => {
+            plane_lines::<T, V, STREAMING, 2, PAIRED_ROWS_RUN_BYTES>(src, dst, at, [x, i], strides)
+        }
         (true, true, _) if streamed_run_bytes::<T>() == 64 => {
             plane_lines::<T, V, STREAMING, 4, 64>(src, dst, at, [x, i], strides)
         }
@@ -1588,13 +1619,13 @@ fn plane_lines<
 }
 
 /// Prefetches (`prefetcht0`) the cache lines of `buf[from..from +
-/// len]`, at most three (`len` elements are at most 128 bytes here).
+/// len]`, at most five (`len` elements are at most 256 bytes here).
 #[cfg_attr(not(debug_assertions), inline(always))]
 fn prefetch_span<T>(buf: &[T], from: usize, len: usize) {
     let size = core::mem::size_of::<T>();
     let first = buf.as_ptr().wrapping_add(from).cast::<i8>();
     let bytes = len * size;
-    for at in [0, 64, bytes.saturating_sub(1)] {
+    for at in (0..bytes).step_by(64).chain([bytes.saturating_sub(1)]) {
         if at < bytes {
             // SAFETY: a prefetch reads and writes no memory and never
             // faults, whatever the address (here within or just past
@@ -1666,7 +1697,8 @@ fn square_row<X: Vector, const W: usize>(k: usize) -> usize {
 }
 
 /// One tile: `dst[rows_at[m] + i0 + j] = src[runs_at[j] + m]` for `m <
-/// rows_at.len()` (at most `TILE_RUN_BYTES / size`), `j <
+/// rows_at.len()` (at most `TILE_RUN_BYTES`, and `TILE_RUN_BYTES / size`
+/// where the runs are staged: bytes), `j <
 /// runs_at.len()` (at most `LINES` cache lines), the rows and lines
 /// at most [`STAGE_BYTES`]. `V × V` squares of 16-byte vectors (the
 /// staged copy keeps them with AVX2: [`merged`]) transposed in
@@ -1699,13 +1731,14 @@ fn tile<T: NoUninit, const V: usize, const STREAMING: bool, const LINES: usize>(
         nr * line * size <= STAGE_BYTES,
         "a tile's stage holds its rows"
     );
-    debug_assert!(nr * size <= TILE_RUN_BYTES && nc <= line);
+    debug_assert!(nr <= TILE_RUN_BYTES && nc <= line);
     let stage = stage.0.as_mut_ptr().cast::<T>();
     // The square's runs side by side, `TILE_RUN_BYTES` apart
-    // ([`RunStage`]), when `stage_runs` and squares are of 16 runs.
+    // ([`RunStage`]), when `stage_runs`, squares are of 16 runs, and the
+    // tile's rows fit that span.
     let mut run_stage = RunStage([core::mem::MaybeUninit::uninit(); 16 * TILE_RUN_BYTES / 16]);
     let run_stage = run_stage.0.as_mut_ptr();
-    let stage_runs = stage_runs && V == 16;
+    let stage_runs = stage_runs && V == 16 && nr * size <= TILE_RUN_BYTES;
     let (vectors, pitch) = (nr_v * size / 16, TILE_RUN_BYTES / 16);
     for jg in (0..nc_v).step_by(V) {
         let later = jg + PREFETCH_RUNS_AHEAD.min(nc);
