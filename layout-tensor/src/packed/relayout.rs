@@ -51,7 +51,7 @@ impl<S: Storage<Elem = u8>, L: AnyLayout, E: SubByte> PackedBase<S, L, E> {
     ///   (`{1,0:E(4)}` into `{1,0:T(8,128)(2,1)E(4)}`) or back, the byte
     ///   row interleave kernels with a square transpose of each group's
     ///   fields. `BENCHMARKS.md` has the `s4` figures: pack and unpack
-    ///   1.2–2.5× `memcpy`'s time, the transpose+tile 2.7–5.1×, where
+    ///   0.9–1.8× `memcpy`'s time, the transpose+tile 2.3–5.7×, where
     ///   slot by slot took 60–170×. When a row-major row holds an odd
     ///   number of `s4` (each next row then starts mid-byte, its fields
     ///   a nibble off), the rows go through a stage, realigned as they
@@ -63,8 +63,8 @@ impl<S: Storage<Elem = u8>, L: AnyLayout, E: SubByte> PackedBase<S, L, E> {
     ///   two `x` into bytes of two `y`), squares of `k` bytes with their
     ///   fields transposed, 16 or 32 rows of 16 bytes at a time in
     ///   vectors, tiles of a few rows side by side: the `s4` transpose
-    ///   takes 3.9–4.7× `memcpy`'s time, into and out of `T(8,128)E(4)`
-    ///   tiles 4–6× (`BENCHMARKS.md`). Source rows that start mid-byte
+    ///   takes 3.2–6.1× `memcpy`'s time, into and out of `T(8,128)E(4)`
+    ///   tiles 4.6–6.7× (`BENCHMARKS.md`). Source rows that start mid-byte
     ///   (an odd number of `s4` per row) are realigned a tile at a time
     ///   as they are read (about 7×), and destination rows that do are
     ///   shifted as they are written (about 7×); on targets other than

@@ -24,14 +24,15 @@
 //! Into a destination of [`STREAM_FROM_BYTES`] or more, the squares of
 //! each volume go through a stage in the L1 cache, a few KiB at a time,
 //! and stream out in whole lines where the volume's steps are spans of
-//! the destination ([`staged_volume`], `BENCHMARKS.md` ³³); elsewhere
+//! the destination ([`staged_volume`], measured in commit 6f93b3d); elsewhere
 //! every 16-byte store that is 16-byte aligned streams (a 16-byte
 //! square, a group of narrower ones, each half of an AVX2 vector). The
 //! source is prefetched along the nest ([`StepAhead`]), a level moved
 //! inside volumes too large for the caches ([`with_line_steps_inside`],
 //! which below the threshold moves it into every volume): the
 //! transposes between `T(8,128)` tilings, both ways, at 16 and 256 MiB
-//! from 3.2–5.3 times `memcpy`'s time to 1.7–2.45 (`BENCHMARKS.md`, ²⁹).
+//! from 3.2–5.3 times `memcpy`'s time to 1.7–2.45 (commits 34f9e9a and
+//! 2ae1559, on the Zen 4 EPYC of `BENCHMARKS.md`).
 //!
 //! Before this module, the squares were moved whole by the kernel the
 //! planner picks for the nest in squares (a transpose of units; for the
@@ -253,7 +254,7 @@ const STAGED_PART_BYTES: usize = 4 << 10;
 /// ([`gathered`]; `u8`, `s16`, `s8`, `f32`), which walk a part's steps
 /// one after the other, measured 0.97–1.04 with such parts in the
 /// harness; `s8` back in the benchmark matrix, a little faster
-/// (`BENCHMARKS.md` ³⁴).
+/// (commit 1d6c65d).
 ///
 /// Streamed in place, the transpose writes a tile's rows side by side
 /// (AVX2's 4 × 4 squares of `bf16` store 32 bytes to each of 4 rows at a

@@ -241,7 +241,7 @@ pub(crate) fn fence() {
 /// and 256 MiB on the Xeon of `BENCHMARKS.md`, the 64-byte streaming
 /// stores took 0.75–0.9 times as long as the 16-byte ones; the `f32`
 /// packs, unpacks and permutation of 16 MiB in its matrix 0.77–0.91
-/// times (its note ³⁷). On its Zen 3 machine (AVX2, no AVX-512), in turns
+/// times (commit deb5304). On the Zen 3 EPYC (AVX2, no AVX-512), in turns
 /// with the 16-byte stores in one build (a scratch harness, run-time
 /// layouts, medians of seven to nine rounds), the 32-byte ones took the
 /// permutation `f32[256,256,1024]{2,1,0}` → `{2,0,1}` (256 MiB) from
