@@ -323,6 +323,20 @@ fn transposes_like_the_definition() {
     }
 }
 
+/// Runs `grid` streamed over a source of `make`'s values into a
+/// destination that starts on a cache line, and checks it against the
+/// definition ([`check_grid`]).
+fn check_streamed<T: bytemuck::NoUninit + PartialEq + core::fmt::Debug>(
+    grid: TransposeGrid,
+    make: fn(usize) -> T,
+) {
+    let [ns, nd] = grid.ends().unwrap();
+    let src: Vec<T> = (0..ns).map(make).collect();
+    let mut out: Vec<T> = (0..nd + 64).map(|i| make(i + 7000)).collect();
+    let line = out.as_ptr().align_offset(64);
+    check_grid(&src, &mut out[line..line + nd], grid, true);
+}
+
 /// Destination rows of 2 KiB or more, whose staged tiles (streaming)
 /// write four lines of each row at once (`streamed_run_bytes`): whole
 /// tiles, a partial last one, more rows than a tile's (64 of bytes and
@@ -350,11 +364,7 @@ fn check_long_rows<T: bytemuck::NoUninit + PartialEq + core::fmt::Debug>(make: f
             run_stride: rows + gap,
             row_stride: len + gap,
         };
-        let [ns, nd] = grid.ends().unwrap();
-        let src: Vec<T> = (0..ns).map(make).collect();
-        let mut out: Vec<T> = (0..nd + 64).map(|i| make(i + 7000)).collect();
-        let line = out.as_ptr().align_offset(64);
-        check_grid(&src, &mut out[line..line + nd], grid, true);
+        check_streamed(grid, make);
     }
 }
 
@@ -418,11 +428,7 @@ fn check_paired_rows<T: bytemuck::NoUninit + PartialEq + core::fmt::Debug>(make:
             run_stride: x,
             row_stride: len,
         };
-        let [ns, nd] = grid.ends().unwrap();
-        let src: Vec<T> = (0..ns).map(make).collect();
-        let mut out: Vec<T> = (0..nd + 64).map(|i| make(i + 7000)).collect();
-        let line = out.as_ptr().align_offset(64);
-        check_grid(&src, &mut out[line..line + nd], grid, true);
+        check_streamed(grid, make);
     }
 }
 
