@@ -287,62 +287,27 @@ const CHUNK_BYTES: usize = 2048;
 
 /// Bytes of each source run that a tile reads ([`plane`]): two cache
 /// lines, so that a tile's source is at least whole lines, and the
-/// staged tile ([`Stage`]) at most 8 KiB; streamed tiles of elements of
-/// 2 bytes or more read [`STREAMED_RUN_BYTES`].
+/// staged tile ([`Stage`]) at most 8 KiB; streamed tiles into long rows
+/// read [`streamed_run_bytes`].
 const TILE_RUN_BYTES: usize = 128;
 
-/// The bytes of each source run that a streamed tile of elements of 2
-/// bytes or more reads ([`plane`]): four cache lines, so that each visit
-/// to a source row reads four of its lines, where tiles of one or two
-/// lines visit it four or two times as often (that DRAM's open pages are
-/// what this saves is the lead, not verified: the machine below exposes
-/// no memory counters). The tile writes as many lines of each destination row
-/// as fill the 16 KiB stage, at most four, where the row's pieces are a
-/// multiple of them (`{0,1:T(8,128)}`'s 512-byte pieces of `f32`), else
-/// two: 64 rows by 64 runs of `f32`, 128 by 64 of 2-byte elements, 32
-/// by 32 of 8-byte ones. Its rows fit `rows_at` (`TILE_RUN_BYTES` of
-/// them), as elements are 2 bytes or more. Bytes read 64 of each run
-/// into long rows (a tile of 64 rows by 256 runs) and 128 into short
-/// pieces.
-///
-/// On the Zen 3 EPYC of `BENCHMARKS.md`, in a scratch harness in turns
-/// with the tiles they replace (128 bytes of each run, four lines of
-/// each long row, one of each short piece, or, into rows in blocks of
-/// two, 256 bytes by two lines), one build switched at run time,
-/// medians of five rounds twice, times over `memcpy`'s:
-/// - plain transposes: `f32[8192,8192]` from 5.2–5.5 to 3.3–3.5,
-///   `f32[16384,4096]` 3.0–3.4 to 2.3–2.8, `f32[65536,1024]` 2.8–3.0 to
-///   2.3–2.4, `f32[12000,5000]` 2.6–2.8 to 2.1–2.2; at 16 MiB
-///   `f32[2048,2048]` 1.6–1.7 to 1.25–1.4 and `f32[4096,1024]` 1.9–2.0 to
-///   1.5–1.6 (with the destination 4 bytes past a line, 2.5–2.6 to
-///   2.0). `bf16[8192,16384]` 4.6–5.0 to 3.3–3.6, `bf16[131072,1024]`
-///   3.4–3.5 to 3.0, `bf16[4096,2048]` 2.0 to 1.85–2.0 (and
-///   `bf16[8192,1024]`, `u16[3000,7000]` the same either way);
-///   `f64[8192,4096]` 5.8–6.2 to 3.5–3.6, `f64[32768,1024]` 2.9–3.0 to
-///   2.5, `f64[1024,2048]` 1.7 to 1.3–1.4.
-/// - into tiles: `f32[65536,1024]` into `{0,1:T(8,128)}` 3.7–3.8 to
-///   2.6–2.7 (with the destination 4 bytes past a line, 3.7–3.9 to
-///   3.2–3.4), `f32[4096,1024]` 2.7 to 1.7, `f32[3000,2000]` 2.6–2.8 to
-///   2.1, `f32[12000,5000]` into `T(4,128)` 3.3–3.4 to 2.3–2.4;
-///   `bf16[131072,1024]` into `{0,1:T(8,128)}` 3.9–4.0 to 2.7–2.9 and
-///   into `{0,1:T(8,128)(2,1)}` (4-byte units) 3.65 to 2.75–2.8,
-///   `bf16[8192,1024]` 2.5–2.55 to 1.7–1.9, `u16[7000,1300]` into
-///   `T(4,128)` 2.5–2.8 to 1.8–1.9. Into `{0,1:T(2,128)}`, four lines
-///   against two: `f32[4096,1024]` 1.9–2.05 to 1.8, `f32[60000,1100]`
-///   2.45–2.65 to 2.35–2.4, `f32[65536,1024]` and `s8` units into
-///   `T(8,128)(4,1)` the same within the noise (2.75–3.25); into
-///   `{0,1:T(1,128)}` and `f64` into `T(8,128)` and `T(4,128)`, the same.
-///
-/// Two lines of each long row read slower than four (3.8–4.1 for
-/// `f32[8192,8192]`), as did 512 bytes of each run (3.7–4.5) and a chunk
-/// of runs as narrow as one tile (4.2–4.5). Tiles of bytes reading 128 or
-/// 256 bytes of each run into long rows read slower than 64
-/// (`u8[4096,4096]` 2.6 against 3.0–3.5 at 16 MiB). Tiles of 256 bytes
-/// by two lines into rows in blocks of two, in the bench's matrix in
-/// turns with tiles of 128 bytes by one line (d145703): the `f32`
-/// `T(2,128)` transpose+tile from 2.31–2.40 to 1.67–1.86 at 16 MiB and
-/// from 4.38–4.97 to 3.78–4.04 at 256 MiB.
-const STREAMED_RUN_BYTES: usize = 256;
+/// The bytes of each source run that a streamed tile into long rows
+/// reads ([`plane`]), writing four lines of each destination row: one
+/// line of bytes (a tile of 64 rows by 256 runs), two of wider elements
+/// (64 rows by 128 runs of 2-byte ones, 32 by 64 of 4-byte ones), so
+/// that the stage holds at most 16 KiB ([`STAGE_BYTES`]). On the Zen 3
+/// machine of `BENCHMARKS.md`, at 16 MiB, in turns with the tiles of
+/// one line of each row of bytes and two of 2-byte elements (with the
+/// prefetch of [`PREFETCH_RUNS_AHEAD`] in both), `u8[2048,8192]`
+/// transposes went from 4.5–4.9 times `memcpy`'s time to 3.9 and
+/// `bf16[1024,8192]` from 2.4–2.6 to 1.7–1.9. `f32` tiles were already
+/// four lines of each row.
+const fn streamed_run_bytes<T>() -> usize {
+    match core::mem::size_of::<T>() {
+        1 => 64,
+        _ => TILE_RUN_BYTES,
+    }
+}
 
 /// Runs a tile prefetches ahead of the 16-byte squares it transposes
 /// ([`tile`]): the lines of the square `PREFETCH_RUNS_AHEAD` runs on,
@@ -364,12 +329,33 @@ const STREAMED_RUN_BYTES: usize = 256;
 /// 1.44–1.50 to 1.74–1.81.
 const PREFETCH_RUNS_AHEAD: usize = 32;
 
+/// The bytes of each source run that a streamed tile reads where the
+/// destination rows come in blocks of two short pieces ([`plane`]; the
+/// 2-row tiles of `{0,1:T(2,128)}`, of 4-byte units into
+/// `{0,1:T(8,128)(4,1)}`), writing two lines of each row: 64 rows by 32
+/// runs of `f32`, where other tiles into short pieces read two lines of
+/// each run and write one line of each row. A tile of 32 such rows
+/// writes one line to each of 16 blocks, which lie a block of rows
+/// apart (512 KiB for `f32[65536,1024]`). On the Zen 3 EPYC of
+/// `BENCHMARKS.md`, in the bench's matrix in turns with the tiles of 32
+/// rows (two builds, four runs at 256 MiB, two at 16 MiB), times over
+/// `memcpy`'s: the `f32` `T(2,128)` transpose+tile from 2.31–2.40 to
+/// 1.67–1.86 at 16 MiB and from 4.38–4.97 to 3.78–4.04 at 256 MiB; the
+/// `s8` `T(8,128)(4,1)` one from 2.08–2.16 to 1.74–1.84 at 16 MiB, but
+/// 3.54–3.95 against 3.99–4.30 at 256 MiB (where a scratch harness, in
+/// turns in one build, read it 4.3 against 4.7–4.8). In that harness,
+/// shapes the bench does not use: `f32[60000,1100]` into `T(2,128)`
+/// 3.7–3.9 to 3.4, `f32[4096,1024]` 3.4 to 2.75. Tiles into the 8-row
+/// tiles of `{0,1:T(8,128)}` read slower so (3.3 against 3.0 at 256
+/// MiB), into `{0,1:T(1,128)}` the same, and both stay as they are.
+const PAIRED_ROWS_RUN_BYTES: usize = 256;
+
 /// The bytes of a tile's stage ([`Stage`]).
 const STAGE_BYTES: usize = 16384;
 
 /// Cache lines of each destination row that a tile writes ([`plane`])
-/// when the rows are long and the tile is not streamed (streamed ones:
-/// [`STREAMED_RUN_BYTES`]): as many as the element's bytes,
+/// when the rows are long and the tile is not streamed (streamed ones
+/// write four, [`streamed_run_bytes`]): as many as the element's bytes,
 /// at most 4 (256 bytes of each row for `f32`), so that the staged tile
 /// is at most 8 KiB. The rows of a plain transpose lie a source row
 /// apart; writing more of each at once took the `f32` transposes of 16
@@ -1514,8 +1500,8 @@ fn half_square<X: Vector, const V: usize>(x: [X; V]) -> [X; V] {
 /// destination's rows are long ([`run_lines`]): rows of the destination
 /// are written that many lines at a time, from the line boundary of the
 /// tile's first row on, and each source line is read whole once.
-/// Streamed tiles of elements of 2 bytes or more read
-/// [`STREAMED_RUN_BYTES`] of each run.
+/// Streamed rows in blocks of two short pieces take tiles of
+/// [`PAIRED_ROWS_RUN_BYTES`] of each of two lines' worth of runs.
 #[cfg_attr(not(debug_assertions), inline(always))]
 fn plane<T: NoUninit, const V: usize, const STREAMING: bool>(
     src: &[T],
@@ -1524,8 +1510,8 @@ fn plane<T: NoUninit, const V: usize, const STREAMING: bool>(
 ) {
     let (at, [x, i], strides) = geometry.parts();
     // Destination elements contiguous along a row; where they are 2 KiB
-    // or more, a tile writes `run_lines` lines of each row, or as many
-    // as fill the stage streamed ([`STREAMED_RUN_BYTES`]).
+    // or more, a tile writes `run_lines` lines of each row, or four
+    // streamed ([`streamed_run_bytes`]).
     let piece = match i.stride[1] == i.per {
         true => i.per.saturating_mul(i.blocks),
         false => i.per,
@@ -1534,23 +1520,21 @@ fn plane<T: NoUninit, const V: usize, const STREAMING: bool>(
     // A constant number of lines and of source bytes in each copy of
     // the loops, so that a tile's stage rows are indexed with constants.
     const RUN: usize = TILE_RUN_BYTES;
-    const STREAMED: usize = STREAMED_RUN_BYTES;
-    // Streamed tiles of elements of 2 bytes or more: as many lines of
-    // each row as fill the stage, where the row's pieces are whole
-    // multiples of them (so that every tile but a long row's last writes
-    // whole lines), else two.
-    let bytes = piece.saturating_mul(core::mem::size_of::<T>());
-    let whole = |lines: usize| long || bytes.is_multiple_of(lines * 64);
+    // Rows in blocks of two (the tiles of `T(2,128)`), each a short
+    // piece, streamed: tiles of more rows, two lines of each. Elements of
+    // 2 bytes or more, so that the tile's rows fit `rows_at`
+    // (`PAIRED_ROWS_RUN_BYTES / size <= TILE_RUN_BYTES`).
+    let paired = x.blocks > 1 && x.per == 2 && core::mem::size_of::<T>() >= 2;
     match (long, STREAMING, run_lines::<T>()) {
-        // Bytes into long rows: 64 of each run, four lines of each row.
-        (true, true, 1) => plane_lines::<T, V, STREAMING, 4, 64>(src, dst, at, [x, i], strides),
-        (_, true, 4) if whole(4) => {
-            plane_lines::<T, V, STREAMING, 4, STREAMED>(src, dst, at, [x, i], strides)
+        (false, true, _) if paired => {
+            plane_lines::<T, V, STREAMING, 2, PAIRED_ROWS_RUN_BYTES>(src, dst, at, [x, i], strides)
         }
-        (_, true, 2 | 4) if whole(2) => {
-            plane_lines::<T, V, STREAMING, 2, STREAMED>(src, dst, at, [x, i], strides)
+        (true, true, _) if streamed_run_bytes::<T>() == 64 => {
+            plane_lines::<T, V, STREAMING, 4, 64>(src, dst, at, [x, i], strides)
         }
-        (true, _, 4) => plane_lines::<T, V, STREAMING, 4, RUN>(src, dst, at, [x, i], strides),
+        (true, true, _) | (true, _, 4) => {
+            plane_lines::<T, V, STREAMING, 4, RUN>(src, dst, at, [x, i], strides)
+        }
         (true, _, 2) => plane_lines::<T, V, STREAMING, 2, RUN>(src, dst, at, [x, i], strides),
         _ => plane_lines::<T, V, STREAMING, 1, RUN>(src, dst, at, [x, i], strides),
     }
@@ -1558,7 +1542,7 @@ fn plane<T: NoUninit, const V: usize, const STREAMING: bool>(
 
 /// [`plane`] with tiles that read `RUN_BYTES` of each source run and
 /// write `LINES` cache lines of each destination row ([`run_lines`],
-/// [`STREAMED_RUN_BYTES`]).
+/// [`streamed_run_bytes`]).
 #[cfg_attr(not(debug_assertions), inline(always))]
 fn plane_lines<
     T: NoUninit,
