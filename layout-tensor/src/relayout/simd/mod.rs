@@ -1593,7 +1593,7 @@ mod tests {
     /// For factors 2 and 4: one block of every length around the vector
     /// sizes, at every start within a vector, then 2×3 grids of blocks of
     /// 1, 8 and 9 rows with `strides(factor, rows)`, for 1-, 2-, 4- and
-    /// 8-byte elements, and `i16` and `i8` with sign bits set (a
+    /// 8-byte elements, and natively `i16` and `i8` with sign bits set (a
     /// saturating pack would show). Miri runs this: it checks every
     /// access is in bounds.
     fn check_kernel(
@@ -1643,11 +1643,16 @@ mod tests {
             }
         }
         check(|i| i as u8, kernel, strides, row_stride);
-        check(|i| (i as i8).wrapping_neg(), kernel, strides, row_stride);
         check(|i| i as u16, kernel, strides, row_stride);
-        check(|i| (i as i16).wrapping_neg(), kernel, strides, row_stride);
         check(|i| i as f32, kernel, strides, row_stride);
         check(|i| i as u64, kernel, strides, row_stride);
+        // Under Miri (slow), not the signed types: they run the code of
+        // the unsigned ones of their size, and their sign bits matter to
+        // the values, which the native run checks.
+        if !cfg!(miri) {
+            check(|i| (i as i8).wrapping_neg(), kernel, strides, row_stride);
+            check(|i| (i as i16).wrapping_neg(), kernel, strides, row_stride);
+        }
     }
 
     /// Grids of three bands ([`BlockGrid::bands`]) of 2 × 3 blocks, each
