@@ -42,6 +42,15 @@
 //!   the aligned one (`f32[M,1024]`), reported as the unaligned shape's
 //!   time per logical byte over the aligned one's, in milliseconds the
 //!   same way (`1.12 ms`: 1.12× the aligned shape's time per byte).
+//! - `paired_static_<S>MiB`: static layouts against run-time ones, the
+//!   same relayout between the same buffers ([`static_entry`]): the `f32`
+//!   `T(8,128)` pack and unpack, the plain `f32` transpose
+//!   (`f32[M,1024]{1,0}` → `{0,1}`), the transpose into `{0,1:T(8,128)}`,
+//!   and the `bf16` `T(8,128)(2,1)` pack, each through `layout!` types in
+//!   turns with `PreparedLayout`s of the same layouts, reported as the
+//!   static path's time over the run-time one's, in milliseconds the same
+//!   way (`0.98 ms`: the static path took 0.98× the run-time one's time).
+//!   Only these: `cargo bench -p tessera-xla --bench relayout -- static`.
 //! - `paired_matrix_<S>MiB`: the benchmark matrix ([`matrix_group`]):
 //!   XLA's TPU tilings × {pack, unpack, transpose+tile}, plain
 //!   transposes next to the `transpose` crate's on the same data, and a
@@ -100,7 +109,7 @@ mod common;
 
 use std::time::Duration;
 
-use common::in_turns;
+use common::{in_turns, in_turns_on};
 
 use criterion::measurement::WallTime;
 use criterion::{
@@ -311,6 +320,10 @@ macro_rules! layouts {
             pub(super) type Bf16Rows = layout!(bf16[$m_bf16, 1024]{1,0});
             /// The same array in `T(8,128)(2,1)` tiles.
             pub(super) type Bf16Tiled = layout!(bf16[$m_bf16, 1024]{1,0:T(8,128)(2,1)});
+            /// The `f32` array transposed (`minor_to_major` `{0,1}`).
+            pub(super) type F32Cols = layout!(f32[$m, 1024]{0,1});
+            /// The `f32` array transposed into `T(8,128)` tiles.
+            pub(super) type F32ColsTiled = layout!(f32[$m, 1024]{0,1:T(8,128)});
         }
     };
 }
@@ -536,6 +549,119 @@ where
         (&dst.view(), &mut dst_back),
         (r, &mut scratch),
     );
+    g.finish();
+}
+
+/// `src.relayout_into(dst)` through static layouts `from` and `to`, timed
+/// in turns with the same relayout through run-time ones
+/// (`PreparedLayout`s of the same layouts), both between the same two
+/// buffers (`src`, `out`), after checking that both write the same slots
+/// and, at every 61st element, what the layouts say. The time per
+/// iteration is the static relayout's time over the run-time one's, in
+/// milliseconds ([`in_turns_on`]): `0.98 ms` means the static path took
+/// 0.98× the run-time path's time.
+fn static_entry<T, A, B>(
+    g: &mut BenchmarkGroup<'_, WallTime>,
+    name: &str,
+    (from, to): (A, B),
+    src: &[T],
+    mut out: &mut [T],
+) where
+    T: Element + PartialEq + core::fmt::Debug,
+    A: Stores<T> + Copy,
+    B: Stores<T> + SameShape<A> + Copy,
+{
+    let (from_rt, to_rt) = (
+        PreparedLayout::new(from.to_array_layout()),
+        PreparedLayout::new(to.to_array_layout()),
+    );
+    let (src_static, src_rt) = (
+        TensorView::new(from, src).unwrap(),
+        TensorView::new(from_rt, src).unwrap(),
+    );
+    src_static
+        .relayout_into(&mut TensorViewMut::new(to, &mut *out).unwrap())
+        .unwrap();
+    let a = from.to_array_layout();
+    let sizes = a.sizes();
+    for k in (0..a.element_count()).step_by(61) {
+        let mut index = vec![0; sizes.len()];
+        let mut rest = k;
+        for d in (0..sizes.len()).rev() {
+            index[d] = rest % sizes[d];
+            rest /= sizes[d];
+        }
+        assert_eq!(
+            out[to.offset_in_bounds(&index)],
+            src[from.offset_in_bounds(&index)],
+            "{name} at {index:?}"
+        );
+    }
+    // Scrambled, so that a run-time path that wrote nothing would show.
+    let expected = out.to_vec();
+    out.reverse();
+    src_rt
+        .relayout_into(&mut TensorViewMut::new(to_rt, &mut *out).unwrap())
+        .unwrap();
+    assert!(out == &expected[..], "{name}: static and run-time differ");
+    in_turns_on(
+        g,
+        name,
+        &mut out,
+        |out| {
+            let mut dst = TensorViewMut::new(to, out).unwrap();
+            black_box(&src_static).relayout_into(&mut dst).unwrap();
+        },
+        |out| {
+            let mut dst = TensorViewMut::new(to_rt, out).unwrap();
+            black_box(&src_rt).relayout_into(&mut dst).unwrap();
+        },
+        1.0,
+    );
+}
+
+/// Static layouts against run-time ones (`paired_static_<S>MiB`): the
+/// `f32` `T(8,128)` pack and unpack, the plain `f32` transpose and the
+/// transpose into `T(8,128)`, and the `bf16` `T(8,128)(2,1)` pack, each
+/// through static layouts in turns with the same relayout through
+/// run-time ones ([`static_entry`]).
+fn static_group<Rm, Ti, Co, CoTi, Brm, Bti>(
+    c: &mut Criterion,
+    mib: usize,
+    (rm, ti, co, co_ti): (Rm, Ti, Co, CoTi),
+    (bf16_rm, bf16_ti): (Brm, Bti),
+) where
+    Rm: Stores<f32> + SameShape<Ti> + Copy,
+    Ti: Stores<f32> + SameShape<Rm> + Copy,
+    Co: Stores<f32> + SameShape<Rm> + Copy,
+    CoTi: Stores<f32> + SameShape<Rm> + Copy,
+    Brm: Stores<bf16> + Copy,
+    Bti: Stores<bf16> + SameShape<Brm> + Copy,
+{
+    let (rows_len, tiled_len) = (lens::<_, f32>(&rm).0, lens::<_, f32>(&ti).0);
+    let (cols_len, cols_tiled_len) = (lens::<_, f32>(&co).0, lens::<_, f32>(&co_ti).0);
+    let rows = source(rows_len, |i| i as f32);
+    let mut tiled = vec![-1.0f32; tiled_len];
+    TensorView::new(rm, &rows)
+        .unwrap()
+        .relayout_into(&mut TensorViewMut::new(ti, &mut tiled).unwrap())
+        .unwrap();
+    let most = [rows_len, tiled_len, cols_len, cols_tiled_len];
+    let mut out = vec![-1.0f32; most.into_iter().max().unwrap()];
+    let bf16_rows = source(lens::<_, bf16>(&bf16_rm).0, |i| {
+        bf16::from_bits(i as u16 & 0x3fff)
+    });
+    let mut bf16_out = vec![bf16::NEG_ONE; lens::<_, bf16>(&bf16_ti).0];
+
+    let mut g = paired_group(c, "static", mib);
+    static_entry(&mut g, "f32_pack", (rm, ti), &rows, &mut out[..tiled_len]);
+    static_entry(&mut g, "f32_unpack", (ti, rm), &tiled, &mut out[..rows_len]);
+    let out_cols = &mut out[..cols_len];
+    static_entry(&mut g, "f32_transpose", (rm, co), &rows, out_cols);
+    let out_tiled = &mut out[..cols_tiled_len];
+    static_entry(&mut g, "f32_transpose_tile", (rm, co_ti), &rows, out_tiled);
+    let bf16_pair = (bf16_rm, bf16_ti);
+    static_entry(&mut g, "bf16_pack", bf16_pair, &bf16_rows, &mut bf16_out);
     g.finish();
 }
 
@@ -1185,6 +1311,14 @@ fn relayouts(c: &mut Criterion) {
     }
     for &mib in &sizes {
         with_size!(mib, z => bf16_group(c, mib, z::Bf16Rows::NEW, z::Bf16Tiled::NEW));
+    }
+    for &mib in &sizes {
+        with_size!(mib, z => static_group(
+            c,
+            mib,
+            (z::F32Rows::NEW, z::F32Tiled::NEW, z::F32Cols::NEW, z::F32ColsTiled::NEW),
+            (z::Bf16Rows::NEW, z::Bf16Tiled::NEW),
+        ));
     }
     for &mib in &sizes {
         transpose_shapes(c, mib);
