@@ -582,15 +582,8 @@ fn static_entry<T, A, B>(
     src_static
         .relayout_into(&mut TensorViewMut::new(to, &mut *out).unwrap())
         .unwrap();
-    let a = from.to_array_layout();
-    let sizes = a.sizes();
-    for k in (0..a.element_count()).step_by(61) {
-        let mut index = vec![0; sizes.len()];
-        let mut rest = k;
-        for d in (0..sizes.len()).rev() {
-            index[d] = rest % sizes[d];
-            rest /= sizes[d];
-        }
+    let sizes = from.to_array_layout().sizes();
+    for index in sampled_indices(&sizes) {
         assert_eq!(
             out[to.offset_in_bounds(&index)],
             src[from.offset_in_bounds(&index)],
@@ -806,21 +799,28 @@ fn tiling_pairs(tiling: &'static str, interleave: Option<usize>) -> [Pair; 3] {
     ]
 }
 
-/// Checks `dst` against `src` at every 61st logical index (through each
-/// layout's offsets).
-fn check_sampled<T: Element + PartialEq + core::fmt::Debug>(
-    src: &TensorBuf<PreparedLayout, T>,
-    dst: &TensorBuf<PreparedLayout, T>,
-) {
-    let a = src.to_array_layout();
-    let sizes = a.sizes();
-    for k in (0..a.element_count()).step_by(61) {
+/// Every 61st index of an array of `sizes`, in logical (row-major) order.
+fn sampled_indices(sizes: &[usize]) -> impl Iterator<Item = Vec<usize>> + '_ {
+    let count = sizes.iter().product::<usize>();
+    (0..count).step_by(61).map(|k| {
         let mut index = vec![0; sizes.len()];
         let mut rest = k;
         for d in (0..sizes.len()).rev() {
             index[d] = rest % sizes[d];
             rest /= sizes[d];
         }
+        index
+    })
+}
+
+/// Checks `dst` against `src` at every 61st logical index (through each
+/// layout's offsets).
+fn check_sampled<T: Element + PartialEq + core::fmt::Debug>(
+    src: &TensorBuf<PreparedLayout, T>,
+    dst: &TensorBuf<PreparedLayout, T>,
+) {
+    let sizes = src.to_array_layout().sizes();
+    for index in sampled_indices(&sizes) {
         assert_eq!(src.get_dyn(&index), dst.get_dyn(&index), "at {index:?}");
     }
 }
